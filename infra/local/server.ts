@@ -1,0 +1,201 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
+import { fullPath } from '../../shared/contracts/spec';
+
+const root = join(__dirname, '..', '..');
+
+/** API Gateway's own payload limit; larger bodies never reach a Lambda. */
+const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;
+
+type Handler = (event: APIGatewayProxyEventV2, context: Context) => Promise<APIGatewayProxyStructuredResultV2>;
+
+interface CompiledRoute {
+  route: Route;
+  routeKey: string;
+  pattern: RegExp;
+  names: string[];
+  staticSegments: number;
+}
+
+function compile(route: Route): CompiledRoute {
+  const path = fullPath(route.spec);
+  const names: string[] = [];
+  const segments = path.split('/').filter(Boolean);
+  const source = segments
+    .map((segment) => {
+      const match = /^\{(\w+)\}$/.exec(segment);
+      if (!match) return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      names.push(match[1]);
+      return '([^/]+)';
+    })
+    .join('/');
+  return {
+    route,
+    routeKey: `${route.spec.method} ${path}`,
+    pattern: new RegExp(`^/${source}/?$`),
+    names,
+    staticSegments: segments.length - names.length,
+  };
+}
+
+// API Gateway prefers the most specific route: more literal segments win over parameters.
+const compiled = routes.map(compile).sort((a, b) => b.staticSegments - a.staticSegments);
+
+/** The route and path parameters for a request, as API Gateway would pick them. */
+export function matchRoute(method: string, path: string) {
+  for (const candidate of compiled) {
+    if (candidate.route.spec.method !== method) continue;
+    const match = candidate.pattern.exec(path);
+    if (!match) continue;
+    try {
+      const pathParameters = Object.fromEntries(candidate.names.map((name, i) => [name, decodeURIComponent(match[i + 1])]));
+      return { ...candidate, pathParameters };
+    } catch {
+      return undefined; // malformed percent-encoding: no route, as API Gateway would answer
+    }
+  }
+  return undefined;
+}
+
+const loaded = new Map<string, Handler>();
+
+function handlerFor(file: string): Handler {
+  let handler = loaded.get(file);
+  if (!handler) {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    handler = require(join(root, file)).handler as Handler;
+    loaded.set(file, handler);
+  }
+  return handler;
+}
+
+function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= GATEWAY_MAX_BODY_BYTES) chunks.push(chunk);
+    });
+    request.on('end', () => resolve(size > GATEWAY_MAX_BODY_BYTES ? 'too-large' : Buffer.concat(chunks)));
+    request.on('error', reject);
+  });
+}
+
+const isText = (contentType: string | undefined) =>
+  !contentType || /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml|x-www-form-urlencoded|javascript))/i.test(contentType);
+
+/** An API Gateway HTTP API (payload format 2.0) event for a Node request. */
+function toEvent(
+  request: IncomingMessage,
+  url: URL,
+  body: Buffer,
+  routeKey: string,
+  pathParameters?: Record<string, string>,
+): APIGatewayProxyEventV2 {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  }
+  const query: Record<string, string> = {};
+  for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
+  const now = new Date();
+  const text = isText(headers['content-type']);
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath: url.pathname,
+    rawQueryString: url.search.slice(1),
+    headers,
+    queryStringParameters: Object.keys(query).length ? query : undefined,
+    pathParameters,
+    requestContext: {
+      accountId: 'local',
+      apiId: 'local',
+      domainName: headers.host ?? 'localhost',
+      domainPrefix: 'localhost',
+      http: {
+        method: request.method ?? 'GET',
+        path: url.pathname,
+        protocol: `HTTP/${request.httpVersion}`,
+        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        userAgent: headers['user-agent'] ?? '',
+      },
+      requestId: randomUUID(),
+      routeKey,
+      stage: '$default',
+      time: now.toUTCString(),
+      timeEpoch: now.getTime(),
+    },
+    body: body.length ? body.toString(text ? 'utf8' : 'base64') : undefined,
+    isBase64Encoded: body.length > 0 && !text,
+  };
+}
+
+function lambdaContext(functionName: string, requestId: string): Context {
+  return {
+    callbackWaitsForEmptyEventLoop: false,
+    functionName,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${functionName}`,
+    memoryLimitInMB: '256',
+    awsRequestId: requestId,
+    logGroupName: `/aws/lambda/${functionName}`,
+    logStreamName: 'local',
+    getRemainingTimeInMillis: () => 29_000,
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV2) {
+  const body = result.body === undefined ? '' : Buffer.from(result.body, result.isBase64Encoded ? 'base64' : 'utf8');
+  response.writeHead(result.statusCode ?? 200, { ...(result.headers as Record<string, string>), 'content-length': body.length });
+  response.end(body);
+}
+
+async function serve(request: IncomingMessage, response: ServerResponse, log: boolean) {
+  const started = Date.now();
+  const url = new URL(request.url ?? '/', 'http://localhost');
+  const method = (request.method ?? 'GET').toUpperCase();
+  const body = await readBody(request);
+  if (body === 'too-large') {
+    send(response, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Request body too large' }) });
+    return;
+  }
+  const match = matchRoute(method, url.pathname);
+  const file = match ? match.route.handler : unknownRouteHandler;
+  const event = toEvent(request, url, body, match?.routeKey ?? '$default', match?.pathParameters);
+  let result: APIGatewayProxyStructuredResultV2;
+  try {
+    result = await handlerFor(file)(event, lambdaContext(match?.route.spec.operationId ?? 'unknown-route', event.requestContext.requestId));
+  } catch (error) {
+    // A handler that throws past its own error handler is what API Gateway reports as a 500.
+    console.error('handler crashed', error);
+    result = { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) };
+  }
+  send(response, result);
+  if (log) console.log(`${method} ${url.pathname} ${result.statusCode} ${Date.now() - started}ms`);
+}
+
+/**
+ * Serves every registry route on `port` by turning each request into the API Gateway event the
+ * same handler module receives in Lambda.
+ */
+export function startApiServer(options: { port: number; host?: string; log?: boolean }): Promise<Server> {
+  const server = createServer((request, response) => {
+    serve(request, response, options.log ?? false).catch((error) => {
+      console.error('local server error', error);
+      if (!response.headersSent) send(response, { statusCode: 500, body: JSON.stringify({ message: 'Internal Server Error' }) });
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => resolve(server));
+  });
+}

@@ -1,0 +1,73 @@
+import { UnauthorizedError } from './errors';
+import { higherRole, type Principal, type Role } from './permissions';
+import { findApiKey, hashSecret, type ApiKeyRecord } from '../store/api-keys';
+import { members } from '../store/members';
+import { teams } from '../store/teams';
+
+const SECRET_PATTERN = /^secret_[a-z]+_[A-Za-z0-9_-]{16,}$/;
+
+/** How long a warm container trusts a resolved key; a revoked key stops working within this time. */
+export const authCacheTtlMs = () => Number(process.env.AUTH_CACHE_TTL_SECONDS ?? 30) * 1000;
+
+const CACHE_ENTRIES = 1000;
+const cache = new Map<string, { principal: Principal; expires: number }>();
+
+/** Forgets every cached key (tests). */
+export function clearAuthCache(): void {
+  cache.clear();
+}
+
+/** The secret in an `Authorization` header: `Bearer <key>` or Basic with the key as user name. */
+export function secretFromHeader(header: string | undefined): string {
+  if (!header) throw new UnauthorizedError('Missing API key: send Authorization: Bearer <key>');
+  const [scheme, value = ''] = header.trim().split(/\s+/, 2);
+  let secret: string;
+  if (scheme.toLowerCase() === 'bearer') {
+    secret = value;
+  } else if (scheme.toLowerCase() === 'basic') {
+    const decoded = Buffer.from(value, 'base64').toString('utf8');
+    secret = decoded.includes(':') ? decoded.slice(0, decoded.indexOf(':')) : decoded;
+  } else {
+    throw new UnauthorizedError('Unsupported Authorization scheme: use Bearer or Basic');
+  }
+  if (!SECRET_PATTERN.test(secret)) throw new UnauthorizedError('Malformed API key');
+  return secret;
+}
+
+async function principalOf(key: ApiKeyRecord): Promise<Principal> {
+  const base = { orgId: key.orgId, keyId: key.id };
+  if (key.role !== 'user') return { ...base, role: key.role, projectRoles: {} };
+  const [member, orgTeams] = await Promise.all([members.find(key.orgId, key.memberId!), teams.all(key.orgId)]);
+  if (!member) throw new UnauthorizedError('The member of this access token no longer exists');
+  const own = orgTeams.filter((team) => team.members.includes(member.id));
+  let role: Role = member.role;
+  const projectRoles: Record<string, Role> = {};
+  for (const source of [member, ...own]) {
+    if (source !== member) role = higherRole(role, (source as { role: Role }).role);
+    for (const entry of source.projectRoles ?? []) {
+      projectRoles[entry.project] = projectRoles[entry.project]
+        ? higherRole(projectRoles[entry.project], entry.role)
+        : entry.role;
+    }
+  }
+  return { ...base, memberId: member.id, role, projectRoles };
+}
+
+/**
+ * The caller behind an `Authorization` header: one GetItem by the key's hash (plus the member
+ * and teams for a personal access token), cached per warm container for a short TTL.
+ */
+export async function authenticate(header: string | undefined): Promise<Principal> {
+  const hash = hashSecret(secretFromHeader(header));
+  const cached = cache.get(hash);
+  if (cached && cached.expires > Date.now()) return cached.principal;
+  const key = await findApiKey(hash);
+  if (!key) {
+    cache.delete(hash);
+    throw new UnauthorizedError('Unknown or revoked API key');
+  }
+  const principal = await principalOf(key);
+  if (cache.size >= CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
+  cache.set(hash, { principal, expires: Date.now() + authCacheTtlMs() });
+  return principal;
+}

@@ -1,0 +1,137 @@
+import middy, { type MiddlewareObj } from '@middy/core';
+import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import type * as z from 'zod';
+import type { EndpointSpec } from '../contracts/spec';
+import { authenticate } from './auth';
+import { ApiError, ForbiddenError, PayloadTooLargeError, UnsupportedMediaTypeError, UnavailableError } from './errors';
+import { logger } from './logger';
+import { canSomewhere, roleAllows, type Principal } from './permissions';
+import { HttpResponse, jsonHeaders } from './responses';
+import { parseInput, validationError } from './validation';
+import { BadRequestError } from './errors';
+
+export const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+type Input<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : undefined;
+
+/** What a handler receives: validated input and the caller. */
+export interface EndpointRequest<Spec extends EndpointSpec> {
+  params: Input<Spec['params']>;
+  query: Input<Spec['query']>;
+  body: Input<Spec['body']>;
+  auth: Principal;
+  event: APIGatewayProxyEventV2;
+}
+
+type Result<Spec extends EndpointSpec> = z.input<Spec['response']> | HttpResponse;
+
+interface State {
+  auth?: Principal;
+  body?: unknown;
+}
+type ApiContext = Context & State;
+type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>;
+type Middleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>;
+
+const isJson = (contentType: string) => /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType);
+
+/** Reads the JSON body: 413 over 2 MB, 415 for a non-JSON content type, 400 for malformed JSON. */
+const jsonBody = (): Middleware => ({
+  before: (request: Request) => {
+    const { event } = request;
+    if (event.body === undefined || event.body === null || event.body === '') return;
+    const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
+    if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    const contentType = event.headers?.['content-type'];
+    if (contentType && !isJson(contentType)) throw new UnsupportedMediaTypeError(contentType);
+    try {
+      request.context.body = JSON.parse(raw.toString('utf8'));
+    } catch {
+      throw new BadRequestError('Request body: is not valid JSON');
+    }
+  },
+});
+
+/** Resolves the key and checks the spec's permission against the caller's role. */
+const authorize = (spec: EndpointSpec): Middleware => ({
+  before: async (request: Request) => {
+    if (spec.permission === 'public') return;
+    const auth = await authenticate(request.event.headers?.authorization);
+    const allowed = spec.projectScoped ? canSomewhere(auth, spec.permission) : roleAllows(auth.role, spec.permission);
+    if (!allowed) throw new ForbiddenError(`This key's role does not grant the ${spec.permission} permission`);
+    request.context.auth = auth;
+  },
+});
+
+const throttled = new Set([
+  'ProvisionedThroughputExceededException',
+  'ThrottlingException',
+  'RequestLimitExceeded',
+  'InternalServerError',
+  'ServiceUnavailable',
+  'TransactionInProgressException',
+]);
+
+function errorResponse(error: ApiError): APIGatewayProxyStructuredResultV2 {
+  const headers: Record<string, string> = { ...jsonHeaders };
+  if (error.status === 401) headers['www-authenticate'] = 'Bearer';
+  if (error.status === 503) headers['retry-after'] = '1';
+  const body = { message: error.message, code: error.code, ...(error.details ? { details: error.details } : {}) };
+  return { statusCode: error.status, headers, body: JSON.stringify(body) };
+}
+
+/** Last in the stack: every error becomes JSON; only a bug is a 500, and its details go to the log only. */
+const jsonErrors = (spec: EndpointSpec): Middleware => ({
+  onError: (request: Request) => {
+    const error = request.error as Error & { $metadata?: unknown };
+    if (error instanceof ApiError) {
+      request.response = errorResponse(error);
+    } else if (error?.name === 'ZodError') {
+      request.response = errorResponse(validationError('body', (error as unknown as z.ZodError).issues));
+    } else if (throttled.has(error?.name)) {
+      logger.warn('DynamoDB unavailable after retries', { operationId: spec.operationId, error: error.name });
+      request.response = errorResponse(new UnavailableError());
+    } else {
+      logger.error('Unhandled error', { operationId: spec.operationId, error });
+      request.response = errorResponse(new ApiError(500, 'internal', 'Internal server error'));
+    }
+  },
+});
+
+function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+  if (result instanceof HttpResponse) {
+    return {
+      statusCode: result.statusCode,
+      headers: { ...(result.body === undefined ? {} : jsonHeaders), ...result.headers },
+      body: result.body === undefined ? '' : JSON.stringify(result.body),
+    };
+  }
+  return { statusCode: 200, headers: jsonHeaders, body: JSON.stringify(result) };
+}
+
+/**
+ * The one middy stack every endpoint uses: header normaliser, JSON body (2 MB), auth, permission,
+ * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
+ * special about the endpoint.
+ */
+export function endpoint<Spec extends EndpointSpec>(
+  spec: Spec,
+  fn: (request: EndpointRequest<Spec>) => Promise<Result<Spec>>,
+) {
+  return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
+    .use(httpHeaderNormalizer({ canonical: false }))
+    .use(jsonBody())
+    .use(authorize(spec))
+    .use(jsonErrors(spec))
+    .handler(async (event, context) => {
+      const result = await fn({
+        params: (spec.params ? parseInput('params', spec.params, event.pathParameters ?? {}) : undefined) as never,
+        query: (spec.query ? parseInput('query', spec.query, event.queryStringParameters ?? {}) : undefined) as never,
+        body: (spec.body ? parseInput('body', spec.body, context.body ?? {}) : undefined) as never,
+        auth: context.auth as Principal,
+        event,
+      });
+      return toResult(result);
+    });
+}

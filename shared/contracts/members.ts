@@ -1,0 +1,43 @@
+import * as z from 'zod';
+import { roles } from '../api/permissions';
+import { defineEndpoint } from './spec';
+import { paginationFields, paginationQuery } from './common';
+
+export const role = z.enum(roles);
+
+/** A per-project role, as members and teams carry them. */
+export const projectRole = z.object({
+  project: z.string().min(1),
+  role,
+  limitAccessByEnvironment: z.boolean(),
+  environments: z.array(z.string()),
+  teams: z.array(z.string()).optional(),
+});
+export type ProjectRole = z.infer<typeof projectRole>;
+
+export const member = z.object({
+  id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  role,
+  projectRoles: z.array(projectRole),
+  teams: z.array(z.string()),
+  dateCreated: z.string(),
+  dateUpdated: z.string(),
+});
+export type Member = z.infer<typeof member>;
+/** A member as stored: teams are derived from the teams' member lists when listed. */
+export type StoredMember = Omit<Member, 'teams'>;
+
+export const listMembers = defineEndpoint({
+  operationId: 'listMembers',
+  method: 'GET',
+  path: '/members',
+  summary: 'List the members of the organization',
+  tag: 'members',
+  permission: 'manage',
+  query: paginationQuery,
+  response: z.object({ members: z.array(member) }).extend(paginationFields.shape),
+});
+
+export const memberEndpoints = [listMembers];

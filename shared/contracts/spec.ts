@@ -1,0 +1,45 @@
+import * as z from 'zod';
+import type { Permission } from '../api/permissions';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Everything the platform needs to know about one endpoint; its handler adds only the behaviour. */
+export interface EndpointSpec<
+  P extends z.ZodType = z.ZodType,
+  Q extends z.ZodType = z.ZodType,
+  B extends z.ZodType = z.ZodType,
+  R extends z.ZodType = z.ZodType,
+> {
+  operationId: string;
+  method: HttpMethod;
+  /** Path under `basePath`, with `{name}` placeholders. */
+  path: string;
+  /** Defaults to `/api/v1`; the public SDK payload lives under `/api`. */
+  basePath?: '/api/v1' | '/api';
+  summary: string;
+  /** OpenAPI tag, e.g. `saved-groups`. */
+  tag: string;
+  permission: Permission;
+  /**
+   * The permission may come from a per-project role; the handler then checks the resource's
+   * projects with `can(...)`. Without this, the caller's global role must grant it.
+   */
+  projectScoped?: boolean;
+  params?: P;
+  query?: Q;
+  body?: B;
+  response: R;
+}
+
+/** Declares an endpoint; keeps the literal types so handlers see typed params, query and body. */
+export function defineEndpoint<
+  P extends z.ZodType = z.ZodUndefined,
+  Q extends z.ZodType = z.ZodUndefined,
+  B extends z.ZodType = z.ZodUndefined,
+  R extends z.ZodType = z.ZodType,
+>(spec: EndpointSpec<P, Q, B, R>): EndpointSpec<P, Q, B, R> {
+  return spec;
+}
+
+/** The full path of an endpoint, e.g. `/api/v1/saved-groups/{id}`. */
+export const fullPath = (spec: Pick<EndpointSpec, 'path' | 'basePath'>) => `${spec.basePath ?? '/api/v1'}${spec.path}`;

@@ -1,0 +1,66 @@
+/**
+ * The key layout of the single table. This file is the only place that spells key prefixes.
+ *
+ * | item                     | PK                  | SK                     | GSI1PK                  | GSI1SK              |
+ * |--------------------------|---------------------|------------------------|-------------------------|---------------------|
+ * | organization             | ORG#<org>           | ORG                    |                         |                     |
+ * | resource of type T       | ORG#<org>           | T#<id>                 | ORG#<org>#T             | <dateCreated>#<id>  |
+ * | member e-mail (unique)   | ORG#<org>           | MEMBER_EMAIL#<email>   |                         |                     |
+ * | member id -> organization| MEMBER#<member>     | MEMBER                 |                         |                     |
+ * | API key / access token   | APIKEY#<sha256>     | APIKEY                 | ORG#<org>#APIKEY        | <dateCreated>#<id>  |
+ *
+ * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
+ * CLI uses to make tokens) are addressed without the organization, because a request must find
+ * its organization from the key alone.
+ */
+
+export const entityTypes = [
+  'ORG',
+  'MEMBER',
+  'MEMBER_EMAIL',
+  'APIKEY',
+  'ENVIRONMENT',
+  'PROJECT',
+  'SAVED_GROUP',
+  'TEAM',
+  'ATTRIBUTE',
+  'ARCHETYPE',
+  'SEGMENT',
+  'FACT_TABLE',
+  'FACT_FILTER',
+  'FACT_METRIC',
+  'EXPERIMENT',
+  'SNAPSHOT',
+  'VISUAL_CHANGESET',
+  'EXPERIMENT_TEMPLATE',
+  'DASHBOARD',
+  'FEATURE',
+  'SDK_CONNECTION',
+  'RAMP_SCHEDULE',
+  'EVENT',
+] as const;
+export type EntityType = (typeof entityTypes)[number];
+
+export interface ItemKey {
+  PK: string;
+  SK: string;
+}
+
+export const orgPk = (orgId: string) => `ORG#${orgId}`;
+
+export const keys = {
+  organization: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'ORG' }),
+  entity: (orgId: string, type: EntityType, id: string): ItemKey => ({ PK: orgPk(orgId), SK: `${type}#${id}` }),
+  entityPrefix: (type: EntityType) => `${type}#`,
+  memberEmail: (orgId: string, email: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `MEMBER_EMAIL#${email.toLowerCase()}`,
+  }),
+  memberPointer: (memberId: string): ItemKey => ({ PK: `MEMBER#${memberId}`, SK: 'MEMBER' }),
+  apiKey: (hash: string): ItemKey => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
+  listPartition: (orgId: string, type: EntityType) => `${orgPk(orgId)}#${type}`,
+  listSort: (dateCreated: string, id: string) => `${dateCreated}#${id}`,
+};
+
+/** Attributes that belong to storage and never appear in an API response. */
+export const storageAttributes = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'entityType', 'version', 'listTags', 'expiresAt'] as const;

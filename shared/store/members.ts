@@ -1,0 +1,69 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError, ConflictError } from '../api/errors';
+import type { StoredMember } from '../contracts/members';
+import { db, tableName } from './client';
+import { newId } from './ids';
+import { keys } from './keys';
+import { repository, transact } from './repository';
+
+export const members = repository<StoredMember>({ type: 'MEMBER', label: 'Member' });
+
+/** Adds a member; its e-mail is unique in the organization (an item of its own guards that). */
+export async function addMember(orgId: string, data: Omit<StoredMember, 'id' | 'dateCreated' | 'dateUpdated'>) {
+  const created = members.prepareCreate(orgId, { ...data, id: newId('u_') });
+  await transact([
+    created,
+    {
+      op: {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.memberEmail(orgId, data.email), entityType: 'MEMBER_EMAIL', version: 1, memberId: created.entity.id },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      onConditionFailed: () => new ConflictError('already_exists', `A member with e-mail ${data.email} already exists`),
+    },
+    {
+      // Lets a personal access token be made from the member id alone.
+      op: {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.memberPointer(created.entity.id), entityType: 'MEMBER', version: 1, orgId },
+          ConditionExpression: 'attribute_not_exists(PK)',
+        },
+      },
+      onConditionFailed: () => new ConflictError('already_exists', `Member ${created.entity.id} already exists`),
+    },
+  ]);
+  return created.entity;
+}
+
+/** The id of the member with this e-mail, if any. */
+export async function memberIdByEmail(orgId: string, email: string): Promise<string | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memberEmail(orgId, email) }));
+  return Item?.memberId as string | undefined;
+}
+
+/** The organization a member id belongs to (admin CLI: token create). */
+export async function organizationOfMember(memberId: string): Promise<string | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memberPointer(memberId) }));
+  return Item?.orgId as string | undefined;
+}
+
+const looksLikeEmail = (owner: string) => owner.includes('@');
+
+/**
+ * Resolves an `owner` given on create or update: an e-mail becomes the member's id, an id must
+ * name a member of the organization. Raises 400 naming `field` otherwise.
+ */
+export async function resolveOwner(orgId: string, owner: string, field = 'owner'): Promise<string> {
+  if (looksLikeEmail(owner)) {
+    const id = await memberIdByEmail(orgId, owner);
+    if (!id) throw new BadRequestError(`Request body: [${field}] no member has the e-mail ${owner}`);
+    return id;
+  }
+  if (!(await members.find(orgId, owner))) {
+    throw new BadRequestError(`Request body: [${field}] no member has the id ${owner}`);
+  }
+  return owner;
+}

@@ -1,0 +1,291 @@
+import {
+  BatchGetCommand,
+  DeleteCommand,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  TransactWriteCommand,
+  type QueryCommandInput,
+} from '@aws-sdk/lib-dynamodb';
+import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import { ApiError, ConflictError, NotFoundError } from '../api/errors';
+import { db, tableName } from './client';
+import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
+
+/** Fields the store owns on every resource. */
+export interface Dated {
+  id: string;
+  dateCreated: string;
+  dateUpdated: string;
+}
+
+export type StoredItem = Record<string, unknown> & { version: number };
+
+/** An entity together with the version it was read at, for writes conditional on that version. */
+export interface Versioned<T> {
+  entity: T;
+  version: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+/** One write of a transaction, and the error to raise when its condition fails. */
+export interface TransactionOp {
+  op: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+  onConditionFailed: () => ApiError;
+}
+
+const UPDATE_ATTEMPTS = 5;
+const BATCH_GET_LIMIT = 100;
+
+/** Strips storage attributes from an item read from the table. */
+export function toEntity<T>(item: Record<string, unknown>): T {
+  const entity: Record<string, unknown> = { ...item };
+  for (const attribute of storageAttributes) delete entity[attribute];
+  return entity as T;
+}
+
+const now = () => new Date().toISOString();
+
+const isConditionFailure = (error: unknown) =>
+  error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
+
+/** Writes several items atomically; a failed condition raises the error its op names. */
+export async function transact(ops: TransactionOp[]): Promise<void> {
+  try {
+    await db().send(new TransactWriteCommand({ TransactItems: ops.map((o) => o.op) }));
+  } catch (error) {
+    if (error instanceof TransactionCanceledException || (error as Error)?.name === 'TransactionCanceledException') {
+      const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+      const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
+      if (failed >= 0) throw ops[failed].onConditionFailed();
+      if (reasons.some((r) => r.Code === 'TransactionConflict')) {
+        throw new ConflictError('conflict', 'Another change to the same data happened at the same time; retry');
+      }
+    }
+    throw error;
+  }
+}
+
+export interface RepositoryOptions<T> {
+  type: EntityType;
+  /** How error messages name the resource, e.g. "Saved group". */
+  label: string;
+  /** Values a list can filter on (e.g. `project:prj_1`), kept on the list index. */
+  listTags?: (entity: T) => string[];
+}
+
+/**
+ * A versioned repository of one resource type in the single table. Every write is conditional:
+ * creates on the id being free, updates and deletes on the version that was read.
+ */
+export function repository<T extends Dated>(options: RepositoryOptions<T>) {
+  const { type, label } = options;
+  const notFound = (id: string) => new NotFoundError(`${label} ${id} not found`);
+  const taken = (id: string) => new ConflictError('already_exists', `${label} ${id} already exists`);
+  const changedMeanwhile = (id: string) =>
+    new ConflictError('conflict', `${label} ${id} was changed by another request; retry`);
+
+  function toItem(orgId: string, entity: T, version: number): StoredItem {
+    const key = keys.entity(orgId, type, entity.id);
+    return {
+      ...(entity as Record<string, unknown>),
+      ...key,
+      GSI1PK: keys.listPartition(orgId, type),
+      GSI1SK: keys.listSort(entity.dateCreated, entity.id),
+      entityType: type,
+      version,
+      ...(options.listTags ? { listTags: options.listTags(entity) } : {}),
+    };
+  }
+
+  async function read(orgId: string, id: string): Promise<Versioned<T> | undefined> {
+    const { Item } = await db().send(
+      new GetCommand({ TableName: tableName(), Key: keys.entity(orgId, type, id), ConsistentRead: true }),
+    );
+    return Item ? { entity: toEntity<T>(Item), version: Item.version as number } : undefined;
+  }
+
+  /** Readies a new entity and the conditional Put that creates it, for use inside a transaction. */
+  function prepareCreate(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): { entity: T } & TransactionOp {
+    const date = now();
+    const entity = { ...data, dateCreated: date, dateUpdated: date } as T;
+    return {
+      entity,
+      op: { Put: { TableName: tableName(), Item: toItem(orgId, entity, 1), ConditionExpression: 'attribute_not_exists(PK)' } },
+      onConditionFailed: () => taken(entity.id),
+    };
+  }
+
+  /** Readies the Put that replaces `current` by `next`, conditional on the version `current` was read at. */
+  function prepareUpdate(orgId: string, current: Versioned<T>, next: T): { entity: T } & TransactionOp {
+    const entity = { ...next, id: current.entity.id, dateCreated: current.entity.dateCreated, dateUpdated: now() };
+    return {
+      entity,
+      op: {
+        Put: {
+          TableName: tableName(),
+          Item: toItem(orgId, entity, current.version + 1),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': current.version },
+        },
+      },
+      onConditionFailed: () => changedMeanwhile(entity.id),
+    };
+  }
+
+  /** Walks the keys-only list index; returns the keys in creation order. */
+  async function listKeys(orgId: string, tags: string[]): Promise<ItemKey[]> {
+    const found: ItemKey[] = [];
+    const filter = tags.length
+      ? {
+          FilterExpression: tags.map((_, i) => `contains(listTags, :tag${i})`).join(' AND '),
+          ExpressionAttributeValues: Object.fromEntries(tags.map((tag, i) => [`:tag${i}`, tag])),
+        }
+      : { ExpressionAttributeValues: {} };
+    let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+    do {
+      const page = await db().send(
+        new QueryCommand({
+          TableName: tableName(),
+          IndexName: 'GSI1',
+          KeyConditionExpression: 'GSI1PK = :pk',
+          ...filter,
+          ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': keys.listPartition(orgId, type) },
+          ProjectionExpression: 'PK, SK',
+          ExclusiveStartKey,
+        }),
+      );
+      for (const item of page.Items ?? []) found.push({ PK: item.PK, SK: item.SK });
+      ExclusiveStartKey = page.LastEvaluatedKey;
+    } while (ExclusiveStartKey);
+    return found;
+  }
+
+  /** Reads whole items by key, keeping the order of `itemKeys` and leaving out the ones that are gone. */
+  async function readMany(itemKeys: ItemKey[]): Promise<T[]> {
+    const byKey = new Map<string, T>();
+    for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
+      let request: Record<string, { Keys: ItemKey[]; ConsistentRead: boolean }> | undefined = {
+        [tableName()]: { Keys: itemKeys.slice(start, start + BATCH_GET_LIMIT), ConsistentRead: true },
+      };
+      while (request && Object.keys(request).length) {
+        const result = await db().send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of result.Responses?.[tableName()] ?? []) byKey.set(`${item.PK}|${item.SK}`, toEntity<T>(item));
+        request = result.UnprocessedKeys as typeof request;
+      }
+    }
+    return itemKeys.flatMap((k) => byKey.get(`${k.PK}|${k.SK}`) ?? []);
+  }
+
+  return {
+    type,
+    label,
+    read,
+    prepareCreate,
+    prepareUpdate,
+
+    /** Stores a new entity; 409 `already_exists` when the id is taken. */
+    async create(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): Promise<T> {
+      const { entity, op, onConditionFailed } = prepareCreate(orgId, data);
+      try {
+        await db().send(new PutCommand(op.Put as ConstructorParameters<typeof PutCommand>[0]));
+      } catch (error) {
+        if (isConditionFailure(error)) throw onConditionFailed();
+        throw error;
+      }
+      return entity;
+    },
+
+    /** The entity, or undefined when it does not exist in this organization. */
+    async find(orgId: string, id: string): Promise<T | undefined> {
+      return (await read(orgId, id))?.entity;
+    },
+
+    /** The entity; 404 when it does not exist in this organization. */
+    async get(orgId: string, id: string): Promise<T> {
+      const found = await read(orgId, id);
+      if (!found) throw notFound(id);
+      return found.entity;
+    },
+
+    /**
+     * Read-modify-write: applies `change` to the current entity and writes the result on condition
+     * that nobody wrote in between; on a race it re-reads and applies `change` again.
+     */
+    async update(orgId: string, id: string, change: (current: T) => T | Promise<T>): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        const current = await read(orgId, id);
+        if (!current) throw notFound(id);
+        const { entity, op } = prepareUpdate(orgId, current, await change(current.entity));
+        try {
+          await db().send(new PutCommand(op.Put as ConstructorParameters<typeof PutCommand>[0]));
+          return entity;
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+          if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
+        }
+      }
+    },
+
+    /** Deletes the entity and returns what it was; 404 when it does not exist. */
+    async remove(orgId: string, id: string): Promise<T> {
+      try {
+        const { Attributes } = await db().send(
+          new DeleteCommand({
+            TableName: tableName(),
+            Key: keys.entity(orgId, type, id),
+            ConditionExpression: 'attribute_exists(PK)',
+            ReturnValues: 'ALL_OLD',
+          }),
+        );
+        return toEntity<T>(Attributes!);
+      } catch (error) {
+        if (isConditionFailure(error)) throw notFound(id);
+        throw error;
+      }
+    },
+
+    /**
+     * One page in creation order. Counting and skipping read only the list index's keys;
+     * whole items are read for the page alone.
+     */
+    async list(orgId: string, page: { limit: number; offset: number; tags?: string[] }): Promise<Page<T>> {
+      const all = await listKeys(orgId, page.tags ?? []);
+      const items = await readMany(all.slice(page.offset, page.offset + page.limit));
+      return { items, total: all.length };
+    },
+
+    /** Every entity of this type in the organization, in creation order (for small, unpaginated lists). */
+    async all(orgId: string): Promise<T[]> {
+      const items: T[] = [];
+      let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+      do {
+        const page = await db().send(
+          new QueryCommand({
+            TableName: tableName(),
+            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+            ExpressionAttributeValues: { ':pk': keys.entity(orgId, type, '').PK, ':prefix': keys.entityPrefix(type) },
+            ConsistentRead: true,
+            ExclusiveStartKey,
+          }),
+        );
+        for (const item of page.Items ?? []) items.push(toEntity<T>(item));
+        ExclusiveStartKey = page.LastEvaluatedKey;
+      } while (ExclusiveStartKey);
+      return items.sort(
+        (a, b) => a.dateCreated.localeCompare(b.dateCreated) || a.id.localeCompare(b.id),
+      );
+    },
+
+    /** The entities with these ids that exist, in the order asked. */
+    async getMany(orgId: string, ids: string[]): Promise<T[]> {
+      return readMany([...new Set(ids)].map((id) => keys.entity(orgId, type, id)));
+    },
+  };
+}
+
+export type Repository<T extends Dated> = ReturnType<typeof repository<T>>;

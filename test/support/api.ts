@@ -1,0 +1,75 @@
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startApiServer } from '../../infra/local/server';
+import { roles, type Role } from '../../shared/api/permissions';
+import { createApiKey } from '../../shared/store/api-keys';
+import { addMember } from '../../shared/store/members';
+import { createOrganization } from '../../shared/store/organizations';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Api {
+  baseUrl: string;
+  /** A request over HTTP; `key` goes in as Bearer unless `headers` say otherwise. */
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { key?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> },
+  ): Promise<ApiResponse<T>>;
+  close(): Promise<void>;
+}
+
+/** Starts the local API server (the same handlers Lambda runs) on a free port for one test file. */
+export async function startApi(): Promise<Api> {
+  const server: Server = await startApiServer({ port: 0 });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    baseUrl,
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = {};
+      if (options.key) headers.authorization = `Bearer ${options.key}`;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        headers['content-type'] = 'application/json';
+        body = JSON.stringify(options.body);
+      }
+      const response = await fetch(`${baseUrl}${path}`, { method, headers: { ...headers, ...options.headers }, body });
+      const text = await response.text();
+      let parsed: unknown = text;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        // not JSON: the test sees the raw text
+      }
+      return { status: response.status, body: parsed as never, headers: response.headers };
+    },
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+export interface TestOrg {
+  orgId: string;
+  /** An organization secret key for every role. */
+  keys: Record<Role, string>;
+  /** A member who is admin, with a personal access token. */
+  admin: { memberId: string; email: string; token: string };
+}
+
+let counter = 0;
+
+/** A fresh organization with a key per role and an admin member, so tests never share data. */
+export async function createTestOrg(name = 'Test org'): Promise<TestOrg> {
+  const organization = await createOrganization(`${name} ${++counter}`);
+  const keys = {} as Record<Role, string>;
+  for (const role of roles) {
+    keys[role] = (await createApiKey({ orgId: organization.id, role, description: `test ${role}` })).secret;
+  }
+  const email = `admin${counter}-${organization.id}@example.com`;
+  const member = await addMember(organization.id, { name: 'Admin', email, role: 'admin', projectRoles: [] });
+  const token = (await createApiKey({ orgId: organization.id, role: 'user', memberId: member.id, description: 'test token' })).secret;
+  return { orgId: organization.id, keys, admin: { memberId: member.id, email, token } };
+}

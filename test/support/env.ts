@@ -1,0 +1,5 @@
+// Every test worker: quiet SDK warnings, the test table, and logs only for real problems.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+process.env.TABLE_NAME = 'switchyard-test';
+process.env.LOG_LEVEL ??= 'CRITICAL';
+process.env.AWS_REGION ??= 'local';

@@ -1,0 +1,3 @@
+export default async function globalTeardown() {
+  (globalThis as { __dynamo?: { stop(): void } }).__dynamo?.stop();
+}
