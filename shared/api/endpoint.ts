@@ -13,13 +13,13 @@ import { BadRequestError } from './errors';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-type Input<S extends z.ZodType | undefined> = S extends z.ZodType ? z.output<S> : undefined;
+type Input<S> = S extends z.ZodUndefined ? undefined : S extends z.ZodType ? z.output<S> : undefined;
 
 /** What a handler receives: validated input and the caller. */
 export interface EndpointRequest<Spec extends EndpointSpec> {
-  params: Input<Spec['params']>;
-  query: Input<Spec['query']>;
-  body: Input<Spec['body']>;
+  params: Spec extends EndpointSpec<infer P, z.ZodType, z.ZodType, z.ZodType> ? Input<P> : never;
+  query: Spec extends EndpointSpec<z.ZodType, infer Q, z.ZodType, z.ZodType> ? Input<Q> : never;
+  body: Spec extends EndpointSpec<z.ZodType, z.ZodType, infer B, z.ZodType> ? Input<B> : never;
   auth: Principal;
   event: APIGatewayProxyEventV2;
 }

@@ -1,3 +1,5 @@
+import { ForbiddenError } from './errors';
+
 /** Roles from least to most access; a role grants everything the roles before it grant. */
 export const roles = ['noaccess', 'readonly', 'engineer', 'experimenter', 'admin'] as const;
 export type Role = (typeof roles)[number];
@@ -54,4 +56,11 @@ export function can(principal: Principal, permission: Permission, projects: stri
 /** Whether the caller holds `permission` anywhere: globally or in at least one project. */
 export function canSomewhere(principal: Principal, permission: Permission): boolean {
   return [principal.role, ...Object.values(principal.projectRoles)].some((role) => roleAllows(role, permission));
+}
+
+/** Raises 403 unless the caller holds `permission` on a resource in `projects` (see `can`). */
+export function assertCan(principal: Principal, permission: Permission, projects: string[] = []): void {
+  if (!can(principal, permission, projects)) {
+    throw new ForbiddenError(`This key's role does not grant the ${permission} permission for projects ${projects.join(', ')}`);
+  }
 }

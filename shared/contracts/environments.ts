@@ -9,3 +9,5 @@ export const environment = z.object({
   parent: z.string().optional(),
 });
 export type Environment = z.infer<typeof environment>;
+
+export const environmentEndpoints: import('./spec').EndpointSpec[] = [];

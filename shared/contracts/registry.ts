@@ -1,5 +1,24 @@
 import type { EndpointSpec } from './spec';
+import { teamEndpoints } from './teams';
+import { attributeEndpoints } from './attributes';
+import { archetypeEndpoints } from './archetypes';
+import { projectEndpoints } from './projects';
+import { environmentEndpoints } from './environments';
+import { segmentEndpoints } from './segments';
+import { factTableEndpoints } from './fact-tables';
+import { factMetricEndpoints } from './fact-metrics';
+import { bulkImportEndpoints } from './bulk-import';
+import { experimentEndpoints } from './experiments';
+import { snapshotEndpoints } from './snapshots';
+import { visualChangesetEndpoints } from './visual-changesets';
+import { experimentTemplateEndpoints } from './experiment-templates';
+import { dashboardEndpoints } from './dashboards';
+import { featureEndpoints } from './features';
+import { sdkConnectionEndpoints } from './sdk-connections';
+import { sdkPayloadEndpoints } from './sdk-payload';
+import { rampScheduleEndpoints } from './ramp-schedules';
 import { memberEndpoints } from './members';
+import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
 
 /** One endpoint and the file whose `handler` serves it. */
@@ -22,6 +41,25 @@ const inFolder = (folder: string, specs: EndpointSpec[]): Route[] =>
 export const routes: Route[] = [
   ...inFolder('system', systemEndpoints),
   ...inFolder('members', memberEndpoints),
+  ...inFolder('saved-groups', savedGroupEndpoints),
+  ...inFolder('teams', teamEndpoints),
+  ...inFolder('attributes', attributeEndpoints),
+  ...inFolder('archetypes', archetypeEndpoints),
+  ...inFolder('projects', projectEndpoints),
+  ...inFolder('environments', environmentEndpoints),
+  ...inFolder('segments', segmentEndpoints),
+  ...inFolder('fact-tables', factTableEndpoints),
+  ...inFolder('fact-metrics', factMetricEndpoints),
+  ...inFolder('bulk-import', bulkImportEndpoints),
+  ...inFolder('experiments', experimentEndpoints),
+  ...inFolder('snapshots', snapshotEndpoints),
+  ...inFolder('visual-changesets', visualChangesetEndpoints),
+  ...inFolder('experiment-templates', experimentTemplateEndpoints),
+  ...inFolder('dashboards', dashboardEndpoints),
+  ...inFolder('features', featureEndpoints),
+  ...inFolder('sdk-connections', sdkConnectionEndpoints),
+  ...inFolder('sdk-payload', sdkPayloadEndpoints),
+  ...inFolder('ramp-schedules', rampScheduleEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */

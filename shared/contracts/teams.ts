@@ -18,3 +18,5 @@ export const team = z.object({
   defaultProject: z.string().optional(),
 });
 export type Team = z.infer<typeof team>;
+
+export const teamEndpoints: import('./spec').EndpointSpec[] = [];

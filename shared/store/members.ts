@@ -56,14 +56,13 @@ const looksLikeEmail = (owner: string) => owner.includes('@');
  * Resolves an `owner` given on create or update: an e-mail becomes the member's id, an id must
  * name a member of the organization. Raises 400 naming `field` otherwise.
  */
-export async function resolveOwner(orgId: string, owner: string, field = 'owner'): Promise<string> {
+export async function resolveOwner(orgId: string, owner: string, field = 'owner'): Promise<{ id: string; email: string }> {
   if (looksLikeEmail(owner)) {
     const id = await memberIdByEmail(orgId, owner);
     if (!id) throw new BadRequestError(`Request body: [${field}] no member has the e-mail ${owner}`);
-    return id;
+    return { id, email: owner };
   }
-  if (!(await members.find(orgId, owner))) {
-    throw new BadRequestError(`Request body: [${field}] no member has the id ${owner}`);
-  }
-  return owner;
+  const member = await members.find(orgId, owner);
+  if (!member) throw new BadRequestError(`Request body: [${field}] no member has the id ${owner}`);
+  return { id: member.id, email: member.email };
 }

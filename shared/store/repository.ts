@@ -8,7 +8,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { ApiError, ConflictError, NotFoundError } from '../api/errors';
+import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../api/errors';
 import { db, tableName } from './client';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
 
@@ -38,7 +38,9 @@ export interface TransactionOp {
   onConditionFailed: () => ApiError;
 }
 
-const UPDATE_ATTEMPTS = 5;
+const UPDATE_ATTEMPTS = 10;
+/** DynamoDB stores at most 400 KB per item; leave room for keys and attribute names. */
+const MAX_ITEM_BYTES = 350 * 1024;
 const BATCH_GET_LIMIT = 100;
 
 /** Strips storage attributes from an item read from the table. */
@@ -49,6 +51,9 @@ export function toEntity<T>(item: Record<string, unknown>): T {
 }
 
 const now = () => new Date().toISOString();
+
+/** A short random pause before retrying a write that lost a race, so racing writers spread out. */
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
 const isConditionFailure = (error: unknown) =>
   error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
@@ -90,6 +95,9 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     new ConflictError('conflict', `${label} ${id} was changed by another request; retry`);
 
   function toItem(orgId: string, entity: T, version: number): StoredItem {
+    if (Buffer.byteLength(JSON.stringify(entity)) > MAX_ITEM_BYTES) {
+      throw new BadRequestError(`${label} is too large to store: keep it under ${MAX_ITEM_BYTES / 1024} KB`);
+    }
     const key = keys.entity(orgId, type, entity.id);
     return {
       ...(entity as Record<string, unknown>),
@@ -227,25 +235,39 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         } catch (error) {
           if (!isConditionFailure(error)) throw error;
           if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
+          await backoff(attempt);
         }
       }
     },
 
-    /** Deletes the entity and returns what it was; 404 when it does not exist. */
-    async remove(orgId: string, id: string): Promise<T> {
-      try {
-        const { Attributes } = await db().send(
-          new DeleteCommand({
-            TableName: tableName(),
-            Key: keys.entity(orgId, type, id),
-            ConditionExpression: 'attribute_exists(PK)',
-            ReturnValues: 'ALL_OLD',
-          }),
-        );
-        return toEntity<T>(Attributes!);
-      } catch (error) {
-        if (isConditionFailure(error)) throw notFound(id);
-        throw error;
+    /**
+     * Deletes the entity and returns what it was; 404 when it does not exist. With `check`, the
+     * current entity is read first and `check` may refuse (by throwing); the delete is then
+     * conditional on the version that was checked.
+     */
+    async remove(orgId: string, id: string, check?: (current: T) => void): Promise<T> {
+      for (let attempt = 1; ; attempt++) {
+        const current = check ? await read(orgId, id) : undefined;
+        if (check && !current) throw notFound(id);
+        if (current) check!(current.entity);
+        try {
+          const { Attributes } = await db().send(
+            new DeleteCommand({
+              TableName: tableName(),
+              Key: keys.entity(orgId, type, id),
+              ...(current
+                ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
+                : { ConditionExpression: 'attribute_exists(PK)' }),
+              ReturnValues: 'ALL_OLD',
+            }),
+          );
+          return toEntity<T>(Attributes!);
+        } catch (error) {
+          if (!isConditionFailure(error)) throw error;
+          if (!current) throw notFound(id);
+          if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
+          await backoff(attempt);
+        }
       }
     },
 

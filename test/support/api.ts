@@ -73,3 +73,13 @@ export async function createTestOrg(name = 'Test org'): Promise<TestOrg> {
   const token = (await createApiKey({ orgId: organization.id, role: 'user', memberId: member.id, description: 'test token' })).secret;
   return { orgId: organization.id, keys, admin: { memberId: member.id, email, token } };
 }
+
+/**
+ * Asserts that `body` has exactly the documented shape: it parses with the endpoint's response
+ * schema, and parsing (which drops unknown keys) leaves it unchanged, so nothing extra leaked.
+ */
+export function expectShape(spec: { response: import('zod').ZodType }, body: unknown): void {
+  const parsed = spec.response.safeParse(body);
+  if (!parsed.success) throw new Error(`response does not match ${JSON.stringify(parsed.error.issues, null, 2)}`);
+  expect(parsed.data).toEqual(body);
+}

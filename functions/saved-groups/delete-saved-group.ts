@@ -1,0 +1,9 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { deleteSavedGroup } from '../../shared/contracts/saved-groups';
+import { savedGroups } from '../../shared/store/saved-groups';
+
+export const handler = endpoint(deleteSavedGroup, async ({ params, auth }) => {
+  await savedGroups.remove(auth.orgId, params.id, (group) => assertCan(auth, 'write', group.projects));
+  return { deletedId: params.id };
+});

@@ -1,0 +1,23 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { postSavedGroup } from '../../shared/contracts/saved-groups';
+import { savedGroupDefinition } from '../../shared/domain/saved-groups';
+import { newId } from '../../shared/store/ids';
+import { resolveOwner } from '../../shared/store/members';
+import { savedGroups } from '../../shared/store/saved-groups';
+
+export const handler = endpoint(postSavedGroup, async ({ body, auth }) => {
+  assertCan(auth, 'write', body.projects);
+  const definition = savedGroupDefinition(body);
+  const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+  const savedGroup = await savedGroups.create(auth.orgId, {
+    id: newId('grp_'),
+    name: body.name,
+    ...definition,
+    owner: owner?.id ?? auth.memberId ?? '',
+    ...(owner ? { ownerEmail: owner.email } : {}),
+    description: body.description ?? '',
+    projects: body.projects ?? [],
+  });
+  return { savedGroup };
+});

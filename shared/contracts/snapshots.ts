@@ -1,0 +1,3 @@
+import type { EndpointSpec } from './spec';
+
+export const snapshotEndpoints: EndpointSpec[] = [];
