@@ -8,6 +8,7 @@
  * | member e-mail (unique)   | ORG#<org>           | MEMBER_EMAIL#<email>   |                         |                     |
  * | member id -> organization| MEMBER#<member>     | MEMBER                 |                         |                     |
  * | API key / access token   | APIKEY#<sha256>     | APIKEY                 | ORG#<org>#APIKEY        | <dateCreated>#<id>  |
+ * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -58,6 +59,7 @@ export const keys = {
   }),
   memberPointer: (memberId: string): ItemKey => ({ PK: `MEMBER#${memberId}`, SK: 'MEMBER' }),
   apiKey: (hash: string): ItemKey => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
+  event: (orgId: string, dateCreated: string, id: string): ItemKey => ({ PK: orgPk(orgId), SK: `EVENT#${dateCreated}#${id}` }),
   listPartition: (orgId: string, type: EntityType) => `${orgPk(orgId)}#${type}`,
   listSort: (dateCreated: string, id: string) => `${dateCreated}#${id}`,
 };

@@ -1,0 +1,50 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { db, tableName } from './client';
+import { newId } from './ids';
+import { keys } from './keys';
+import type { TransactionOp } from './repository';
+
+/** Events are kept in the table for this long, then expire through the table's TTL. */
+const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;
+
+/** Something that happened, for other systems: written to the table, published to EventBridge from its stream. */
+export interface DomainEvent {
+  id: string;
+  orgId: string;
+  /** e.g. `experiment.snapshot.scheduled` */
+  event: string;
+  /** The resource the event is about. */
+  object: { type: string; id: string };
+  data: Record<string, unknown>;
+  dateCreated: string;
+}
+
+function eventItem(event: DomainEvent) {
+  return {
+    ...keys.event(event.orgId, event.dateCreated, event.id),
+    entityType: 'EVENT',
+    version: 1,
+    ...event,
+    expiresAt: Math.floor(Date.parse(event.dateCreated) / 1000) + EVENT_RETENTION_SECONDS,
+  };
+}
+
+/** A new event record (not yet written). */
+export function newEvent(orgId: string, event: string, object: DomainEvent['object'], data: Record<string, unknown> = {}): DomainEvent {
+  return { id: newId('evt_'), orgId, event, object, data, dateCreated: new Date().toISOString() };
+}
+
+/** The Put of an event, to write it in the same transaction as the change it reports. */
+export function prepareEvent(event: DomainEvent): TransactionOp {
+  return {
+    op: { Put: { TableName: tableName(), Item: eventItem(event) } },
+    onConditionFailed: () => {
+      throw new Error('event writes have no condition');
+    },
+  };
+}
+
+/** Writes one event on its own. */
+export async function recordEvent(event: DomainEvent): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: eventItem(event) }));
+}
