@@ -1,4 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError } from '../api/errors';
 import { db, tableName } from './client';
 import { newId } from './ids';
 import { keys } from './keys';
@@ -38,9 +39,8 @@ export function newEvent(orgId: string, event: string, object: DomainEvent['obje
 export function prepareEvent(event: DomainEvent): TransactionOp {
   return {
     op: { Put: { TableName: tableName(), Item: eventItem(event) } },
-    onConditionFailed: () => {
-      throw new Error('event writes have no condition');
-    },
+    // An event write has no condition; a failure here would be a transaction conflict.
+    onConditionFailed: () => new ConflictError('conflict', 'The event could not be recorded; retry'),
   };
 }
 
