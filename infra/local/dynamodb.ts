@@ -1,6 +1,7 @@
 import { spawn as spawnProcess, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   CreateTableCommand,
   DescribeTableCommand,
@@ -60,8 +61,10 @@ export async function startDynamoLocal(options: { dataPath?: string; port?: numb
   if (options.dataPath) mkdirSync(options.dataPath, { recursive: true });
   process.env.JAVA_TOOL_OPTIONS ??= '-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xmx512m';
   const child = spawn({ port, sharedDb: true, path: options.dataPath ?? null, stdio: 'ignore' });
+  const endpointFile = options.dataPath ? join(options.dataPath, 'endpoint') : undefined;
   const stop = () => {
     if (child.exitCode === null && !child.killed) child.kill('SIGKILL');
+    if (endpointFile) rmSync(endpointFile, { force: true });
   };
   process.once('exit', stop);
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
@@ -77,7 +80,25 @@ export async function startDynamoLocal(options: { dataPath?: string; port?: numb
     stop();
     throw error;
   }
+  // Lets the admin CLI find the instance that holds this data while it runs.
+  if (endpointFile) writeFileSync(endpointFile, endpoint);
   return { endpoint, process: child, stop };
+}
+
+/** The endpoint of a DynamoDB Local already serving `dataPath` (e.g. under `npm start`), if one answers. */
+export async function runningLocalEndpoint(dataPath: string): Promise<string | undefined> {
+  let endpoint: string;
+  try {
+    endpoint = readFileSync(join(dataPath, 'endpoint'), 'utf8').trim();
+  } catch {
+    return undefined;
+  }
+  try {
+    await localClient(endpoint).send(new ListTablesCommand({}));
+    return endpoint;
+  } catch {
+    return undefined;
+  }
 }
 
 const indexDefinition = (index: (typeof tableSchema.indexes)[number]): GlobalSecondaryIndex => ({

@@ -1,0 +1,149 @@
+/**
+ * `npm run admin -- <command>`: organizations, members and keys, straight against the table.
+ *
+ * Where it connects: DYNAMODB_ENDPOINT when set; otherwise real AWS when TABLE_NAME is set (with
+ * the usual AWS credentials); otherwise the local table of `npm start` (started here on .data/
+ * when `npm start` is not running).
+ */
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { roles, type Role } from '../shared/api/permissions';
+import { createApiKey, listApiKeys, revokeApiKey } from '../shared/store/api-keys';
+import { addMember, members, organizationOfMember } from '../shared/store/members';
+import { createOrganization, findOrganization } from '../shared/store/organizations';
+
+export const usage = `Usage: npm run admin -- <command>
+
+  org create --name N                                    create an organization; prints its id
+  member add --org O --email E --name N --role R         add a member; prints its id
+  key create --org O --role R [--description D]          create a secret key; prints the secret once
+  key list --org O                                       list keys (never their secrets)
+  key revoke --org O --id K                              revoke a key by its id (key_...)
+  token create --member M [--description D]              personal access token; prints it once
+
+Roles: ${roles.join(', ')}`;
+
+/** A mistake in the command line: printed with the usage, exit code 2. */
+export class UsageError extends Error {}
+
+function options(args: string[], names: string[]) {
+  const { values } = parseArgs({
+    args,
+    options: Object.fromEntries(names.map((name) => [name, { type: 'string' as const }])),
+    strict: true,
+  });
+  return values as Record<string, string | undefined>;
+}
+
+function required(values: Record<string, string | undefined>, name: string): string {
+  const value = values[name]?.trim();
+  if (!value) throw new UsageError(`--${name} is required`);
+  return value;
+}
+
+function role(value: string): Role {
+  if (!(roles as readonly string[]).includes(value)) throw new UsageError(`--role must be one of ${roles.join(', ')}`);
+  return value as Role;
+}
+
+async function existingOrg(id: string): Promise<string> {
+  if (!(await findOrganization(id))) throw new UsageError(`organization ${id} does not exist`);
+  return id;
+}
+
+/** Runs one admin command and returns what it prints. */
+export async function runAdmin(argv: string[]): Promise<string> {
+  const [noun, verb, ...rest] = argv;
+  switch (`${noun} ${verb}`) {
+    case 'org create': {
+      const values = options(rest, ['name']);
+      return (await createOrganization(required(values, 'name'))).id;
+    }
+    case 'member add': {
+      const values = options(rest, ['org', 'email', 'name', 'role']);
+      const email = required(values, 'email');
+      if (!/^[^@\s]+@[^@\s]+$/.test(email)) throw new UsageError('--email must be an e-mail address');
+      const member = await addMember(await existingOrg(required(values, 'org')), {
+        email,
+        name: required(values, 'name'),
+        role: role(required(values, 'role')),
+        projectRoles: [],
+      });
+      return member.id;
+    }
+    case 'key create': {
+      const values = options(rest, ['org', 'role', 'description']);
+      const { secret } = await createApiKey({
+        orgId: await existingOrg(required(values, 'org')),
+        role: role(required(values, 'role')),
+        description: values.description ?? '',
+      });
+      return secret;
+    }
+    case 'key list': {
+      const values = options(rest, ['org']);
+      const found = await listApiKeys(await existingOrg(required(values, 'org')));
+      const rows = found.map((key) =>
+        [key.id, key.role, key.memberId ?? '-', key.dateCreated, key.description].join('\t'),
+      );
+      return ['id\trole\tmember\tcreated\tdescription', ...rows].join('\n');
+    }
+    case 'key revoke': {
+      const values = options(rest, ['org', 'id']);
+      await revokeApiKey(await existingOrg(required(values, 'org')), required(values, 'id'));
+      return `revoked ${values.id}`;
+    }
+    case 'token create': {
+      const values = options(rest, ['member', 'description']);
+      const memberId = required(values, 'member');
+      const orgId = await organizationOfMember(memberId);
+      if (!orgId || !(await members.find(orgId, memberId))) throw new UsageError(`member ${memberId} does not exist`);
+      const { secret } = await createApiKey({
+        orgId,
+        role: 'user',
+        memberId,
+        description: values.description ?? 'personal access token',
+      });
+      return secret;
+    }
+    default:
+      throw new UsageError(argv.length ? `unknown command: ${argv.slice(0, 2).join(' ')}` : 'no command given');
+  }
+}
+
+/** Points the store at the right table; starts DynamoDB Local on .data/ when nothing local is running. */
+async function connect(): Promise<() => void> {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  if (process.env.DYNAMODB_ENDPOINT || process.env.TABLE_NAME) return () => {};
+  process.env.TABLE_NAME = 'switchyard';
+  const { ensureTable, startDynamoLocal, runningLocalEndpoint } = await import('../infra/local/dynamodb');
+  const dataPath = join(__dirname, '..', '.data');
+  const running = await runningLocalEndpoint(dataPath);
+  if (running) {
+    process.env.DYNAMODB_ENDPOINT = running;
+    return () => {};
+  }
+  const dynamo = await startDynamoLocal({ dataPath });
+  process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
+  await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
+  return dynamo.stop;
+}
+
+if (require.main === module) {
+  (async () => {
+    const stop = await connect();
+    try {
+      console.log(await runAdmin(process.argv.slice(2)));
+    } catch (error) {
+      if (error instanceof UsageError || (error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+        console.error(`${(error as Error).message}\n\n${usage}`);
+        process.exitCode = 2;
+      } else {
+        console.error((error as Error).message);
+        process.exitCode = 1;
+      }
+    } finally {
+      stop();
+    }
+  })();
+}

@@ -1,0 +1,108 @@
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { runAdmin, UsageError } from '../../scripts/admin';
+import { hashSecret, findApiKey } from '../../shared/store/api-keys';
+import { startApi, type Api } from '../support/api';
+
+const run = promisify(execFile);
+const root = join(__dirname, '..', '..');
+
+let api: Api;
+beforeAll(async () => {
+  api = await startApi();
+});
+afterAll(() => api.close());
+
+describe('the admin CLI', () => {
+  it('creates an organization that starts with production and dev', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Acme']);
+    const key = await runAdmin(['key', 'create', '--org', orgId, '--role', 'readonly']);
+
+    const response = await api.request('GET', '/api/v1/saved-groups', { key });
+
+    expect(orgId).toMatch(/^org_/);
+    expect(key).toMatch(/^secret_readonly_[A-Za-z0-9_-]{43}$/);
+    expect(response.status).toBe(200);
+    const { environments } = await import('../../shared/store/environments');
+    expect((await environments.all(orgId)).map((e) => e.id).sort()).toEqual(['dev', 'production']);
+  });
+
+  it('stores only the hash of a key and never lists its secret', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Hashes']);
+    const secret = await runAdmin(['key', 'create', '--org', orgId, '--role', 'admin', '--description', 'ci']);
+
+    const listing = await runAdmin(['key', 'list', '--org', orgId]);
+
+    expect(await findApiKey(hashSecret(secret))).toMatchObject({ orgId, role: 'admin', description: 'ci' });
+    expect(JSON.stringify(await findApiKey(hashSecret(secret)))).not.toContain(secret);
+    expect(listing).toMatch(/key_\S+\tadmin\t-\t\S+\tci/);
+    expect(listing).not.toContain(secret);
+  });
+
+  it('adds a member and makes a personal access token that acts with the member role', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'People']);
+    const memberId = await runAdmin(['member', 'add', '--org', orgId, '--email', 'ada@example.com', '--name', 'Ada', '--role', 'readonly']);
+
+    const token = await runAdmin(['token', 'create', '--member', memberId]);
+    const read = await api.request('GET', '/api/v1/saved-groups', { key: token });
+    const write = await api.request('POST', '/api/v1/saved-groups', { key: token, body: { name: 'x', condition: '{}' } });
+
+    expect(memberId).toMatch(/^u_/);
+    expect(token).toMatch(/^secret_user_/);
+    expect(read.status).toBe(200);
+    expect(write.status).toBe(403);
+  });
+
+  it('refuses a second member with the same e-mail', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Twins']);
+    await runAdmin(['member', 'add', '--org', orgId, '--email', 'same@example.com', '--name', 'One', '--role', 'admin']);
+
+    await expect(
+      runAdmin(['member', 'add', '--org', orgId, '--email', 'SAME@example.com', '--name', 'Two', '--role', 'admin']),
+    ).rejects.toThrow(/already exists/);
+  });
+
+  it('revokes a key, which then stops working once the cache TTL has passed', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Revoke']);
+    const secret = await runAdmin(['key', 'create', '--org', orgId, '--role', 'admin']);
+    const keyId = (await findApiKey(hashSecret(secret)))!.id;
+    process.env.AUTH_CACHE_TTL_SECONDS = '0.2';
+    expect((await api.request('GET', '/api/v1/saved-groups', { key: secret })).status).toBe(200);
+
+    await runAdmin(['key', 'revoke', '--org', orgId, '--id', keyId]);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const after = await api.request('GET', '/api/v1/saved-groups', { key: secret });
+
+    delete process.env.AUTH_CACHE_TTL_SECONDS;
+    expect(after.status).toBe(401);
+  });
+
+  it.each([
+    [['org', 'create']],
+    [['member', 'add', '--org', 'org_x', '--email', 'a@b.c', '--name', 'A', '--role', 'admin']],
+    [['key', 'create', '--org', 'org_missing', '--role', 'admin']],
+    [['key', 'create', '--role', 'admin']],
+    [['token', 'create', '--member', 'u_missing']],
+    [['frobnicate', 'now']],
+  ])('refuses %j with a usage error', async (argv) => {
+    await expect(runAdmin(argv)).rejects.toBeInstanceOf(UsageError);
+  });
+
+  it('refuses an unknown role', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Roles']);
+
+    await expect(runAdmin(['key', 'create', '--org', orgId, '--role', 'owner'])).rejects.toThrow(/--role must be one of/);
+  });
+
+  it('runs as npm run admin, printing the result and exiting 2 on a usage error', async () => {
+    const env = { ...process.env, DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT };
+
+    const ok = await run('npx', ['tsx', 'scripts/admin.ts', 'org', 'create', '--name', 'From the shell'], { cwd: root, env });
+    const bad = await run('npx', ['tsx', 'scripts/admin.ts', 'key', 'create'], { cwd: root, env }).catch((error) => error);
+
+    expect(ok.stdout.trim()).toMatch(/^org_[A-Za-z0-9_-]+$/);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Usage: npm run admin');
+  }, 60_000);
+});
