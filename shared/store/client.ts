@@ -1,8 +1,46 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 
 /** The table every store module reads and writes. */
 export const tableName = () => process.env.TABLE_NAME ?? 'switchyard';
+
+/** Round trips and capacity units this container has used; benchmarks and tests read it. */
+export const dynamoMeter = {
+  calls: 0,
+  readUnits: 0,
+  writeUnits: 0,
+  reset() {
+    this.calls = 0;
+    this.readUnits = 0;
+    this.writeUnits = 0;
+  },
+  snapshot() {
+    return { calls: this.calls, readUnits: this.readUnits, writeUnits: this.writeUnits };
+  },
+};
+
+const dataCommands = new Set([
+  'GetItemCommand',
+  'PutItemCommand',
+  'UpdateItemCommand',
+  'DeleteItemCommand',
+  'QueryCommand',
+  'BatchGetItemCommand',
+  'BatchWriteItemCommand',
+  'TransactGetItemsCommand',
+  'TransactWriteItemsCommand',
+]);
+
+const writeCommands = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+
+/** Adds a response's consumed capacity (table and indexes) to the meter: write units for writes, read units for reads. */
+function meter(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined) {
+  for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
+    const units = entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
+    if (writeCommands.has(command)) dynamoMeter.writeUnits += units;
+    else dynamoMeter.readUnits += units;
+  }
+}
 
 let documentClient: DynamoDBDocumentClient | undefined;
 
@@ -16,6 +54,18 @@ export function db(): DynamoDBDocumentClient {
         ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
         : {}),
     });
+    // Every data call reports what it consumed, so cost per request is a measured number.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (!dataCommands.has(context.commandName ?? '')) return next(args);
+        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
+        const result = await next(args);
+        dynamoMeter.calls += 1;
+        meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
+        return result;
+      },
+      { step: 'initialize', name: 'consumedCapacityMeter' },
+    );
     documentClient = DynamoDBDocumentClient.from(client, {
       marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
     });

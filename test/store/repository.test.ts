@@ -1,0 +1,132 @@
+import { dynamoMeter } from '../../shared/store/client';
+import { repository } from '../../shared/store/repository';
+import { newId } from '../../shared/store/ids';
+
+interface Thing {
+  id: string;
+  dateCreated: string;
+  dateUpdated: string;
+  name: string;
+  project?: string;
+}
+
+const things = repository<Thing>({
+  type: 'ARCHETYPE',
+  label: 'Thing',
+  listTags: (thing) => (thing.project ? [`project:${thing.project}`] : []),
+});
+
+const orgId = () => newId('org_test_');
+
+describe('the versioned repository', () => {
+  it('creates, reads, updates and deletes an entity, setting dates and hiding storage attributes', async () => {
+    const org = orgId();
+    const created = await things.create(org, { id: 'a', name: 'first' });
+
+    const updated = await things.update(org, 'a', (current) => ({ ...current, name: 'second' }));
+    const read = await things.get(org, 'a');
+    const removed = await things.remove(org, 'a');
+
+    expect(created).toEqual({ id: 'a', name: 'first', dateCreated: expect.any(String), dateUpdated: created.dateCreated });
+    expect(updated).toMatchObject({ id: 'a', name: 'second', dateCreated: created.dateCreated });
+    expect(read).toEqual(updated);
+    expect(removed).toEqual(updated);
+    expect(await things.find(org, 'a')).toBeUndefined();
+  });
+
+  it('refuses a second create of the same id with 409 already_exists', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'dup', name: 'one' });
+
+    await expect(things.create(org, { id: 'dup', name: 'two' })).rejects.toMatchObject({ status: 409, code: 'already_exists' });
+    expect((await things.get(org, 'dup')).name).toBe('one');
+  });
+
+  it('lets exactly one of many concurrent creates of the same id win', async () => {
+    const org = orgId();
+
+    const results = await Promise.allSettled(Array.from({ length: 8 }, (_, i) => things.create(org, { id: 'race', name: `${i}` })));
+
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
+    expect(results.filter((r) => r.status === 'rejected').map((r) => (r as PromiseRejectedResult).reason.code)).toEqual(
+      Array(7).fill('already_exists'),
+    );
+  });
+
+  it('answers 404 for get, update and remove of a missing id', async () => {
+    const org = orgId();
+
+    await expect(things.get(org, 'none')).rejects.toMatchObject({ status: 404 });
+    await expect(things.update(org, 'none', (t) => t)).rejects.toMatchObject({ status: 404 });
+    await expect(things.remove(org, 'none')).rejects.toMatchObject({ status: 404 });
+    await expect(things.remove(org, 'none', () => undefined)).rejects.toMatchObject({ status: 404 });
+  });
+
+  it('keeps organizations apart', async () => {
+    const [a, b] = [orgId(), orgId()];
+    await things.create(a, { id: 'same', name: 'of a' });
+
+    expect(await things.find(b, 'same')).toBeUndefined();
+    expect((await things.list(b, { limit: 10, offset: 0 })).total).toBe(0);
+    expect(await things.all(b)).toEqual([]);
+  });
+
+  it('re-applies a partial update that lost a race, so no write is lost', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'counter', name: '' });
+
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) => things.update(org, 'counter', (current) => ({ ...current, name: `${current.name}${i},` }))),
+    );
+
+    const names = (await things.get(org, 'counter')).name.split(',').filter(Boolean);
+    expect(names.sort()).toEqual(['0', '1', '2', '3', '4', '5', '6', '7', '8', '9']);
+  });
+
+  it('does not delete when the check refuses', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'kept', name: 'x' });
+
+    await expect(
+      things.remove(org, 'kept', () => {
+        throw new Error('refused');
+      }),
+    ).rejects.toThrow('refused');
+    expect(await things.find(org, 'kept')).toBeDefined();
+  });
+
+  it('pages in creation order and filters by list tags', async () => {
+    const org = orgId();
+    for (let i = 0; i < 7; i++) {
+      await things.create(org, { id: `t${i}`, name: `${i}`, project: i % 2 ? 'odd' : 'even' });
+    }
+
+    const page = await things.list(org, { limit: 3, offset: 2 });
+    const odd = await things.list(org, { limit: 10, offset: 0, tags: ['project:odd'] });
+
+    expect(page.total).toBe(7);
+    expect(page.items.map((t) => t.id)).toEqual(['t2', 't3', 't4']);
+    expect(odd.items.map((t) => t.id)).toEqual(['t1', 't3', 't5']);
+    expect(odd.total).toBe(3);
+  });
+
+  it('refuses an entity too large for DynamoDB with 400', async () => {
+    await expect(things.create(orgId(), { id: 'big', name: 'x'.repeat(400 * 1024) })).rejects.toMatchObject({ status: 400 });
+  });
+
+  it('reads one item with one round trip and writes one with one', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'm', name: 'x' });
+
+    dynamoMeter.reset();
+    await things.get(org, 'm');
+    const read = dynamoMeter.snapshot();
+    dynamoMeter.reset();
+    await things.create(org, { id: 'n', name: 'y' });
+    const write = dynamoMeter.snapshot();
+
+    expect(read).toEqual({ calls: 1, readUnits: 1, writeUnits: 0 });
+    expect(write.calls).toBe(1);
+    expect(write).toEqual({ calls: 1, readUnits: 0, writeUnits: 2 }); // the item and its list-index entry
+  });
+});
