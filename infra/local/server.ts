@@ -88,21 +88,27 @@ function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
 const isText = (contentType: string | undefined) =>
   !contentType || /^(text\/|application\/([a-z0-9.+-]*\+)?(json|xml|x-www-form-urlencoded|javascript))/i.test(contentType);
 
-/** An API Gateway HTTP API (payload format 2.0) event for a Node request. */
-function toEvent(
-  request: IncomingMessage,
-  url: URL,
-  body: Buffer,
-  routeKey: string,
-  pathParameters?: Record<string, string>,
-): APIGatewayProxyEventV2 {
+/** What the emulator needs of an HTTP request. */
+export interface LocalRequest {
+  method: string;
+  /** Path and query string, e.g. `/api/v1/features?limit=5`. */
+  url: string;
+  headers?: Record<string, string | string[] | undefined>;
+  body?: Buffer;
+  sourceIp?: string;
+  httpVersion?: string;
+}
+
+/** An API Gateway HTTP API (payload format 2.0) event for a request. */
+function toEvent(request: LocalRequest, url: URL, routeKey: string, pathParameters?: Record<string, string>): APIGatewayProxyEventV2 {
   const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(',') : value;
+  for (const [name, value] of Object.entries(request.headers ?? {})) {
+    if (value !== undefined) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(',') : value;
   }
   const query: Record<string, string> = {};
   for (const [name, value] of url.searchParams) query[name] = name in query ? `${query[name]},${value}` : value;
   const now = new Date();
+  const body = request.body ?? Buffer.alloc(0);
   const text = isText(headers['content-type']);
   return {
     version: '2.0',
@@ -118,10 +124,10 @@ function toEvent(
       domainName: headers.host ?? 'localhost',
       domainPrefix: 'localhost',
       http: {
-        method: request.method ?? 'GET',
+        method: request.method,
         path: url.pathname,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: request.socket.remoteAddress ?? '127.0.0.1',
+        protocol: `HTTP/${request.httpVersion ?? '1.1'}`,
+        sourceIp: request.sourceIp ?? '127.0.0.1',
         userAgent: headers['user-agent'] ?? '',
       },
       requestId: randomUUID(),
@@ -158,28 +164,43 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
   response.end(body);
 }
 
+/**
+ * Routes a request as API Gateway would and calls the handler module Lambda runs, in this process.
+ * The local server uses it for every request; benchmarks call it directly.
+ */
+export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStructuredResultV2> {
+  const url = new URL(request.url, 'http://localhost');
+  const method = request.method.toUpperCase();
+  const match = matchRoute(method, url.pathname);
+  const file = match ? match.route.handler : unknownRouteHandler;
+  const event = toEvent({ ...request, method }, url, match?.routeKey ?? '$default', match?.pathParameters);
+  const context = lambdaContext(match?.route.spec.operationId ?? 'unknown-route', event.requestContext.requestId);
+  try {
+    return await handlerFor(file)(event, context);
+  } catch (error) {
+    // A handler that throws past its own error handler is what API Gateway reports as a 500.
+    console.error('handler crashed', error);
+    return { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) };
+  }
+}
+
 async function serve(request: IncomingMessage, response: ServerResponse, log: boolean) {
   const started = Date.now();
-  const url = new URL(request.url ?? '/', 'http://localhost');
-  const method = (request.method ?? 'GET').toUpperCase();
   const body = await readBody(request);
   if (body === 'too-large') {
     send(response, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Request body too large' }) });
     return;
   }
-  const match = matchRoute(method, url.pathname);
-  const file = match ? match.route.handler : unknownRouteHandler;
-  const event = toEvent(request, url, body, match?.routeKey ?? '$default', match?.pathParameters);
-  let result: APIGatewayProxyStructuredResultV2;
-  try {
-    result = await handlerFor(file)(event, lambdaContext(match?.route.spec.operationId ?? 'unknown-route', event.requestContext.requestId));
-  } catch (error) {
-    // A handler that throws past its own error handler is what API Gateway reports as a 500.
-    console.error('handler crashed', error);
-    result = { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) };
-  }
+  const result = await invoke({
+    method: request.method ?? 'GET',
+    url: request.url ?? '/',
+    headers: request.headers,
+    body,
+    sourceIp: request.socket.remoteAddress,
+    httpVersion: request.httpVersion,
+  });
   send(response, result);
-  if (log) console.log(`${method} ${url.pathname} ${result.statusCode} ${Date.now() - started}ms`);
+  if (log) console.log(`${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${Date.now() - started}ms`);
 }
 
 /**
