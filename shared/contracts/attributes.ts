@@ -1,3 +1,94 @@
-import type { EndpointSpec } from './spec';
+import * as z from 'zod';
+import { defineEndpoint } from './spec';
+import { stringList } from './common';
 
-export const attributeEndpoints: EndpointSpec[] = [];
+export const attributeDatatypes = [
+  'boolean',
+  'string',
+  'number',
+  'secureString',
+  'enum',
+  'string[]',
+  'number[]',
+  'secureString[]',
+] as const;
+export const attributeFormats = ['', 'version', 'date', 'isoCountryCode'] as const;
+
+export const attribute = z.object({
+  property: z.string(),
+  datatype: z.enum(attributeDatatypes),
+  description: z.string().optional(),
+  hashAttribute: z.boolean().optional(),
+  archived: z.boolean().optional(),
+  enum: z.string().optional(),
+  format: z.enum(attributeFormats).optional(),
+  projects: z.array(z.string()).optional(),
+  tags: z.array(z.string()).optional(),
+});
+export type Attribute = z.infer<typeof attribute>;
+
+const property = z.string().min(1).max(256);
+
+/** The fields of an attribute besides its property, all optional on update. */
+const attributeFields = z.strictObject({
+  datatype: z.enum(attributeDatatypes),
+  description: z.string().max(10_000).optional(),
+  archived: z.boolean().optional(),
+  hashAttribute: z.boolean().optional(),
+  enum: z.string().max(100_000).optional(),
+  format: z.enum(attributeFormats).optional(),
+  projects: stringList.optional(),
+  tags: stringList.optional(),
+});
+
+const attributeResponse = z.object({ attribute });
+const propertyParams = z.object({ property });
+
+export const listAttributes = defineEndpoint({
+  operationId: 'listAttributes',
+  method: 'GET',
+  path: '/attributes',
+  summary: 'List targeting attributes',
+  tag: 'attributes',
+  permission: 'read',
+  response: z.object({ attributes: z.array(attribute) }),
+});
+
+export const postAttribute = defineEndpoint({
+  operationId: 'postAttribute',
+  method: 'POST',
+  path: '/attributes',
+  summary: 'Create a targeting attribute',
+  tag: 'attributes',
+  permission: 'write',
+  projectScoped: true,
+  body: attributeFields.extend({ property }),
+  response: attributeResponse,
+});
+
+export const putAttribute = defineEndpoint({
+  operationId: 'putAttribute',
+  method: 'PUT',
+  path: '/attributes/{property}',
+  summary: 'Partially update a targeting attribute',
+  tag: 'attributes',
+  permission: 'write',
+  projectScoped: true,
+  params: propertyParams,
+  body: attributeFields.partial(),
+  response: attributeResponse,
+});
+
+export const deleteAttribute = defineEndpoint({
+  operationId: 'deleteAttribute',
+  method: 'DELETE',
+  path: '/attributes/{property}',
+  summary: 'Delete a targeting attribute',
+  tag: 'attributes',
+  permission: 'write',
+  projectScoped: true,
+  params: propertyParams,
+  response: z.object({ deletedProperty: z.string() }),
+});
+
+export const attributeEndpoints = [listAttributes, postAttribute, putAttribute, deleteAttribute];

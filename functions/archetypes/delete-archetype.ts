@@ -1,0 +1,9 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { deleteArchetype } from '../../shared/contracts/archetypes';
+import { archetypes } from '../../shared/store/archetypes';
+
+export const handler = endpoint(deleteArchetype, async ({ params, auth }) => {
+  await archetypes.remove(auth.orgId, params.id, (archetype) => assertCan(auth, 'write', archetype.projects));
+  return { deletedId: params.id };
+});

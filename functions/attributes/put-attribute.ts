@@ -1,0 +1,18 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { putAttribute } from '../../shared/contracts/attributes';
+import { assertEnumHasValues } from '../../shared/domain/attributes';
+import { attributes, toAttribute } from '../../shared/store/attributes';
+import { assertProjectsExist } from '../../shared/store/projects';
+
+export const handler = endpoint(putAttribute, async ({ params, body, auth }) => {
+  await assertProjectsExist(auth.orgId, body.projects);
+  const updated = await attributes.update(auth.orgId, params.property, (current) => {
+    assertCan(auth, 'write', current.projects);
+    if (body.projects) assertCan(auth, 'write', body.projects);
+    const next = { ...current, ...body };
+    assertEnumHasValues(next);
+    return next;
+  });
+  return { attribute: toAttribute(updated) };
+});

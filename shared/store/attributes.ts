@@ -1,0 +1,12 @@
+import type { Attribute } from '../contracts/attributes';
+import { repository, type Dated } from './repository';
+
+/** An attribute as stored: its property is its id, and it carries the store's dates, which its API shape leaves out. */
+export type StoredAttribute = Attribute & Dated;
+
+export const attributes = repository<StoredAttribute>({ type: 'ATTRIBUTE', label: 'Attribute' });
+
+/** The API shape of a stored attribute. */
+export function toAttribute({ id: _id, dateCreated: _created, dateUpdated: _updated, ...attribute }: StoredAttribute): Attribute {
+  return attribute;
+}
