@@ -9,6 +9,10 @@
  * | member id -> organization| MEMBER#<member>     | MEMBER                 |                         |                     |
  * | API key / access token   | APIKEY#<sha256>     | APIKEY                 | ORG#<org>#APIKEY        | <dateCreated>#<id>  |
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
+ * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
+ * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
+ * | SDK payload, chunk n     | ORG#<org>           | SDK_PAYLOAD#<env>#<n>  |                         |                     |
+ * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -60,8 +64,19 @@ export const keys = {
   memberPointer: (memberId: string): ItemKey => ({ PK: `MEMBER#${memberId}`, SK: 'MEMBER' }),
   apiKey: (hash: string): ItemKey => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
   event: (orgId: string, dateCreated: string, id: string): ItemKey => ({ PK: orgPk(orgId), SK: `EVENT#${dateCreated}#${id}` }),
+  pageIndex: (orgId: string, type: EntityType): ItemKey => ({ PK: orgPk(orgId), SK: `PAGEINDEX#${type}` }),
   listPartition: (orgId: string, type: EntityType) => `${orgPk(orgId)}#${type}`,
   listSort: (dateCreated: string, id: string) => `${dateCreated}#${id}`,
+  featureRevision: (orgId: string, featureId: string, version: number): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `FEATURE_REVISION#${featureId}#${String(version).padStart(10, '0')}`,
+  }),
+  featureRevisionPrefix: (featureId: string) => `FEATURE_REVISION#${featureId}#`,
+  sdkPayload: (orgId: string, environment: string, chunk: number): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SDK_PAYLOAD#${environment}#${chunk}`,
+  }),
+  sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
 };
 
 /** Attributes that belong to storage and never appear in an API response. */

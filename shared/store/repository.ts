@@ -11,6 +11,7 @@ import { ConditionalCheckFailedException, TransactionCanceledException } from '@
 import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../api/errors';
 import { db, tableName } from './client';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
+import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
 
 /** Fields the store owns on every resource. */
 export interface Dated {
@@ -81,6 +82,11 @@ export interface RepositoryOptions<T> {
   label: string;
   /** Values a list can filter on (e.g. `project:prj_1`), kept on the list index. */
   listTags?: (entity: T) => string[];
+  /**
+   * Keep a page index (see page-index.ts) so an unfiltered page at any offset costs the same. For
+   * resources whose organizations hold thousands of items; creates then cost one more write.
+   */
+  pageIndex?: boolean;
 }
 
 /**
@@ -145,9 +151,9 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     };
   }
 
-  /** Walks the keys-only list index; returns the keys in creation order. */
-  async function listKeys(orgId: string, tags: string[]): Promise<ItemKey[]> {
-    const found: ItemKey[] = [];
+  /** Walks the keys-only list index; returns the keys in creation order, with their list sort keys. */
+  async function listKeys(orgId: string, tags: string[]): Promise<(ItemKey & { sort: string })[]> {
+    const found: (ItemKey & { sort: string })[] = [];
     const filter = tags.length
       ? {
           FilterExpression: tags.map((_, i) => `contains(listTags, :tag${i})`).join(' AND '),
@@ -163,11 +169,11 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
           KeyConditionExpression: 'GSI1PK = :pk',
           ...filter,
           ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': keys.listPartition(orgId, type) },
-          ProjectionExpression: 'PK, SK',
+          ProjectionExpression: 'PK, SK, GSI1SK',
           ExclusiveStartKey,
         }),
       );
-      for (const item of page.Items ?? []) found.push({ PK: item.PK, SK: item.SK });
+      for (const item of page.Items ?? []) found.push({ PK: item.PK, SK: item.SK, sort: item.GSI1SK });
       ExclusiveStartKey = page.LastEvaluatedKey;
     } while (ExclusiveStartKey);
     return found;
@@ -189,6 +195,22 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     return itemKeys.flatMap((k) => byKey.get(`${k.PK}|${k.SK}`) ?? []);
   }
 
+  /** A create that also appends to the page index, in one transaction; retried when the index moved meanwhile. */
+  async function createIndexed(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      const index = await readPageIndex(orgId, type);
+      const created = prepareCreate(orgId, data);
+      const sort = keys.listSort(created.entity.dateCreated, created.entity.id);
+      try {
+        await transact([created, prepareAppend(orgId, type, index, sort)]);
+        return created.entity;
+      } catch (error) {
+        if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === UPDATE_ATTEMPTS) throw error;
+        await backoff(attempt);
+      }
+    }
+  }
+
   return {
     type,
     label,
@@ -198,6 +220,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
     /** Stores a new entity; 409 `already_exists` when the id is taken. */
     async create(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): Promise<T> {
+      if (options.pageIndex) return createIndexed(orgId, data);
       const { entity, op, onConditionFailed } = prepareCreate(orgId, data);
       try {
         await db().send(new PutCommand(op.Put as ConstructorParameters<typeof PutCommand>[0]));
@@ -206,6 +229,11 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         throw error;
       }
       return entity;
+    },
+
+    /** The ops a transaction that creates or deletes this type must add, so lists stay right. */
+    prepareListChange(orgId: string): TransactionOp[] {
+      return options.pageIndex ? [prepareMarkStale(orgId, type)] : [];
     },
 
     /** The entity, or undefined when it does not exist in this organization. */
@@ -251,20 +279,27 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         if (check && !current) throw notFound(id);
         if (current) check!(current.entity);
         try {
-          const { Attributes } = await db().send(
-            new DeleteCommand({
-              TableName: tableName(),
-              Key: keys.entity(orgId, type, id),
-              ...(current
-                ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
-                : { ConditionExpression: 'attribute_exists(PK)' }),
-              ReturnValues: 'ALL_OLD',
-            }),
-          );
+          const deleteItem = {
+            TableName: tableName(),
+            Key: keys.entity(orgId, type, id),
+            ...(current
+              ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
+              : { ConditionExpression: 'attribute_exists(PK)' }),
+          };
+          if (options.pageIndex) {
+            const before = current ?? (await read(orgId, id));
+            if (!before) throw notFound(id);
+            await transact([
+              { op: { Delete: deleteItem }, onConditionFailed: () => new PageIndexMovedError() },
+              prepareMarkStale(orgId, type),
+            ]);
+            return before.entity;
+          }
+          const { Attributes } = await db().send(new DeleteCommand({ ...deleteItem, ReturnValues: 'ALL_OLD' }));
           return toEntity<T>(Attributes!);
         } catch (error) {
-          if (!isConditionFailure(error)) throw error;
-          if (!current) throw notFound(id);
+          if (!isConditionFailure(error) && !(error instanceof PageIndexMovedError)) throw error;
+          if (!current && !options.pageIndex) throw notFound(id);
           if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
           await backoff(attempt);
         }
@@ -276,8 +311,15 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
      * whole items are read for the page alone.
      */
     async list(orgId: string, page: { limit: number; offset: number; tags?: string[] }): Promise<Page<T>> {
-      const all = await listKeys(orgId, page.tags ?? []);
-      const items = await readMany(all.slice(page.offset, page.offset + page.limit));
+      const tags = page.tags ?? [];
+      const index = options.pageIndex && tags.length === 0 ? await readPageIndex(orgId, type) : undefined;
+      if (index && !index.stale) {
+        const items = await readMany(await pageKeys(keys.listPartition(orgId, type), index, page));
+        return { items, total: index.count };
+      }
+      const all = await listKeys(orgId, tags);
+      if (options.pageIndex && tags.length === 0) await saveRebuilt(orgId, type, index, all.map((key) => key.sort));
+      const items = await readMany(all.slice(page.offset, page.offset + page.limit).map(({ PK, SK }) => ({ PK, SK })));
       return { items, total: all.length };
     },
 

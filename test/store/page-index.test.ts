@@ -1,0 +1,98 @@
+import { dynamoMeter } from '../../shared/store/client';
+import { newId } from '../../shared/store/ids';
+import { readPageIndex } from '../../shared/store/page-index';
+import { repository } from '../../shared/store/repository';
+
+interface Row {
+  id: string;
+  dateCreated: string;
+  dateUpdated: string;
+  n: number;
+}
+
+const indexed = repository<Row>({ type: 'FEATURE', label: 'Row', pageIndex: true });
+
+async function seed(orgId: string, count: number) {
+  for (let n = 0; n < count; n++) await indexed.create(orgId, { id: `r${String(n).padStart(4, '0')}`, n });
+}
+
+const ids = (rows: Row[]) => rows.map((row) => row.id);
+
+let seeded: string;
+
+beforeAll(async () => {
+  process.env.PAGE_INDEX_SETTLE_MS = '0';
+  seeded = newId('org_pi_');
+  await seed(seeded, 250);
+});
+
+describe('the page index', () => {
+  it('serves every page exactly as a walk of all keys would', async () => {
+    const org = seeded;
+
+    for (const offset of [0, 1, 99, 100, 101, 199, 200, 245, 249, 250, 300]) {
+      const page = await indexed.list(org, { offset, limit: 7 });
+      expect(page.total).toBe(250);
+      const expected = Array.from({ length: 250 }, (_, n) => `r${String(n).padStart(4, '0')}`).slice(offset, offset + 7);
+      expect(ids(page.items)).toEqual(expected);
+    }
+    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ count: 250, stale: false });
+    expect((await readPageIndex(org, 'FEATURE'))!.marks).toHaveLength(3);
+  });
+
+  it('reads a far page for about what a near one costs', async () => {
+    const org = seeded;
+    await indexed.list(org, { offset: 0, limit: 10 });
+
+    dynamoMeter.reset();
+    await indexed.list(org, { offset: 0, limit: 10 });
+    const near = dynamoMeter.snapshot();
+    dynamoMeter.reset();
+    await indexed.list(org, { offset: 240, limit: 10 });
+    const far = dynamoMeter.snapshot();
+
+    expect(far.calls).toBe(near.calls);
+    expect(far.readUnits).toBeLessThanOrEqual(near.readUnits + 1);
+  });
+
+  it('stays exact under concurrent creates', async () => {
+    const org = newId('org_pi_');
+
+    await Promise.all(Array.from({ length: 15 }, (_, n) => indexed.create(org, { id: `c${n}`, n })));
+    const page = await indexed.list(org, { offset: 0, limit: 100 });
+
+    expect(page.total).toBe(15);
+    expect(ids(page.items).sort()).toEqual(Array.from({ length: 15 }, (_, n) => `c${n}`).sort());
+  });
+
+  it('goes stale on delete, lists correctly meanwhile, and rebuilds itself', async () => {
+    const org = newId('org_pi_');
+    await seed(org, 120);
+
+    await indexed.remove(org, 'r0005');
+    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: true });
+    const page = await indexed.list(org, { offset: 100, limit: 5 });
+
+    expect(page.total).toBe(119);
+    expect(ids(page.items)).toEqual(['r0101', 'r0102', 'r0103', 'r0104', 'r0105']);
+    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: false, count: 119 });
+    expect(ids((await indexed.list(org, { offset: 100, limit: 5 })).items)).toEqual(['r0101', 'r0102', 'r0103', 'r0104', 'r0105']);
+  });
+
+  it('answers 404 for a delete of a missing id and leaves the index exact', async () => {
+    const org = newId('org_pi_');
+    await seed(org, 3);
+    await indexed.list(org, { offset: 0, limit: 1 }); // builds the index
+
+    await expect(indexed.remove(org, 'nope')).rejects.toMatchObject({ status: 404 });
+    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: false, count: 3 });
+  });
+
+  it('refuses a duplicate id with 409 and does not count it', async () => {
+    const org = newId('org_pi_');
+    await seed(org, 2);
+
+    await expect(indexed.create(org, { id: 'r0001', n: 9 })).rejects.toMatchObject({ code: 'already_exists' });
+    expect((await indexed.list(org, { offset: 0, limit: 10 })).total).toBe(2);
+  });
+});
