@@ -5,3 +5,8 @@ import { repository } from './repository';
 export type StoredEnvironment = Environment & { dateCreated: string; dateUpdated: string };
 
 export const environments = repository<StoredEnvironment>({ type: 'ENVIRONMENT', label: 'Environment' });
+
+/** The API shape of a stored environment: without the store's dates. */
+export function publicEnvironment({ dateCreated: _created, dateUpdated: _updated, ...environment }: StoredEnvironment): Environment {
+  return environment;
+}

@@ -1,0 +1,56 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { BadRequestError } from '../../shared/api/errors';
+import { assertCan } from '../../shared/api/permissions';
+import { postBulkImportFacts } from '../../shared/contracts/bulk-import';
+import { factMetricId, factTableIdsOf, planFactsImport } from '../../shared/domain/bulk-import';
+import { factMetrics } from '../../shared/store/fact-metrics';
+import { factTables, readVersioned, transactInChunks } from '../../shared/store/fact-tables';
+import { resolveOwner } from '../../shared/store/members';
+import { unknownProjects } from '../../shared/store/projects';
+
+/**
+ * Upserts fact tables, their filters and fact metrics. Everything is read and validated first;
+ * one invalid item fails the whole import with nothing written. The writes are conditional on
+ * the versions read, in transactions of at most 100 records (tables before metrics): an import
+ * that fits one transaction is atomic; a larger one is written chunk by chunk (see the report
+ * of `transactInChunks` when a later chunk fails).
+ */
+export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
+  const { orgId } = auth;
+  const [tables, metrics] = await Promise.all([
+    readVersioned(factTables, orgId, factTableIdsOf(body)),
+    readVersioned(factMetrics, orgId, body.factMetrics.map((item) => factMetricId(item.id))),
+  ]);
+
+  // The caller must be allowed to write every item: as it is stored and as it will be.
+  const written = new Set([...body.factTables.map((item) => item.id), ...body.factTableFilters.map((item) => item.factTableId)]);
+  for (const item of [...body.factTables, ...body.factMetrics]) assertCan(auth, 'write', item.data.projects);
+  for (const [id, table] of tables) if (written.has(id)) assertCan(auth, 'write', table.entity.projects);
+  for (const metric of metrics.values()) assertCan(auth, 'write', metric.entity.projects);
+
+  const owners = new Map<string, { id: string; email: string }>();
+  const ownerInputs = new Set([...body.factTables, ...body.factMetrics].flatMap((item) => item.data.owner ?? []));
+  await Promise.all(
+    [...ownerInputs].map(async (owner) => {
+      try {
+        owners.set(owner, await resolveOwner(orgId, owner));
+      } catch (error) {
+        // An unknown owner is reported by the plan, once for every item that names it.
+        if (!(error instanceof BadRequestError)) throw error;
+      }
+    }),
+  );
+  const projectIds = [...body.factTables, ...body.factMetrics].flatMap((item) => item.data.projects ?? []);
+
+  const plan = planFactsImport(
+    body,
+    { tables, metrics },
+    { owners, unknownProjects: new Set(await unknownProjects(orgId, projectIds)), defaultOwner: auth.memberId ?? '' },
+    new Date().toISOString(),
+  );
+  await transactInChunks([
+    ...plan.tables.map((u) => (u.current ? factTables.prepareUpdate(orgId, u.current, u.next) : factTables.prepareCreate(orgId, u.next))),
+    ...plan.metrics.map((u) => (u.current ? factMetrics.prepareUpdate(orgId, u.current, u.next) : factMetrics.prepareCreate(orgId, u.next))),
+  ]);
+  return { success: true, ...plan.counts };
+});

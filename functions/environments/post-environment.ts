@@ -1,0 +1,21 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { BadRequestError } from '../../shared/api/errors';
+import { postEnvironment } from '../../shared/contracts/environments';
+import { environments, publicEnvironment } from '../../shared/store/environments';
+import { assertProjectsExist } from '../../shared/store/projects';
+
+export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
+  if (body.parent && !(await environments.find(auth.orgId, body.parent))) {
+    throw new BadRequestError(`Request body: [parent] no environment ${body.parent}`);
+  }
+  await assertProjectsExist(auth.orgId, body.projects);
+  const environment = await environments.create(auth.orgId, {
+    id: body.id,
+    description: body.description ?? '',
+    toggleOnList: body.toggleOnList ?? false,
+    defaultState: body.defaultState ?? true,
+    projects: body.projects ?? [],
+    ...(body.parent ? { parent: body.parent } : {}),
+  });
+  return { environment: publicEnvironment(environment) };
+});

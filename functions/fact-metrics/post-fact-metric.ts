@@ -1,0 +1,23 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { postFactMetric } from '../../shared/contracts/fact-metrics';
+import { buildFactMetric } from '../../shared/domain/fact-metrics';
+import { factMetrics } from '../../shared/store/fact-metrics';
+import { factTableLookup } from '../../shared/store/fact-tables';
+import { newId } from '../../shared/store/ids';
+import { resolveOwner } from '../../shared/store/members';
+import { assertProjectsExist } from '../../shared/store/projects';
+
+export const handler = endpoint(postFactMetric, async ({ body, auth }) => {
+  assertCan(auth, 'write', body.projects);
+  const draft = buildFactMetric(body, await factTableLookup(auth.orgId, [body.numerator, body.denominator]));
+  await assertProjectsExist(auth.orgId, body.projects);
+  const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+  const factMetric = await factMetrics.create(auth.orgId, {
+    id: newId('fact__'),
+    ...draft,
+    owner: owner?.id ?? auth.memberId ?? '',
+    ...(owner ? { ownerEmail: owner.email } : {}),
+  });
+  return { factMetric };
+});

@@ -1,0 +1,14 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { paginated } from '../../shared/api/pagination';
+import { listFactTables } from '../../shared/contracts/fact-tables';
+import { publicFactTable } from '../../shared/domain/fact-tables';
+import { factTables } from '../../shared/store/fact-tables';
+
+export const handler = endpoint(listFactTables, async ({ query, auth }) => {
+  const tags = [
+    ...(query.datasourceId ? [`datasource:${query.datasourceId}`] : []),
+    ...(query.projectId ? [`project:${query.projectId}`] : []),
+  ];
+  const page = await factTables.list(auth.orgId, { ...query, tags });
+  return paginated('factTables', { ...page, items: page.items.map(publicFactTable) }, query);
+});

@@ -1,0 +1,15 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { postFactTableFilter } from '../../shared/contracts/fact-tables';
+import { newFilter, withFilter } from '../../shared/domain/fact-tables';
+import { factTables } from '../../shared/store/fact-tables';
+import { newId } from '../../shared/store/ids';
+
+export const handler = endpoint(postFactTableFilter, async ({ params, body, auth }) => {
+  const factTableFilter = newFilter(newId('flt_'), body, new Date().toISOString());
+  await factTables.update(auth.orgId, params.factTableId, (table) => {
+    assertCan(auth, 'write', table.projects);
+    return withFilter(table, factTableFilter);
+  });
+  return { factTableFilter };
+});

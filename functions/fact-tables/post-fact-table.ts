@@ -1,0 +1,20 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { postFactTable } from '../../shared/contracts/fact-tables';
+import { newFactTable, publicFactTable } from '../../shared/domain/fact-tables';
+import { factTables } from '../../shared/store/fact-tables';
+import { newId } from '../../shared/store/ids';
+import { resolveOwner } from '../../shared/store/members';
+import { assertProjectsExist } from '../../shared/store/projects';
+
+export const handler = endpoint(postFactTable, async ({ body, auth }) => {
+  assertCan(auth, 'write', body.projects);
+  await assertProjectsExist(auth.orgId, body.projects);
+  const { owner: ownerInput, ...data } = body;
+  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const table = await factTables.create(
+    auth.orgId,
+    newFactTable(newId('ftb_'), data, owner ? { owner: owner.id, ownerEmail: owner.email } : { owner: auth.memberId ?? '' }),
+  );
+  return { factTable: publicFactTable(table) };
+});

@@ -1,0 +1,21 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { updateFactTable } from '../../shared/contracts/fact-tables';
+import { publicFactTable, updatedFactTable } from '../../shared/domain/fact-tables';
+import { factTables } from '../../shared/store/fact-tables';
+import { resolveOwner } from '../../shared/store/members';
+import { assertProjectsExist } from '../../shared/store/projects';
+
+export const handler = endpoint(updateFactTable, async ({ params, body, auth }) => {
+  const { owner: ownerInput, ...change } = body;
+  await factTables.get(auth.orgId, params.id); // 404 before checking the body's references
+  await assertProjectsExist(auth.orgId, change.projects);
+  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const now = new Date().toISOString();
+  const table = await factTables.update(auth.orgId, params.id, (current) => {
+    assertCan(auth, 'write', current.projects);
+    if (change.projects) assertCan(auth, 'write', change.projects);
+    return { ...updatedFactTable(current, change, now), ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
+  });
+  return { factTable: publicFactTable(table) };
+});

@@ -1,0 +1,8 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { paginated } from '../../shared/api/pagination';
+import { listProjects } from '../../shared/contracts/projects';
+import { projects } from '../../shared/store/projects';
+
+export const handler = endpoint(listProjects, async ({ query, auth }) =>
+  paginated('projects', await projects.list(auth.orgId, query), query),
+);

@@ -1,0 +1,9 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { deleteSegment } from '../../shared/contracts/segments';
+import { segments } from '../../shared/store/segments';
+
+export const handler = endpoint(deleteSegment, async ({ params, auth }) => {
+  await segments.remove(auth.orgId, params.id, (segment) => assertCan(auth, 'write', segment.projects));
+  return { deletedId: params.id };
+});

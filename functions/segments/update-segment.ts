@@ -1,0 +1,28 @@
+import { endpoint, type EndpointRequest } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { updateSegment } from '../../shared/contracts/segments';
+import { segmentDefinition, segmentDefinitionAfter } from '../../shared/domain/segments';
+import { factTableLookup } from '../../shared/store/fact-tables';
+import { resolveOwner } from '../../shared/store/members';
+import { assertProjectsExist } from '../../shared/store/projects';
+import { segments } from '../../shared/store/segments';
+
+/** The update both `POST /segments/{id}` and `POST /segment/{id}` perform. */
+export async function applySegmentUpdate({ params, body, auth }: EndpointRequest<typeof updateSegment>) {
+  const { owner: ownerInput, type: _type, query: _query, factTableId: _table, filters: _filters, ...fields } = body;
+  const before = await segments.get(auth.orgId, params.id);
+  const lookup = await factTableLookup(auth.orgId, [segmentDefinitionAfter(before, body)]);
+  await assertProjectsExist(auth.orgId, body.projects);
+  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const segment = await segments.update(auth.orgId, params.id, (current) => {
+    assertCan(auth, 'write', current.projects);
+    if (body.projects) assertCan(auth, 'write', body.projects);
+    const definition = segmentDefinition(segmentDefinitionAfter(current, body), lookup);
+    // The old type's fields go with it, so they are rebuilt from the definition alone.
+    const { query: _q, factTableId: _f, filters: _fl, ...rest } = current;
+    return { ...rest, ...fields, ...definition, ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
+  });
+  return { segment };
+}
+
+export const handler = endpoint(updateSegment, applySegmentUpdate);

@@ -1,0 +1,96 @@
+import { ApiError } from '../api/errors';
+import { logger } from '../api/logger';
+import type { FactTableLookup } from '../domain/fact-metrics';
+import { usesFilterTag, usesTableTag, type StoredFactTable } from '../domain/fact-tables';
+import { factMetrics } from './fact-metrics';
+import { repository, transact, type Dated, type Repository, type TransactionOp, type Versioned } from './repository';
+import { segments } from './segments';
+
+export const factTables = repository<StoredFactTable>({
+  type: 'FACT_TABLE',
+  label: 'Fact table',
+  listTags: (table) => [`datasource:${table.datasource}`, ...table.projects.map((project) => `project:${project}`)],
+});
+
+/** A lookup over the fact tables that `refs` name (absent refs are skipped), read in one batch. */
+export async function factTableLookup(orgId: string, refs: ({ factTableId?: string } | undefined)[]): Promise<FactTableLookup> {
+  const ids = refs.flatMap((ref) => (ref?.factTableId ? [ref.factTableId] : []));
+  const tables = new Map((await factTables.getMany(orgId, ids)).map((table) => [table.id, table]));
+  return (id) => tables.get(id);
+}
+
+/**
+ * Ids of some fact metrics and segments that use the fact table (or one filter of it), found on
+ * the list index; empty when nothing does. Used to refuse deleting what is still in use.
+ */
+export async function usersOfFactTable(orgId: string, factTableId: string, filterId?: string): Promise<string[]> {
+  const tags = [filterId ? usesFilterTag(factTableId, filterId) : usesTableTag(factTableId)];
+  const page = { limit: 5, offset: 0, tags };
+  const [metrics, segmentPage] = await Promise.all([factMetrics.list(orgId, page), segments.list(orgId, page)]);
+  return [...metrics.items, ...segmentPage.items].map((item) => item.id);
+}
+
+/** Concurrent single-item reads per round; keeps a large import well inside the client's socket pool. */
+const READ_CONCURRENCY = 25;
+
+/** Each entity that exists among `ids`, with the version it was read at. */
+export async function readVersioned<T extends Dated>(repo: Repository<T>, orgId: string, ids: string[]): Promise<Map<string, Versioned<T>>> {
+  const found = new Map<string, Versioned<T>>();
+  const unique = [...new Set(ids)];
+  for (let start = 0; start < unique.length; start += READ_CONCURRENCY) {
+    const round = unique.slice(start, start + READ_CONCURRENCY);
+    const results = await Promise.all(round.map((id) => repo.read(orgId, id)));
+    results.forEach((result, i) => result && found.set(round[i], result));
+  }
+  return found;
+}
+
+/** DynamoDB's limits for one TransactWriteItems call. */
+const TRANSACTION_MAX_ITEMS = 100;
+/** 4 MB per transaction, minus room for attribute names and request overhead. */
+const TRANSACTION_MAX_BYTES = 3.5 * 1024 * 1024;
+
+/** Splits `ops` into transactions within DynamoDB's item and size limits, keeping their order. */
+export function transactionChunks(ops: TransactionOp[]): TransactionOp[][] {
+  const chunks: TransactionOp[][] = [];
+  let current: TransactionOp[] = [];
+  let bytes = 0;
+  for (const op of ops) {
+    const size = Buffer.byteLength(JSON.stringify(op.op));
+    if (current.length && (current.length === TRANSACTION_MAX_ITEMS || bytes + size > TRANSACTION_MAX_BYTES)) {
+      chunks.push(current);
+      current = [];
+      bytes = 0;
+    }
+    current.push(op);
+    bytes += size;
+  }
+  if (current.length) chunks.push(current);
+  return chunks;
+}
+
+/**
+ * Writes `ops` in order, as few transactions as DynamoDB's limits allow. Every op is
+ * conditional, so a concurrent change fails its chunk with 409 instead of being overwritten.
+ * Chunks are not atomic with each other: when a later chunk fails, the earlier ones stay
+ * written, and the error says how many items were.
+ */
+export async function transactInChunks(ops: TransactionOp[]): Promise<void> {
+  let written = 0;
+  for (const chunk of transactionChunks(ops)) {
+    try {
+      await transact(chunk);
+    } catch (error) {
+      if (written === 0) throw error;
+      logger.warn('Chunked write stopped part way', { written, total: ops.length, error: (error as Error).name });
+      if (!(error instanceof ApiError)) throw error;
+      throw new ApiError(
+        error.status,
+        error.code,
+        `${error.message}. ${written} of ${ops.length} records were already written; sending the same import again completes it.`,
+        error.details,
+      );
+    }
+    written += chunk.length;
+  }
+}
