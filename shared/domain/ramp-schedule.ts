@@ -1,0 +1,529 @@
+/**
+ * The ramp-schedule state machine, without I/O. Every function takes the stored schedule, the time
+ * and (when rules change) the features whose rules the schedule controls, and returns the next
+ * schedule with the rule writes to make in the same transaction — or throws an `ApiError`
+ * (409 `invalid_status` when the status forbids the action) and changes nothing.
+ *
+ * The rule state model: a target rule's ramp-controlled fields always equal its state captured at
+ * start with the accumulated patch A(i) applied, where i is `currentStepIndex`, A(-1) is empty and
+ * A(i) is `{enabled: true}` then the patches of steps 0..i in order (end actions too once completed).
+ * Rollback goes back to the captured state; jump goes to captured + A(k).
+ */
+import { BadRequestError, ConflictError } from '../api/errors';
+import type { RampAction, RampEndCondition, RampSchedule, RampStatus, RampStep, RampTarget, RampTrigger } from '../contracts/ramp-schedules';
+import {
+  captureRuleState,
+  locateRule,
+  patchMisfit,
+  type RampableFeature,
+  type RampableRule,
+  type RulePatchFields,
+  type RuleState,
+  type RuleWrite,
+} from './ramp-rules';
+
+/** The stored schedule: the API fields plus what only the state machine needs (never in a response). */
+export interface RampScheduleRecord {
+  id: string;
+  organization?: string;
+  dateCreated: string;
+  dateUpdated: string;
+  name: string;
+  entityType: 'feature';
+  /** The feature every target belongs to; empty until the first target is added. */
+  entityId: string;
+  targets: RampTarget[];
+  steps: RampStep[];
+  endActions: RampAction[];
+  startDate: string | null;
+  endCondition: RampEndCondition | null;
+  status: RampStatus;
+  currentStepIndex: number;
+  startedAt: string | null;
+  /** When the current step was entered (its nominal time when overdue steps are folded). */
+  phaseStartedAt: string | null;
+  pausedAt: string | null;
+  nextStepAt: string | null;
+  /** Target id → environment → the rule's ramp-controlled fields when the schedule started. */
+  captured: Record<string, Record<string, RuleState>>;
+  /** Time spent in finished pauses, left out of `elapsedMs`. */
+  pausedMs: number;
+  /** When the schedule completed or rolled back; `elapsedMs` stops there. */
+  endedAt: string | null;
+  /** Advances that failed in a row; see `recordAdvanceFailure`. */
+  failures: number;
+  /** After a failed advance, the next attempt waits until then. */
+  retryAt: string | null;
+  /** Why the advancer paused the schedule, when it did. */
+  pauseReason: string | null;
+}
+
+/** What an action does: the next schedule, the rule writes to make with it, and a revision comment. */
+export interface Transition {
+  schedule: RampScheduleRecord;
+  /** Empty when no rule changes (pause, for example): then only the schedule is written. */
+  writes: RuleWrite[];
+  /** For the feature revision the writes make, e.g. `Ramp step 2 of 4`. */
+  comment: string;
+}
+
+export type LifecycleAction =
+  | { type: 'start' }
+  | { type: 'pause' }
+  | { type: 'resume' }
+  | { type: 'jump'; targetStepIndex: number }
+  | { type: 'complete' }
+  | { type: 'rollback' }
+  | { type: 'approve-step' };
+
+/** The statuses each lifecycle action is allowed from; every other status gives 409 `invalid_status`. */
+export const allowedFrom: Record<LifecycleAction['type'], readonly RampStatus[]> = {
+  start: ['ready'],
+  pause: ['running', 'pending-approval'],
+  resume: ['paused'],
+  jump: ['running', 'pending-approval', 'paused'],
+  complete: ['running', 'pending-approval', 'paused'],
+  rollback: ['running', 'pending-approval', 'paused', 'completed'],
+  'approve-step': ['pending-approval'],
+};
+
+/** Statuses in which the definition (PUT) and the targets (add-target) may change. */
+export const editableStatuses: readonly RampStatus[] = ['pending', 'ready', 'paused'];
+/** Statuses in which the schedule may be deleted or lose a target. */
+export const releasableStatuses: readonly RampStatus[] = ['pending', 'ready', 'paused', 'completed', 'rolled-back'];
+
+const ms = (date: string) => Date.parse(date);
+const iso = (time: number) => new Date(time).toISOString();
+
+/** Raises 409 `invalid_status` unless the schedule is in one of `statuses`. */
+export function assertStatus(schedule: RampScheduleRecord, action: string, statuses: readonly RampStatus[]): void {
+  if (!statuses.includes(schedule.status)) {
+    throw new ConflictError(
+      'invalid_status',
+      `Cannot ${action} ramp schedule ${schedule.id}: it is ${schedule.status}; allowed when ${statuses.join(', ')}`,
+    );
+  }
+}
+
+export const activeTargets = (schedule: Pick<RampScheduleRecord, 'targets'>) =>
+  schedule.targets.filter((target) => target.status === 'active');
+
+const endAt = (schedule: RampScheduleRecord) => {
+  const at = schedule.endCondition?.trigger?.at;
+  return at ? ms(at) : undefined;
+};
+
+/** When a step entered at `enteredAt` is left: undefined for an approval step, which waits for approve-step. */
+export function leaveTime(trigger: RampTrigger, enteredAt: number): number | undefined {
+  if (trigger.type === 'interval') return enteredAt + Math.round(trigger.seconds * 1000);
+  if (trigger.type === 'scheduled') return Math.max(ms(trigger.at), enteredAt);
+  return undefined;
+}
+
+/** The per-target patch of a list of actions, later actions winning key by key; non-active targets are left out. */
+function patchOf(schedule: RampScheduleRecord, actions: RampAction[]): Map<string, RulePatchFields> {
+  const active = new Set(activeTargets(schedule).map((target) => target.id));
+  const patches = new Map<string, RulePatchFields>();
+  for (const action of actions) {
+    if (!active.has(action.targetId)) continue;
+    const { ruleId: _ruleId, ...fields } = action.patch;
+    patches.set(action.targetId, { ...patches.get(action.targetId), ...fields });
+  }
+  return patches;
+}
+
+const enableAll = (schedule: RampScheduleRecord): RampAction[] =>
+  activeTargets(schedule).map((target) => ({
+    targetType: 'feature-rule',
+    targetId: target.id,
+    patch: { ruleId: target.ruleId ?? '', enabled: true },
+  }));
+
+/** A(k): the actions whose patches, applied to the captured state, give the rule state at step k. */
+export function accumulatedActions(schedule: RampScheduleRecord, k: number): RampAction[] {
+  if (k < 0) return [];
+  return [...enableAll(schedule), ...schedule.steps.slice(0, k + 1).flatMap((step) => step.actions)];
+}
+
+/** One transition being computed: a copy of the schedule, and the actions it applies to the rules. */
+interface Work {
+  schedule: RampScheduleRecord;
+  now: number;
+  actions: RampAction[];
+  /** Rollback and jump set the rules back to the captured state before `actions`. */
+  restore: boolean;
+}
+
+const begin = (schedule: RampScheduleRecord, now: Date): Work => ({
+  schedule: structuredClone(schedule),
+  now: now.getTime(),
+  actions: [],
+  restore: false,
+});
+
+/** Closes a pause: its length counts as paused time. */
+function endPause(work: Work): void {
+  const { schedule } = work;
+  if (schedule.pausedAt) schedule.pausedMs += Math.max(0, work.now - ms(schedule.pausedAt));
+  schedule.pausedAt = null;
+}
+
+/** Applies every step after the current one and the end actions, and completes. */
+function completeNow(work: Work): void {
+  const { schedule } = work;
+  if (schedule.currentStepIndex < 0) work.actions.push(...enableAll(schedule));
+  work.actions.push(...schedule.steps.slice(schedule.currentStepIndex + 1).flatMap((step) => step.actions));
+  work.actions.push(...schedule.endActions);
+  endPause(work);
+  schedule.currentStepIndex = Math.max(schedule.currentStepIndex, schedule.steps.length - 1);
+  schedule.status = 'completed';
+  schedule.nextStepAt = null;
+  schedule.endedAt ??= iso(work.now);
+}
+
+/** Steps are left up to now, but none after the end condition: that one completes the schedule instead. */
+const horizonOf = (work: Work) => Math.min(work.now, endAt(work.schedule) ?? Infinity);
+
+/** Whether the current step's time has come (within the horizon). */
+const stepIsOver = (work: Work) => work.schedule.nextStepAt !== null && ms(work.schedule.nextStepAt) <= horizonOf(work);
+
+/**
+ * Enters step `index` at `enteredAt` and applies its actions, then keeps leaving steps whose time
+ * has passed (folding overdue steps into this one transition). Stops at an approval step, at a
+ * step left in the future or after the end condition (which then completes the schedule), or past
+ * the last step (completed).
+ */
+function enterSteps(work: Work, index: number, enteredAt: number): void {
+  const { schedule } = work;
+  const horizon = horizonOf(work);
+  for (;;) {
+    if (index >= schedule.steps.length) {
+      const deadline = endAt(schedule);
+      if (schedule.steps.length === 0 && deadline !== undefined && deadline > work.now) {
+        // A schedule without steps runs until its end condition.
+        schedule.status = 'running';
+        schedule.phaseStartedAt = iso(enteredAt);
+        schedule.nextStepAt = null;
+        return;
+      }
+      completeNow(work);
+      return;
+    }
+    const step = schedule.steps[index];
+    work.actions.push(...step.actions);
+    schedule.currentStepIndex = index;
+    schedule.phaseStartedAt = iso(enteredAt);
+    const leaveAt = leaveTime(step.trigger, enteredAt);
+    if (leaveAt === undefined) {
+      schedule.status = 'pending-approval';
+      schedule.nextStepAt = null;
+      return;
+    }
+    schedule.status = 'running';
+    schedule.nextStepAt = iso(leaveAt);
+    if (leaveAt > horizon) return;
+    index += 1;
+    enteredAt = leaveAt;
+  }
+}
+
+/** Completes a running schedule whose end condition has passed. */
+function checkDeadline(work: Work): void {
+  const deadline = endAt(work.schedule);
+  const active = work.schedule.status === 'running' || work.schedule.status === 'pending-approval';
+  if (active && deadline !== undefined && deadline <= work.now) completeNow(work);
+}
+
+/** Enters step 0 now: `enabled: true` on every target rule, then step 0's actions (and any overdue ones). */
+function enterFirstStep(work: Work): void {
+  work.actions.push(...enableAll(work.schedule));
+  enterSteps(work, 0, work.now);
+}
+
+/** Captures every active target's rules, the state rollback restores; 409 when a rule no longer fits. */
+function capture(work: Work, rules: TargetRules): void {
+  const { schedule } = work;
+  if (activeTargets(schedule).length === 0) {
+    throw new ConflictError('invalid_status', `Ramp schedule ${schedule.id} has no active target to ramp`);
+  }
+  for (const target of activeTargets(schedule)) {
+    const found = rulesOf(schedule, target, rules);
+    schedule.captured[target.id] = Object.fromEntries(Object.entries(found).map(([env, rule]) => [env, captureRuleState(rule)]));
+  }
+  const misfits = patchMisfits(schedule, rules);
+  if (misfits.length) throw new ConflictError('invalid_status', `Ramp schedule ${schedule.id} does not fit its rules: ${misfits.join('; ')}`);
+  schedule.startedAt = iso(work.now);
+  schedule.pausedMs = 0;
+  schedule.endedAt = null;
+}
+
+/** Target id → environment → the target's rule in that environment, as the features hold it now. */
+export type TargetRules = Record<string, Record<string, RampableRule>>;
+
+/** Finds the current rule of every target of the schedule in the given features. */
+export function targetRules(schedule: Pick<RampScheduleRecord, 'targets'>, features: RampableFeature[]): TargetRules {
+  const byId = new Map(features.map((feature) => [feature.id, feature]));
+  const rules: TargetRules = {};
+  for (const target of schedule.targets) {
+    const feature = byId.get(target.entityId);
+    rules[target.id] = feature && target.ruleId ? locateRule(feature, target.ruleId, target.environment) : {};
+  }
+  return rules;
+}
+
+function rulesOf(schedule: RampScheduleRecord, target: RampTarget, rules: TargetRules): Record<string, RampableRule> {
+  const found = rules[target.id] ?? {};
+  if (Object.keys(found).length === 0) {
+    throw new ConflictError(
+      'invalid_status',
+      `Ramp schedule ${schedule.id}: rule ${target.ruleId} of feature ${target.entityId} (target ${target.id}) no longer exists; eject the target`,
+    );
+  }
+  return found;
+}
+
+/** Where each action's patch cannot apply to its target's rule, as `[path] problem` lines. */
+export function patchMisfits(schedule: Pick<RampScheduleRecord, 'steps' | 'endActions'>, rules: TargetRules): string[] {
+  const problems: string[] = [];
+  const check = (action: RampAction, path: string) => {
+    for (const rule of Object.values(rules[action.targetId] ?? {})) {
+      const misfit = patchMisfit(action.patch, rule);
+      if (misfit) problems.push(`[${path}.patch.${misfit.field}] ${misfit.message}`);
+    }
+  };
+  schedule.steps.forEach((step, i) => step.actions.forEach((action, j) => check(action, `steps.${i}.actions.${j}`)));
+  schedule.endActions.forEach((action, j) => check(action, `endActions.${j}`));
+  return problems;
+}
+
+/** Turns a finished `Work` into its transition: one write per active target and environment its rule is in. */
+function finish(work: Work, rules: TargetRules, comment: string): Transition {
+  const { schedule } = work;
+  const patches = patchOf(schedule, work.actions);
+  const writes: RuleWrite[] = [];
+  for (const target of activeTargets(schedule)) {
+    const patch = patches.get(target.id) ?? {};
+    if (!work.restore && Object.keys(patch).length === 0) continue;
+    const captured = schedule.captured[target.id] ?? {};
+    for (const environment of Object.keys(rulesOf(schedule, target, rules))) {
+      if (work.restore && !captured[environment]) continue;
+      writes.push({
+        targetId: target.id,
+        featureId: target.entityId,
+        ruleId: target.ruleId ?? '',
+        environment,
+        ...(work.restore ? { restore: structuredClone(captured[environment]) } : {}),
+        patch,
+      });
+    }
+  }
+  schedule.failures = 0;
+  schedule.retryAt = null;
+  return { schedule, writes, comment };
+}
+
+/** The revision comment for where a forward transition ended. */
+function progressComment(schedule: RampScheduleRecord): string {
+  if (schedule.status === 'completed') return 'Ramp completed';
+  if (schedule.currentStepIndex < 0) return 'Ramp started';
+  return `Ramp step ${schedule.currentStepIndex + 1} of ${schedule.steps.length}`;
+}
+
+/**
+ * Applies a lifecycle action (start, pause, resume, jump, complete, rollback, approve-step) at `now`.
+ * `features` holds the schedule's feature (its rules as they are now); see `targetRules`.
+ */
+export function act(schedule: RampScheduleRecord, action: LifecycleAction, now: Date, features: RampableFeature[]): Transition {
+  assertStatus(schedule, action.type, allowedFrom[action.type]);
+  if (!schedule.startedAt && ['jump', 'complete', 'rollback'].includes(action.type)) {
+    // Paused by the advancer before it ever started: nothing was captured, so nothing to move from.
+    throw new ConflictError('invalid_status', `Cannot ${action.type} ramp schedule ${schedule.id}: it never started; resume starts it`);
+  }
+  const rules = targetRules(schedule, features);
+  const work = begin(schedule, now);
+  const s = work.schedule;
+  switch (action.type) {
+    case 'start':
+      capture(work, rules);
+      enterFirstStep(work);
+      checkDeadline(work);
+      return finish(work, rules, progressComment(s));
+    case 'pause':
+      s.status = 'paused';
+      s.pausedAt = iso(work.now);
+      return finish(work, rules, 'Ramp paused');
+    case 'resume':
+      return resume(work, rules);
+    case 'jump':
+      return jump(work, rules, action.targetStepIndex);
+    case 'complete':
+      completeNow(work);
+      return finish(work, rules, progressComment(s));
+    case 'rollback':
+      work.restore = true;
+      endPause(work);
+      s.status = 'rolled-back';
+      s.currentStepIndex = -1;
+      s.nextStepAt = null;
+      s.phaseStartedAt = null;
+      s.endedAt ??= iso(work.now);
+      return finish(work, rules, 'Ramp rolled back');
+    case 'approve-step':
+      enterSteps(work, s.currentStepIndex + 1, work.now);
+      checkDeadline(work);
+      return finish(work, rules, progressComment(s));
+  }
+}
+
+/** Resume: every pending time moves later by the pause length, then overdue work is done at once. */
+function resume(work: Work, rules: TargetRules): Transition {
+  const s = work.schedule;
+  const pauseLength = s.pausedAt ? Math.max(0, work.now - ms(s.pausedAt)) : 0;
+  endPause(work);
+  s.pauseReason = null;
+  if (!s.startedAt) {
+    // Paused before it ever started (the advancer gave up on its start date): start now.
+    capture(work, rules);
+    enterFirstStep(work);
+  } else if (s.currentStepIndex < 0) {
+    enterFirstStep(work);
+  } else {
+    if (s.nextStepAt) s.nextStepAt = iso(ms(s.nextStepAt) + pauseLength);
+    if (s.phaseStartedAt) s.phaseStartedAt = iso(ms(s.phaseStartedAt) + pauseLength);
+    const waitsForApproval = s.steps[s.currentStepIndex].trigger.type === 'approval';
+    s.status = waitsForApproval ? 'pending-approval' : 'running';
+    if (!waitsForApproval && stepIsOver(work)) enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
+  }
+  checkDeadline(work);
+  return finish(work, rules, progressComment(s));
+}
+
+/** Jump: the rules go to captured + A(k), the schedule to step k as if entered now, paused. */
+function jump(work: Work, rules: TargetRules, k: number): Transition {
+  const s = work.schedule;
+  if (!Number.isInteger(k) || k < -1 || k >= s.steps.length) {
+    throw new BadRequestError(`Request body: [targetStepIndex] must be between -1 and ${s.steps.length - 1}`);
+  }
+  work.restore = true;
+  work.actions.push(...accumulatedActions(s, k));
+  endPause(work);
+  s.status = 'paused';
+  s.pausedAt = iso(work.now);
+  s.currentStepIndex = k;
+  s.phaseStartedAt = k < 0 ? null : iso(work.now);
+  const leaveAt = k < 0 ? undefined : leaveTime(s.steps[k].trigger, work.now);
+  s.nextStepAt = leaveAt === undefined ? null : iso(leaveAt);
+  return finish(work, rules, k < 0 ? 'Ramp jumped to the start' : `Ramp jumped to step ${k + 1} of ${s.steps.length}`);
+}
+
+/** When the advancer must next look at the schedule (ms), ignoring retry delays; undefined when never. */
+function dueAtMs(schedule: RampScheduleRecord): number | undefined {
+  const deadline = endAt(schedule);
+  switch (schedule.status) {
+    case 'ready':
+      return schedule.startDate && activeTargets(schedule).length ? ms(schedule.startDate) : undefined;
+    case 'running': {
+      const times = [schedule.nextStepAt ? ms(schedule.nextStepAt) : undefined, deadline].filter((t) => t !== undefined);
+      return times.length ? Math.min(...times) : undefined;
+    }
+    case 'pending-approval':
+      return deadline;
+    default:
+      return undefined;
+  }
+}
+
+/**
+ * The sort key of the advancer's sparse index: the earliest time the schedule has work to do
+ * (a start date, a step's time, an end condition), as an ISO date — ISO dates sort by time.
+ * Undefined when nothing is pending (pending, paused, waiting for approval without a deadline, finished):
+ * the schedule then stays out of the index.
+ */
+export function nextDueAt(schedule: RampScheduleRecord): string | undefined {
+  const due = dueAtMs(schedule);
+  if (due === undefined) return undefined;
+  return iso(schedule.retryAt ? Math.max(due, ms(schedule.retryAt)) : due);
+}
+
+/** Whether the advancer has work to do on the schedule at `now`. */
+export function due(schedule: RampScheduleRecord, now: Date): boolean {
+  const at = nextDueAt(schedule);
+  return at !== undefined && ms(at) <= now.getTime();
+}
+
+/**
+ * What the advancer does with a schedule at `now`: start it (start date passed), complete it (end
+ * condition passed), or leave every step whose time has passed, in one transition that never passes
+ * an approval step. Undefined when nothing is due.
+ */
+export function advance(schedule: RampScheduleRecord, now: Date, features: RampableFeature[]): Transition | undefined {
+  if (!due(schedule, now)) return undefined;
+  const rules = targetRules(schedule, features);
+  const work = begin(schedule, now);
+  const s = work.schedule;
+  if (s.status === 'ready') {
+    capture(work, rules);
+    enterFirstStep(work);
+  } else if (s.status === 'running' && stepIsOver(work)) {
+    enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
+  }
+  checkDeadline(work);
+  return finish(work, rules, progressComment(s));
+}
+
+export interface FailurePolicy {
+  /** Failed advances in a row before the schedule is paused. */
+  maxFailures: number;
+  /** The n-th failure in a row waits n times this long before the next attempt. */
+  retryDelayMs: number;
+}
+
+/**
+ * The schedule after an advance failed with `reason`: retried later (never in a hot loop), and
+ * paused with the reason recorded once it has failed `maxFailures` times in a row.
+ */
+export function recordAdvanceFailure(
+  schedule: RampScheduleRecord,
+  now: Date,
+  reason: string,
+  policy: FailurePolicy = { maxFailures: 5, retryDelayMs: 60_000 },
+): RampScheduleRecord {
+  const failures = schedule.failures + 1;
+  if (failures < policy.maxFailures) {
+    return { ...schedule, failures, retryAt: iso(now.getTime() + policy.retryDelayMs * failures) };
+  }
+  return { ...schedule, failures: 0, retryAt: null, status: 'paused', pausedAt: iso(now.getTime()), pauseReason: reason };
+}
+
+/** Time spent running (waiting for approval included), without pauses; null before the start. */
+export function elapsedMs(schedule: RampScheduleRecord, now: Date): number | null {
+  if (!schedule.startedAt) return null;
+  const end = schedule.endedAt ?? schedule.pausedAt ?? now.toISOString();
+  return Math.max(0, ms(end) - ms(schedule.startedAt) - schedule.pausedMs);
+}
+
+/** The schedule as the API answers it at `now`: reference fields only, `elapsedMs` computed now. */
+export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): RampSchedule {
+  return {
+    id: schedule.id,
+    ...(schedule.organization ? { organization: schedule.organization } : {}),
+    dateCreated: schedule.dateCreated,
+    dateUpdated: schedule.dateUpdated,
+    name: schedule.name,
+    entityType: schedule.entityType,
+    entityId: schedule.entityId,
+    targets: schedule.targets,
+    steps: schedule.steps,
+    endActions: schedule.endActions,
+    startDate: schedule.startDate,
+    endCondition: schedule.endCondition,
+    status: schedule.status,
+    currentStepIndex: schedule.currentStepIndex,
+    startedAt: schedule.startedAt,
+    phaseStartedAt: schedule.phaseStartedAt,
+    pausedAt: schedule.pausedAt,
+    nextStepAt: schedule.nextStepAt,
+    nextProcessAt: nextDueAt(schedule) ?? null,
+    elapsedMs: elapsedMs(schedule, now),
+  };
+}
