@@ -32,7 +32,10 @@ export async function createOrganization(name: string, id = newId('org_')): Prom
       },
       onConditionFailed: () => new ConflictError('already_exists', `Organization ${id} already exists`),
     },
-    ...initialEnvironments.map((environment) => environments.prepareCreate(id, environment)),
+    // A millisecond apart, so they list in this order.
+    ...initialEnvironments.map((environment, i) =>
+      environments.prepareCreate(id, environment, new Date(Date.parse(organization.dateCreated) + i).toISOString()),
+    ),
   ]);
   return organization;
 }

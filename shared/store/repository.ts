@@ -124,8 +124,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
   }
 
   /** Readies a new entity and the conditional Put that creates it, for use inside a transaction. */
-  function prepareCreate(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): { entity: T } & TransactionOp {
-    const date = now();
+  function prepareCreate(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>, date = now()): { entity: T } & TransactionOp {
     const entity = { ...data, dateCreated: date, dateUpdated: date } as T;
     return {
       entity,
