@@ -1,3 +1,39 @@
-import type { EndpointSpec } from './spec';
+import * as z from 'zod';
+import { defineEndpoint } from './spec';
 
-export const sdkPayloadEndpoints: EndpointSpec[] = [];
+const sdkRule = z.record(z.string(), z.unknown());
+
+/** The body GrowthBook SDKs fetch: `features` in clear, or `encryptedFeatures` when the connection encrypts. */
+export const sdkPayloadBody = z.object({
+  status: z.literal(200),
+  features: z.record(z.string(), z.object({ defaultValue: z.unknown(), rules: z.array(sdkRule).optional() })),
+  encryptedFeatures: z.string().optional(),
+  dateUpdated: z.string(),
+});
+
+export const getFeaturesForSdk = defineEndpoint({
+  operationId: 'getFeaturesForSdk',
+  method: 'GET',
+  basePath: '/api',
+  path: '/features/{clientKey}',
+  summary: 'The SDK payload of a client key (public: the key is the only credential)',
+  tag: 'sdk-payload',
+  permission: 'public',
+  params: z.object({
+    clientKey: z.string().max(256).regex(/^sdk-[A-Za-z0-9_-]+$/, 'must be an SDK connection key (sdk-...)'),
+  }),
+  response: sdkPayloadBody,
+});
+
+export const getSdkPayload = defineEndpoint({
+  operationId: 'getSdkPayload',
+  method: 'GET',
+  path: '/sdk-payload/{key}',
+  summary: 'The SDK payload of one of the organization’s client keys',
+  tag: 'sdk-payload',
+  permission: 'read',
+  params: z.object({ key: z.string().min(1).max(256) }),
+  response: sdkPayloadBody,
+});
+
+export const sdkPayloadEndpoints = [getFeaturesForSdk, getSdkPayload];

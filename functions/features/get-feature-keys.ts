@@ -1,0 +1,7 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { getFeatureKeys } from '../../shared/contracts/features';
+import { featureIds } from '../../shared/store/features';
+
+export const handler = endpoint(getFeatureKeys, async ({ query, auth }) =>
+  featureIds(auth.orgId, { all: query.projectId ? [`project:${query.projectId}`] : [] }),
+);

@@ -1,0 +1,21 @@
+import { BadRequestError } from '../../shared/api/errors';
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { postFeature } from '../../shared/contracts/features';
+import { authorOf, newFeature } from '../../shared/domain/features';
+import { assertReferencesValid, createFeature, environmentIds, presentFeatures } from '../../shared/store/features';
+import { resolveOwner } from '../../shared/store/members';
+import { projects } from '../../shared/store/projects';
+
+export const handler = endpoint(postFeature, async ({ body, auth }) => {
+  assertCan(auth, 'write', body.project ? [body.project] : []);
+  if (body.project && !(await projects.find(auth.orgId, body.project))) {
+    throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
+  }
+  const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : { id: auth.memberId ?? '' };
+  const content = newFeature(body, { environments: await environmentIds(auth.orgId), owner });
+  await assertReferencesValid(auth.orgId, content);
+  const created = await createFeature(auth.orgId, content, authorOf(auth, 'Created via the REST API'));
+  const [feature] = await presentFeatures(auth.orgId, [created]);
+  return { feature };
+});

@@ -1,0 +1,21 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { toggleFeature } from '../../shared/contracts/features';
+import { applyToggle, authorOf, toggleOn } from '../../shared/domain/features';
+import { changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';
+
+export const handler = endpoint(toggleFeature, async ({ params, body, auth }) => {
+  const toggles = Object.fromEntries(Object.entries(body.environments).map(([env, value]) => [env, toggleOn(value)]));
+  const environments = await environmentIds(auth.orgId);
+  const changed = await changeFeature(
+    auth.orgId,
+    params.id,
+    (current) => {
+      assertCan(auth, 'write', current.project ? [current.project] : []);
+      return applyToggle(current, toggles, environments);
+    },
+    authorOf(auth, body.reason || 'Toggled via the REST API'),
+  );
+  const [feature] = await presentFeatures(auth.orgId, [changed]);
+  return { feature };
+});

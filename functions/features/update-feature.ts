@@ -1,0 +1,32 @@
+import { BadRequestError } from '../../shared/api/errors';
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { updateFeature } from '../../shared/contracts/features';
+import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
+import { assertReferencesValid, changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';
+import { resolveOwner } from '../../shared/store/members';
+import { projects } from '../../shared/store/projects';
+
+export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
+  if (body.project) {
+    assertCan(auth, 'write', [body.project]);
+    if (!(await projects.find(auth.orgId, body.project))) {
+      throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
+    }
+  }
+  const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+  const environments = await environmentIds(auth.orgId);
+  const changed = await changeFeature(
+    auth.orgId,
+    params.id,
+    async (current) => {
+      assertCan(auth, 'write', current.project ? [current.project] : []);
+      const next = applyFeatureUpdate(current, body, { environments, owner });
+      await assertReferencesValid(auth.orgId, next, current);
+      return next;
+    },
+    authorOf(auth, 'Updated via the REST API'),
+  );
+  const [feature] = await presentFeatures(auth.orgId, [changed]);
+  return { feature };
+});

@@ -1,0 +1,321 @@
+import { BadRequestError } from '../api/errors';
+import type { Principal } from '../api/permissions';
+import type { EnvironmentInput, Feature, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
+import { newId } from '../store/ids';
+import { parseSchema, schemaErrors } from './json-schema';
+
+/** One environment of a stored feature; `defaultValue` and `definition` are derived when it is read. */
+export interface EnvironmentSettings {
+  enabled: boolean;
+  rules: FeatureRule[];
+}
+
+/** A feature as stored: the API shape plus the request-only `jsonSchema`, with environments kept lean. */
+export type StoredFeature = Omit<Feature, 'environments' | 'prerequisites'> & {
+  environments: Record<string, EnvironmentSettings>;
+  prerequisites: string[];
+  jsonSchema?: string;
+};
+
+/** What a change decides; the store owns `revision` and the dates. */
+export type FeatureContent = Omit<StoredFeature, 'revision' | 'dateCreated' | 'dateUpdated'>;
+
+const bad = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+
+/** An environment a feature has never been configured in: off, no rules. */
+export const defaultSettings = (): EnvironmentSettings => ({ enabled: false, rules: [] });
+
+/**
+ * The value a stored value string stands for, or undefined when it is not valid for the type.
+ * Booleans and numbers are JSON; a string value is taken as is (as GrowthBook stores it), and a
+ * JSON-encoded string literal is unwrapped; json is any JSON text.
+ */
+export function decodeValue(valueType: ValueType, text: string): { value: unknown } | undefined {
+  switch (valueType) {
+    case 'boolean': {
+      const trimmed = text.trim();
+      return trimmed === 'true' ? { value: true } : trimmed === 'false' ? { value: false } : undefined;
+    }
+    case 'number': {
+      const parsed = parseJson(text);
+      return parsed && typeof parsed.value === 'number' ? parsed : undefined;
+    }
+    case 'string': {
+      const literal = text.length >= 2 && text.startsWith('"') && text.endsWith('"') ? parseJson(text) : undefined;
+      return literal && typeof literal.value === 'string' ? literal : { value: text };
+    }
+    case 'json':
+      return parseJson(text);
+  }
+}
+
+function parseJson(text: string): { value: unknown } | undefined {
+  try {
+    return { value: JSON.parse(text) };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every value string of a feature, with the request field that holds it. */
+function valuesOf(feature: FeatureContent): Array<[field: string, text: string]> {
+  const found: Array<[string, string]> = [['defaultValue', feature.defaultValue]];
+  if (feature.holdout) found.push(['holdout.value', feature.holdout.value]);
+  for (const [env, settings] of Object.entries(feature.environments)) {
+    settings.rules.forEach((rule, i) => {
+      const at = `environments.${env}.rules.${i}`;
+      if (rule.type === 'force' || rule.type === 'rollout') found.push([`${at}.value`, rule.value]);
+      if (rule.type === 'experiment') (rule.value ?? []).forEach((v, j) => found.push([`${at}.values.${j}.value`, v.value]));
+      if (rule.type === 'experiment-ref') rule.variations.forEach((v, j) => found.push([`${at}.variations.${j}.value`, v.value]));
+    });
+  }
+  return found;
+}
+
+/** Refuses any value that is not valid for the feature's type, or that breaks its `jsonSchema`. */
+export function assertValuesValid(feature: FeatureContent): void {
+  let schema: ReturnType<typeof parseSchema> | undefined;
+  if (feature.jsonSchema !== undefined) {
+    if (feature.valueType !== 'json') throw bad('jsonSchema', 'applies to json features only');
+    schema = parseSchema(feature.jsonSchema);
+    if ('problem' in schema) throw bad('jsonSchema', schema.problem);
+  }
+  for (const [field, text] of valuesOf(feature)) {
+    const decoded = decodeValue(feature.valueType, text);
+    if (!decoded) throw bad(field, `is not a valid ${feature.valueType} value: ${JSON.stringify(text).slice(0, 100)}`);
+    if (schema && 'schema' in schema) {
+      const errors = schemaErrors(schema.schema, decoded.value);
+      if (errors.length) throw bad(field, `does not match jsonSchema: ${errors.slice(0, 5).join('; ')}`);
+    }
+  }
+}
+
+const optional = <T extends object>(fields: T) =>
+  Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined)) as { [K in keyof T]: Exclude<T[K], undefined> };
+
+/** Stored rules from request rules: ids (`fr_...`) assigned where missing, defaults filled in. */
+export function normaliseRules(inputs: RuleInput[], field: string, featureId: string): FeatureRule[] {
+  const seen = new Set<string>();
+  return inputs.map((input, i): FeatureRule => {
+    const id = input.id ?? newId('fr_');
+    if (seen.has(id)) throw bad(`${field}.${i}.id`, `repeats the id ${id} of another rule in this environment`);
+    seen.add(id);
+    const common = {
+      description: input.description ?? '',
+      condition: input.condition ?? '',
+      id,
+      enabled: input.enabled ?? true,
+      ...optional({
+        scheduleRules: input.scheduleRules,
+        scheduleType: input.scheduleType,
+        savedGroupTargeting: input.savedGroupTargeting,
+        prerequisites: input.prerequisites,
+      }),
+    };
+    switch (input.type) {
+      case 'force':
+        return { ...common, type: 'force', value: input.value };
+      case 'rollout': {
+        const { type, value, coverage, hashAttribute, seed, hashVersion } = input;
+        return { ...common, type, value, coverage, hashAttribute, ...optional({ seed, hashVersion }) };
+      }
+      case 'experiment': {
+        if (input.values && input.value) throw bad(`${field}.${i}.values`, 'give values or value, not both');
+        const values = input.values ?? input.value;
+        if (!values) throw bad(`${field}.${i}.values`, 'is required: the variations with their weights');
+        return {
+          ...common,
+          type: 'experiment',
+          trackingKey: input.trackingKey ?? featureId,
+          hashAttribute: input.hashAttribute ?? 'id',
+          ...optional({
+            fallbackAttribute: input.fallbackAttribute,
+            disableStickyBucketing: input.disableStickyBucketing,
+            bucketVersion: input.bucketVersion,
+            minBucketVersion: input.minBucketVersion,
+            namespace: input.namespace,
+          }),
+          coverage: input.coverage ?? 1,
+          value: values,
+        };
+      }
+      case 'experiment-ref':
+        return { ...common, type: 'experiment-ref', experimentId: input.experimentId, variations: input.variations };
+    }
+  });
+}
+
+/**
+ * Environments after a change: an environment missing from `input` is untouched; one given
+ * without `rules` keeps its rules; one given with `rules` has them replaced.
+ */
+export function mergeEnvironments(
+  current: Record<string, EnvironmentSettings>,
+  input: Record<string, EnvironmentInput>,
+  known: string[],
+  featureId: string,
+): Record<string, EnvironmentSettings> {
+  const next = { ...current };
+  for (const [env, change] of Object.entries(input)) {
+    if (!known.includes(env)) throw bad(`environments.${env}`, `is not an environment of this organization (${known.join(', ')})`);
+    const before = current[env] ?? defaultSettings();
+    next[env] = {
+      enabled: change.enabled ?? before.enabled,
+      rules: change.rules ? normaliseRules(change.rules, `environments.${env}.rules`, featureId) : before.rules,
+    };
+  }
+  return next;
+}
+
+/** The body of a create, as a new feature (without revision and dates, which the store sets). */
+export function newFeature(
+  input: {
+    id: string;
+    valueType: ValueType;
+    defaultValue: string;
+    archived?: boolean;
+    description?: string;
+    project?: string;
+    tags?: string[];
+    environments?: Record<string, EnvironmentInput>;
+    prerequisites?: string[];
+    jsonSchema?: string;
+    customFields?: Record<string, string>;
+  },
+  context: { environments: string[]; owner: { id: string; email?: string } },
+): FeatureContent {
+  const blank = Object.fromEntries(context.environments.map((env) => [env, defaultSettings()]));
+  const feature: FeatureContent = {
+    id: input.id,
+    archived: input.archived ?? false,
+    description: input.description ?? '',
+    owner: context.owner.id,
+    ...(context.owner.email ? { ownerEmail: context.owner.email } : {}),
+    project: input.project ?? '',
+    valueType: input.valueType,
+    defaultValue: input.defaultValue,
+    tags: input.tags ?? [],
+    environments: mergeEnvironments(blank, input.environments ?? {}, context.environments, input.id),
+    prerequisites: input.prerequisites ?? [],
+    ...optional({ jsonSchema: input.jsonSchema || undefined, customFields: input.customFields }),
+  };
+  assertValuesValid(feature);
+  return feature;
+}
+
+/** A feature after `POST /features/{id}`: partial, with the merge rules of BEHAVIOR.md. */
+export function applyFeatureUpdate(
+  current: StoredFeature,
+  body: FeatureUpdate,
+  context: { environments: string[]; owner?: { id: string; email: string } },
+): StoredFeature {
+  const { environments, owner: _resolvedByCaller, holdout, jsonSchema, ...plain } = body;
+  const next: StoredFeature = { ...current, ...optional(plain) };
+  if (context.owner) Object.assign(next, { owner: context.owner.id, ownerEmail: context.owner.email });
+  if (jsonSchema === '') delete next.jsonSchema;
+  else if (jsonSchema !== undefined) next.jsonSchema = jsonSchema;
+  if (holdout === null) delete next.holdout;
+  else if (holdout) next.holdout = holdout;
+  if (environments) next.environments = mergeEnvironments(current.environments, environments, context.environments, current.id);
+  assertValuesValid(next);
+  return next;
+}
+
+/** Turns a toggle value of the reference (`true`, `"1"`, `0`, `""`...) into on or off. */
+export const toggleOn = (value: boolean | number | string) => value === true || value === 1 || value === 'true' || value === '1';
+
+/** A feature with `enabled` set per environment, as `POST /features/{id}/toggle` asks. */
+export function applyToggle(current: StoredFeature, toggles: Record<string, boolean>, known: string[]): StoredFeature {
+  const environments = { ...current.environments };
+  for (const [env, enabled] of Object.entries(toggles)) {
+    if (!known.includes(env)) throw bad(`environments.${env}`, `is not an environment of this organization (${known.join(', ')})`);
+    environments[env] = { ...(environments[env] ?? defaultSettings()), enabled };
+  }
+  return { ...current, environments };
+}
+
+/** The ids a feature refers to, each with the first request field that names it. */
+export function featureReferences(feature: FeatureContent) {
+  const features = new Map<string, string>();
+  const savedGroups = new Map<string, string>();
+  const experiments = new Map<string, string>();
+  const note = (map: Map<string, string>, id: string, field: string) => map.has(id) || map.set(id, field);
+  feature.prerequisites.forEach((id, i) => note(features, id, `prerequisites.${i}`));
+  for (const [env, settings] of Object.entries(feature.environments)) {
+    settings.rules.forEach((rule, i) => {
+      const at = `environments.${env}.rules.${i}`;
+      rule.prerequisites?.forEach((p, j) => note(features, p.id, `${at}.prerequisites.${j}.id`));
+      rule.savedGroupTargeting?.forEach((t, j) => t.savedGroups.forEach((id) => note(savedGroups, id, `${at}.savedGroupTargeting.${j}.savedGroups`)));
+      if (rule.type === 'experiment-ref') note(experiments, rule.experimentId, `${at}.experimentId`);
+    });
+  }
+  return { features, savedGroups, experiments };
+}
+
+/** The features a feature depends on: its prerequisites and its rules' prerequisites in every environment. */
+export const prerequisiteIds = (feature: FeatureContent): string[] => [...featureReferences(feature).features.keys()];
+
+/**
+ * A dependency path from `start` back to itself, or undefined when there is none.
+ * `dependencies` gives each known feature's prerequisites.
+ */
+export function findCycle(start: string, dependencies: (id: string) => string[]): string[] | undefined {
+  const visited = new Set<string>();
+  const walk = (id: string, path: string[]): string[] | undefined => {
+    for (const next of dependencies(id)) {
+      if (next === start) return [...path, next];
+      if (visited.has(next)) continue;
+      visited.add(next);
+      const found = walk(next, [...path, next]);
+      if (found) return found;
+    }
+    return undefined;
+  };
+  return walk(start, [start]);
+}
+
+/** Filter values kept on the list index: the project, and each environment the feature is served in. */
+export function featureListTags(feature: Pick<StoredFeature, 'project' | 'archived' | 'environments'>): string[] {
+  const served = feature.archived
+    ? []
+    : Object.entries(feature.environments).filter(([, settings]) => settings.enabled).map(([env]) => `env:${env}`);
+  return [`project:${feature.project}`, ...served];
+}
+
+/** Keys sorted at every level, so two equal values always serialise alike. */
+export function canonicalJson(value: unknown): string {
+  const sort = (v: unknown): unknown =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort((v as Record<string, unknown>)[k])]))
+        : v;
+  return JSON.stringify(sort(value));
+}
+
+/** Whether a change leaves the feature as it was (then nothing is written and no revision is made). */
+export function sameContent(a: FeatureContent, b: FeatureContent): boolean {
+  const content = ({ revision: _r, dateCreated: _c, dateUpdated: _u, ...rest }: Partial<StoredFeature>) => canonicalJson(rest);
+  return content(a) === content(b);
+}
+
+/**
+ * The API shape: one entry per environment of the organization (defaults for environments the
+ * feature was never configured in), `definition` where the feature is served, no storage fields.
+ */
+export function toApiFeature(feature: StoredFeature, environments: string[], definitionOf: (env: string) => string | undefined): Feature {
+  const { jsonSchema: _requestOnly, environments: stored, ...rest } = feature;
+  return {
+    ...rest,
+    environments: Object.fromEntries(
+      environments.map((env) => {
+        const settings = stored[env] ?? defaultSettings();
+        const definition = definitionOf(env);
+        return [env, { enabled: settings.enabled, defaultValue: feature.defaultValue, rules: settings.rules, ...(definition ? { definition } : {}) }];
+      }),
+    ),
+  };
+}
+
+/** Who a change is recorded as made by: the member of a personal access token, else the API key's record id. */
+export const authorOf = (principal: Principal, comment: string) => ({ by: principal.memberId ?? principal.keyId, comment });

@@ -1,0 +1,389 @@
+import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
+import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
+import {
+  featureListTags,
+  featureReferences,
+  findCycle,
+  prerequisiteIds,
+  sameContent,
+  toApiFeature,
+  type FeatureContent,
+  type StoredFeature,
+} from '../domain/features';
+import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
+import { db, tableName } from './client';
+import { environments } from './environments';
+import { experiments } from './experiments';
+import { keys } from './keys';
+import { prepareAppend, readPageIndex } from './page-index';
+import { repository, transact, type TransactionOp, type Versioned } from './repository';
+import { savedGroups } from './saved-groups';
+import { loadPayloadReferences, preparePayloadChanges } from './sdk-payloads';
+
+/** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
+export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
+
+const CHANGE_ATTEMPTS = 10;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+
+/** Who publishes a change, and why; recorded in the feature's revision. */
+export interface ChangeAuthor {
+  /** A member id, or the API key's record id for an organization key. */
+  by: string;
+  comment: string;
+}
+
+/** One feature change for `prepareFeatureChanges`: `current` as read (absent for a create), `next` (absent for a delete). */
+export interface FeatureChange {
+  current?: Versioned<StoredFeature>;
+  next?: FeatureContent;
+  author: ChangeAuthor;
+}
+
+function revisionRecord(feature: StoredFeature, baseVersion: number): FeatureRevisionRecord {
+  const { revision } = feature;
+  return {
+    featureId: feature.id,
+    baseVersion,
+    version: revision.version,
+    comment: revision.comment,
+    date: revision.date,
+    status: 'published',
+    createdBy: revision.createdBy,
+    publishedBy: revision.publishedBy,
+    defaultValue: feature.defaultValue,
+    rules: Object.fromEntries(Object.entries(feature.environments).map(([env, settings]) => [env, settings.rules])),
+  };
+}
+
+function prepareRevision(orgId: string, feature: StoredFeature, baseVersion: number): TransactionOp {
+  return {
+    op: {
+      Put: {
+        TableName: tableName(),
+        Item: {
+          ...keys.featureRevision(orgId, feature.id, feature.revision.version),
+          entityType: 'FEATURE_REVISION',
+          // Revision items never change, so their item version is the revision's own number.
+          ...revisionRecord(feature, baseVersion),
+        },
+        // Unconditional: the feature's own versioned write already rules out two changes making one
+        // revision, and a leftover of a deleted feature with the same id is simply replaced.
+      },
+    },
+    onConditionFailed: () => new ConflictError('conflict', `Feature ${feature.id} was changed by another request; retry`),
+  };
+}
+
+/**
+ * Everything one atomic change of features must write, as transaction ops: each feature's Put
+ * (conditional on the version it was read at; a create on the id being free) or Delete, with its
+ * revision bumped and recorded, and the SDK payload of every affected environment rewritten.
+ * Reads the affected payloads, so call it after reading the features and commit the ops (plus any
+ * of your own, e.g. a ramp schedule's) with `transact` at once; on a `conflict` ConflictError,
+ * read everything again and retry. Several features may change at once; each may appear once.
+ */
+export async function prepareFeatureChanges(
+  orgId: string,
+  changes: FeatureChange[],
+): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
+  const ops: TransactionOp[] = [];
+  const written: Array<StoredFeature | undefined> = [];
+  for (const { current, next, author } of changes) {
+    if (!next) {
+      const id = current!.entity.id;
+      ops.push({
+        op: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.entity(orgId, 'FEATURE', id),
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': current!.version },
+          },
+        },
+        onConditionFailed: () => new ConflictError('conflict', `Feature ${id} was changed by another request; retry`),
+      });
+      written.push(undefined);
+      continue;
+    }
+    const baseVersion = current?.entity.revision.version ?? 0;
+    const revision: FeatureRevision = {
+      version: baseVersion + 1,
+      comment: author.comment,
+      date: new Date().toISOString(),
+      createdBy: author.by,
+      publishedBy: author.by,
+    };
+    const prepared = current
+      ? features.prepareUpdate(orgId, current, { ...next, revision } as StoredFeature)
+      : features.prepareCreate(orgId, { ...next, revision });
+    ops.push(prepared, prepareRevision(orgId, prepared.entity, baseVersion));
+    written.push(prepared.entity);
+  }
+  ops.push(...(await prepareListChanges(orgId, changes, written)));
+  const transitions = changes.map(({ current, next }, i) => ({
+    id: current?.entity.id ?? next!.id,
+    before: current?.entity,
+    after: written[i],
+  }));
+  ops.push(...(await preparePayloadChanges(orgId, transitions)));
+  return { features: written, ops };
+}
+
+/**
+ * Keeps the page index right: a single create appends to it (exact, one more read); any other mix
+ * of creates and deletes marks it stale, to be rebuilt by the next list.
+ */
+async function prepareListChanges(orgId: string, changes: FeatureChange[], written: Array<StoredFeature | undefined>): Promise<TransactionOp[]> {
+  const creates = changes.filter((change) => !change.current);
+  const deletes = changes.filter((change) => !change.next);
+  if (creates.length === 0 && deletes.length === 0) return [];
+  if (creates.length === 1 && deletes.length === 0) {
+    const created = written[changes.indexOf(creates[0])]!;
+    return [prepareAppend(orgId, 'FEATURE', await readPageIndex(orgId, 'FEATURE'), keys.listSort(created.dateCreated, created.id))];
+  }
+  return features.prepareListChange(orgId);
+}
+
+const isRetryable = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
+
+/** Runs `attempt` until its transaction goes through, re-reading on every lost race. */
+async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!isRetryable(error) || n === CHANGE_ATTEMPTS) throw error;
+      await backoff(n);
+    }
+  }
+}
+
+/** Creates a feature with revision 1 and puts it in the payload of every environment it is on in; 409 when the id is taken. */
+export async function createFeature(orgId: string, feature: FeatureContent, author: ChangeAuthor): Promise<StoredFeature> {
+  return withRetries(async () => {
+    const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }]);
+    await transact(ops);
+    return created!;
+  });
+}
+
+/**
+ * Read-modify-write of one feature: `change` gets the current feature and returns the next one (it
+ * may throw to refuse). A change that alters nothing writes nothing and makes no revision.
+ */
+export async function changeFeature(
+  orgId: string,
+  id: string,
+  change: (current: StoredFeature) => StoredFeature | Promise<StoredFeature>,
+  author: ChangeAuthor,
+): Promise<StoredFeature> {
+  return withRetries(async () => {
+    const current = await features.read(orgId, id);
+    if (!current) throw new NotFoundError(`Feature ${id} not found`);
+    const next = await change(current.entity);
+    if (sameContent(current.entity, next)) return current.entity;
+    const { features: [changed], ops } = await prepareFeatureChanges(orgId, [{ current, next, author }]);
+    await transact(ops);
+    return changed!;
+  });
+}
+
+/** Deletes a feature (after `check` accepts it), its revisions, and its entries in the SDK payloads; 404 when unknown. */
+export async function removeFeature(orgId: string, id: string, check: (current: StoredFeature) => void): Promise<void> {
+  await withRetries(async () => {
+    const current = await features.read(orgId, id);
+    if (!current) throw new NotFoundError(`Feature ${id} not found`);
+    check(current.entity);
+    const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
+    await transact(ops);
+  });
+  // History of a feature that no longer exists; a leftover would show under a new feature of the same id.
+  const revisionKeys = await queryKeys({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
+  });
+  for (let start = 0; start < revisionKeys.length; start += 25) {
+    let request: Record<string, unknown[]> | undefined = {
+      [tableName()]: revisionKeys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } })),
+    };
+    while (request && Object.keys(request).length) {
+      const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+      request = result.UnprocessedItems as typeof request;
+    }
+  }
+}
+
+/** The published revisions of a feature, oldest first. */
+export async function featureRevisions(orgId: string, id: string): Promise<FeatureRevisionRecord[]> {
+  const records: FeatureRevisionRecord[] = [];
+  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const { PK: _pk, SK: _sk, entityType: _type, ...record } = item;
+      records.push(record as FeatureRevisionRecord);
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return records;
+}
+
+async function queryKeys(input: Omit<QueryCommandInput, 'TableName'>): Promise<Array<{ PK: string; SK: string }>> {
+  const found: Array<{ PK: string; SK: string }> = [];
+  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+  do {
+    const page = await db().send(
+      new QueryCommand({ TableName: tableName(), ProjectionExpression: 'PK, SK', ...input, ExclusiveStartKey }),
+    );
+    for (const item of page.Items ?? []) found.push({ PK: item.PK, SK: item.SK });
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}
+
+/** A list filter: every tag of `all` must be present, and at least one of `any` when given. */
+export interface FeatureFilter {
+  all: string[];
+  any?: string[];
+}
+
+/**
+ * The ids of the matching features in creation order, from the keys-only list index (the small
+ * `listTags` attribute is on the index, so filtering never reads whole items).
+ */
+export async function featureIds(orgId: string, filter: FeatureFilter): Promise<string[]> {
+  const values: Record<string, string> = { ':pk': keys.listPartition(orgId, 'FEATURE') };
+  const clauses = filter.all.map((tag, i) => {
+    values[`:all${i}`] = tag;
+    return `contains(listTags, :all${i})`;
+  });
+  if (filter.any?.length) {
+    const any = filter.any.map((tag, i) => {
+      values[`:any${i}`] = tag;
+      return `contains(listTags, :any${i})`;
+    });
+    clauses.push(`(${any.join(' OR ')})`);
+  }
+  const found = await queryKeys({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
+    ExpressionAttributeValues: values,
+  });
+  const prefix = keys.entityPrefix('FEATURE');
+  return found.map((key) => key.SK.slice(prefix.length));
+}
+
+/**
+ * One page of matching features. Filters the list index can express as "all of these tags" go
+ * through the repository (whose page index makes an unfiltered page cost the same at any offset);
+ * "any of these projects" walks the keys-only list index here. Either way only the page's items are read.
+ */
+export async function listFeaturePage(
+  orgId: string,
+  page: { limit: number; offset: number; filter: FeatureFilter },
+): Promise<{ items: StoredFeature[]; total: number }> {
+  if (!page.filter.any?.length) return features.list(orgId, { limit: page.limit, offset: page.offset, tags: page.filter.all });
+  const ids = await featureIds(orgId, page.filter);
+  return { items: await features.getMany(orgId, ids.slice(page.offset, page.offset + page.limit)), total: ids.length };
+}
+
+/** Every matching feature, for `skipPagination`. */
+export async function allFeatures(orgId: string, filter: FeatureFilter): Promise<StoredFeature[]> {
+  return features.getMany(orgId, await featureIds(orgId, filter));
+}
+
+/**
+ * Refuses references a change introduces to things that do not exist (prerequisite features, saved
+ * groups, experiments; 400 naming the field) and prerequisites that would form a cycle. References
+ * `current` already had are not re-checked, so a later deletion elsewhere does not block unrelated edits.
+ */
+export async function assertReferencesValid(orgId: string, feature: FeatureContent, current?: FeatureContent): Promise<void> {
+  const refs = featureReferences(feature);
+  const before = current ? featureReferences(current) : undefined;
+  const added = (kind: 'features' | 'savedGroups' | 'experiments') =>
+    new Map([...refs[kind]].filter(([id]) => !before?.[kind].has(id)));
+  const [newFeatures, newGroups, newExperiments] = [added('features'), added('savedGroups'), added('experiments')];
+  const selfReference = refs.features.get(feature.id);
+  if (selfReference) throw new BadRequestError(`Request body: [${selfReference}] a feature cannot be its own prerequisite`);
+  const [parents, groups, found] = await Promise.all([
+    features.getMany(orgId, [...newFeatures.keys()]),
+    savedGroups.getMany(orgId, [...newGroups.keys()]),
+    experiments.getMany(orgId, [...refs.experiments.keys()]),
+  ]);
+  const assertFound = (wanted: Map<string, string>, present: Array<{ id: string }>, what: string) => {
+    const ids = new Set(present.map((item) => item.id));
+    for (const [id, field] of wanted) {
+      if (!ids.has(id)) throw new BadRequestError(`Request body: [${field}] ${what} ${id} does not exist`);
+    }
+  };
+  assertFound(newFeatures, parents, 'feature');
+  assertFound(newGroups, groups, 'saved group');
+  assertFound(newExperiments, found, 'experiment');
+  assertVariationsKnown(feature, found);
+  // Only a new prerequisite can close a cycle.
+  if (newFeatures.size) await assertNoCycle(orgId, feature, await features.getMany(orgId, [...refs.features.keys()]));
+}
+
+/** An experiment-ref rule may only give values for variations its experiment has. */
+function assertVariationsKnown(feature: FeatureContent, found: Array<{ id: string; variations?: Array<{ variationId: string }> }>): void {
+  const variationsOf = new Map(found.map((experiment) => [experiment.id, new Set((experiment.variations ?? []).map((v) => v.variationId))]));
+  for (const [env, settings] of Object.entries(feature.environments)) {
+    settings.rules.forEach((rule, i) => {
+      if (rule.type !== 'experiment-ref') return;
+      const known = variationsOf.get(rule.experimentId);
+      rule.variations.forEach((variation, j) => {
+        if (known && !known.has(variation.variationId)) {
+          throw new BadRequestError(
+            `Request body: [environments.${env}.rules.${i}.variations.${j}.variationId] experiment ${rule.experimentId} has no variation ${variation.variationId}`,
+          );
+        }
+      });
+    });
+  }
+}
+
+/** Walks the prerequisite graph from the feature's prerequisites, one batch read per level. */
+async function assertNoCycle(orgId: string, feature: FeatureContent, parents: StoredFeature[]): Promise<void> {
+  const graph = new Map<string, string[]>([[feature.id, prerequisiteIds(feature)]]);
+  let frontier = parents;
+  while (frontier.length) {
+    for (const parent of frontier) graph.set(parent.id, prerequisiteIds(parent));
+    const unseen = [...new Set(frontier.flatMap((parent) => graph.get(parent.id)!))].filter((id) => !graph.has(id));
+    frontier = unseen.length ? await features.getMany(orgId, unseen) : [];
+    for (const id of unseen) if (!graph.has(id)) graph.set(id, []);
+  }
+  const cycle = findCycle(feature.id, (id) => graph.get(id) ?? []);
+  if (cycle) throw new BadRequestError(`Request body: [prerequisites] would form a cycle: ${cycle.join(' -> ')}`);
+}
+
+/** The organization's environment ids, in creation order. */
+export async function environmentIds(orgId: string): Promise<string[]> {
+  return (await environments.all(orgId)).map((environment) => environment.id);
+}
+
+/**
+ * Features in their API shape: an entry for every environment of the organization, each with the
+ * SDK `definition` where the feature is served (reading the saved groups and experiments named).
+ */
+export async function presentFeatures(orgId: string, stored: StoredFeature[]) {
+  const envs = await environmentIds(orgId);
+  const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
+  const refs = await loadPayloadReferences(orgId, entries);
+  return stored.map((feature) =>
+    toApiFeature(feature, envs, (env) => {
+      const entry = payloadEntry(feature, env);
+      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs));
+    }),
+  );
+}

@@ -1,0 +1,193 @@
+import { randomBytes } from 'node:crypto';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
+import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
+import { db, tableName } from './client';
+import { environments } from './environments';
+import { newId } from './ids';
+import { keys } from './keys';
+import { projects } from './projects';
+import { repository, transact, type TransactionOp } from './repository';
+
+/** SDK connections; lists filter on project and on whether a proxy is enabled. */
+export const sdkConnections = repository<SdkConnection>({
+  type: 'SDK_CONNECTION',
+  label: 'SDK connection',
+  listTags: (connection) => [...(connection.projects ?? []).map((project) => `project:${project}`), `proxy:${connection.proxyEnabled}`],
+});
+
+/**
+ * What the global key item holds: enough to serve the public payload route, which has only the
+ * key, with a single GetItem. Kept in step with its connection in the same transactions.
+ */
+export interface SdkKeyRecord {
+  key: string;
+  orgId: string;
+  connectionId: string;
+  environment: string;
+  projects: string[];
+  encryptPayload: boolean;
+  encryptionKey: string;
+  dateUpdated: string;
+}
+
+const ATTEMPTS = 10;
+
+/** A new client key, `sdk-` and 16 URL-safe random characters. */
+export const newSdkKey = () => newId('sdk-');
+
+/** A new AES-128 key, base64, as GrowthBook SDKs take it for `decryptionKey`. */
+export const newEncryptionKey = () => randomBytes(16).toString('base64');
+
+/** A new secret a proxy signs its requests with. */
+export const newProxySigningKey = () => randomBytes(24).toString('base64url');
+
+/** Refuses an environment or projects that do not exist in the organization (400 naming the field). */
+export async function assertTargetsExist(orgId: string, settings: Pick<SdkConnectionSettings, 'environment' | 'projects'>): Promise<void> {
+  const [environment, found] = await Promise.all([
+    settings.environment ? environments.find(orgId, settings.environment) : undefined,
+    settings.projects?.length ? projects.getMany(orgId, settings.projects) : [],
+  ]);
+  if (settings.environment && !environment) {
+    throw new BadRequestError(`Request body: [environment] environment ${settings.environment} does not exist`);
+  }
+  const present = new Set(found.map((project) => project.id));
+  settings.projects?.forEach((project, i) => {
+    if (!present.has(project)) throw new BadRequestError(`Request body: [projects.${i}] project ${project} does not exist`);
+  });
+}
+
+/** A connection after applying the given settings; `language` is the reference's single-language input. */
+export function withSettings(connection: SdkConnection, settings: SdkConnectionSettings): SdkConnection {
+  const { language, ...rest } = settings;
+  const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  const next = { ...connection, ...given };
+  if (language) next.languages = [language];
+  next.project = next.projects?.[0] ?? '';
+  return next;
+}
+
+/** A new connection with fresh keys and every switch off unless the settings turn it on. */
+export function newSdkConnection(orgId: string, settings: SdkConnectionSettings & { name: string; language: string; environment: string }) {
+  const blank: SdkConnection = {
+    id: newId('sdk_'),
+    dateCreated: '',
+    dateUpdated: '',
+    name: settings.name,
+    organization: orgId,
+    languages: [settings.language],
+    sdkVersion: '',
+    environment: settings.environment,
+    project: '',
+    projects: [],
+    encryptPayload: false,
+    encryptionKey: newEncryptionKey(),
+    includeVisualExperiments: false,
+    includeDraftExperiments: false,
+    includeExperimentNames: false,
+    includeRedirectExperiments: false,
+    includeRuleIds: false,
+    includeProjectIdInMetadata: false,
+    includeCustomFieldsInMetadata: false,
+    allowedCustomFieldsInMetadata: [],
+    includeTagsInMetadata: false,
+    key: newSdkKey(),
+    proxyEnabled: false,
+    proxyHost: '',
+    proxySigningKey: newProxySigningKey(),
+    sseEnabled: false,
+    hashSecureAttributes: false,
+    remoteEvalEnabled: false,
+    savedGroupReferencesEnabled: false,
+  };
+  const { dateCreated: _c, dateUpdated: _u, ...data } = withSettings(blank, settings);
+  return data;
+}
+
+function keyRecord(orgId: string, connection: SdkConnection): SdkKeyRecord {
+  return {
+    key: connection.key,
+    orgId,
+    connectionId: connection.id,
+    environment: connection.environment,
+    projects: connection.projects ?? [],
+    encryptPayload: connection.encryptPayload,
+    encryptionKey: connection.encryptionKey,
+    dateUpdated: connection.dateUpdated,
+  };
+}
+
+function putKeyItem(orgId: string, connection: SdkConnection, create: boolean): TransactionOp {
+  return {
+    op: {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.sdkConnectionKey(connection.key), entityType: 'SDKKEY', version: 1, ...keyRecord(orgId, connection) },
+        ...(create ? { ConditionExpression: 'attribute_not_exists(PK)' } : {}),
+      },
+    },
+    onConditionFailed: () => new ConflictError('already_exists', `SDK key ${connection.key} already exists`),
+  };
+}
+
+/** Stores a new connection and its global key item together. */
+export async function createSdkConnection(orgId: string, data: Omit<SdkConnection, 'dateCreated' | 'dateUpdated'>): Promise<SdkConnection> {
+  const created = sdkConnections.prepareCreate(orgId, data);
+  await transact([created, putKeyItem(orgId, created.entity, true)]);
+  return created.entity;
+}
+
+/** Read-modify-write of a connection and its key item, retried when another write wins the race. */
+export async function updateSdkConnection(
+  orgId: string,
+  id: string,
+  change: (current: SdkConnection) => SdkConnection | Promise<SdkConnection>,
+): Promise<SdkConnection> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await sdkConnections.read(orgId, id);
+    if (!current) throw new NotFoundError(`SDK connection ${id} not found`);
+    const updated = sdkConnections.prepareUpdate(orgId, current, await change(current.entity));
+    try {
+      await transact([updated, putKeyItem(orgId, updated.entity, false)]);
+      return updated.entity;
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** Deletes a connection and its key item; the key stops serving payloads at once. */
+export async function deleteSdkConnection(orgId: string, id: string): Promise<void> {
+  const changedMeanwhile = () => new ConflictError('conflict', `SDK connection ${id} was changed by another request; retry`);
+  for (let attempt = 1; ; attempt++) {
+    const current = await sdkConnections.read(orgId, id);
+    if (!current) throw new NotFoundError(`SDK connection ${id} not found`);
+    try {
+      await transact([
+        {
+          op: {
+            Delete: {
+              TableName: tableName(),
+              Key: keys.entity(orgId, 'SDK_CONNECTION', id),
+              ConditionExpression: 'version = :version',
+              ExpressionAttributeValues: { ':version': current.version },
+            },
+          },
+          onConditionFailed: changedMeanwhile,
+        },
+        { op: { Delete: { TableName: tableName(), Key: keys.sdkConnectionKey(current.entity.key) } }, onConditionFailed: changedMeanwhile },
+      ]);
+      return;
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
+    }
+  }
+}
+
+/** The connection behind a client key, from any organization; one GetItem. */
+export async function findSdkKey(key: string): Promise<SdkKeyRecord | undefined> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.sdkConnectionKey(key), ConsistentRead: true }));
+  if (!Item) return undefined;
+  const { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated } = Item;
+  return { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated };
+}
