@@ -1,0 +1,111 @@
+import * as fc from 'fast-check';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { routes } from '../../shared/contracts/registry';
+import { fullPath } from '../../shared/contracts/spec';
+import { db, tableName } from '../../shared/store/client';
+import { orgPk } from '../../shared/store/keys';
+import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+
+/**
+ * Sends generated garbage to every endpoint of the registry and checks the error contract:
+ * never a 5xx, always a JSON error with a message, and a rejected request changes nothing.
+ * `FUZZ_RUNS` raises the runs per endpoint (`npm run fuzz` does).
+ */
+const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
+
+// Derived caches that a read may legitimately refresh; everything else must stay as it was.
+const derived = new Set(['PAGEINDEX', 'SDK_PAYLOAD']);
+
+let api: Api;
+let org: TestOrg;
+
+beforeAll(async () => {
+  api = await startApi();
+  org = await createTestOrg('Fuzz');
+});
+afterAll(() => api.close());
+
+async function snapshot(orgId: string): Promise<string> {
+  const items: Record<string, unknown>[] = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk',
+        ExpressionAttributeValues: { ':pk': orgPk(orgId) },
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    items.push(...(page.Items ?? []).filter((item) => !derived.has(item.entityType as string)));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return JSON.stringify(items);
+}
+
+const deep = fc.letrec((tie) => ({
+  node: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), tie('node'), { maxKeys: 3 })),
+})).node;
+
+const bodies = fc.oneof(
+  fc.anything({ maxDepth: 3 }).map((value) => ({ json: value })),
+  fc.dictionary(fc.string({ maxLength: 20 }), fc.jsonValue({ maxDepth: 2 })).map((value) => ({ json: value })),
+  deep.map((value) => ({ json: value })),
+  fc.string({ unit: 'grapheme', maxLength: 50 }).map((text) => ({ raw: text, contentType: 'application/json' })),
+  fc.constant({ json: { name: 'x'.repeat(100_000), id: 'y'.repeat(5_000) } }),
+  fc.constant({ raw: '{"name": "unterminated', contentType: 'application/json' }),
+  fc.constantFrom('text/plain', 'application/xml', 'multipart/form-data', 'application/x-www-form-urlencoded').map((contentType) => ({
+    raw: 'name=x&id=1',
+    contentType,
+  })),
+  fc.constant({ raw: '\u0000\u0001\uffff', contentType: 'application/json' }),
+);
+
+const pathValues = fc.oneof(
+  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 30 }),
+  fc.constantFrom('..', '%', 'prj_missing', 'null', 'undefined', '0', ' ', 'a'.repeat(600), '💥', '{id}'),
+);
+
+const queries = fc.dictionary(
+  fc.constantFrom('limit', 'offset', 'projectId', 'clientKey', 'skipPagination', 'datasourceId', 'withRevisions', 'x'),
+  fc.oneof(fc.string({ maxLength: 10 }), fc.integer().map(String), fc.constantFrom('-1', '1e9', 'NaN', 'true', '')),
+  { maxKeys: 3 },
+);
+
+const encode = (value: string) => {
+  try {
+    return encodeURIComponent(value);
+  } catch {
+    return 'lone-surrogate';
+  }
+};
+
+describe.each(routes.map((route) => [`${route.spec.method} ${fullPath(route.spec)}`, route] as const))('%s', (_name, route) => {
+  it('answers generated input with a JSON 4xx or a success, never a 5xx, and a rejection changes nothing', async () => {
+    await fc.assert(
+      fc.asyncProperty(bodies, pathValues, queries, async (body, pathValue, query) => {
+        const path = fullPath(route.spec).replace(/\{\w+\}/g, () => encode(pathValue));
+        const search = new URLSearchParams(query).toString();
+        const before = await snapshot(org.orgId);
+        const withBody = route.spec.method !== 'GET' && route.spec.method !== 'DELETE';
+
+        const response = await api.request(route.spec.method, `${path}${search ? `?${search}` : ''}`, {
+          key: org.keys.admin,
+          ...(withBody
+            ? 'json' in body
+              ? { rawBody: JSON.stringify(body.json) ?? 'null', headers: { 'content-type': 'application/json' } }
+              : { rawBody: body.raw, headers: { 'content-type': body.contentType } }
+            : {}),
+        });
+
+        expect(response.status).toBeLessThan(500);
+        if (response.status >= 400) {
+          expect(typeof response.body?.message).toBe('string');
+          expect(await snapshot(org.orgId)).toBe(before);
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  }, 120_000);
+});
