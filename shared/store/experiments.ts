@@ -1,4 +1,93 @@
-import type { Experiment } from '../contracts/experiments';
+import { BadRequestError, ConflictError } from '../api/errors';
+import type { Experiment, PostExperimentBody } from '../contracts/experiments';
+import { metricReferences, phaseReferences } from '../domain/experiments';
+import { factMetrics } from './fact-metrics';
+import { projects } from './projects';
 import { repository } from './repository';
+import { savedGroups } from './saved-groups';
+import { segments } from './segments';
 
-export const experiments = repository<Experiment>({ type: 'EXPERIMENT', label: 'Experiment' });
+/**
+ * Experiments; lists filter on project, datasource, tracking key and status. Organizations may
+ * hold thousands, so unfiltered pages use the page index.
+ */
+export const experiments = repository<Experiment>({
+  type: 'EXPERIMENT',
+  label: 'Experiment',
+  pageIndex: true,
+  listTags: (experiment) => [
+    `project:${experiment.project}`,
+    `datasource:${experiment.settings.datasourceId}`,
+    `trackingKey:${experiment.trackingKey}`,
+    `status:${experiment.status}`,
+  ],
+});
+
+/** A reference a request body makes: the id, and the field that names it. */
+export interface Reference {
+  field: string;
+  id: string;
+}
+
+/**
+ * Raises 400 naming the field of the first reference whose id names nothing in `repo` for this
+ * organization. One BatchGet per hundred distinct ids.
+ */
+export async function assertReferences(
+  orgId: string,
+  repo: { label: string; getMany(orgId: string, ids: string[]): Promise<{ id: string }[]> },
+  references: Reference[],
+): Promise<void> {
+  if (references.length === 0) return;
+  const found = new Set((await repo.getMany(orgId, references.map((r) => r.id))).map((entity) => entity.id));
+  const missing = references.find((r) => !found.has(r.id));
+  if (missing) {
+    throw new BadRequestError(`Request body: [${missing.field}] no ${repo.label.toLowerCase()} has the id ${missing.id}`);
+  }
+}
+
+/**
+ * Raises 400 unless every metric named exists and computes from `datasource`, as the experiment
+ * (or template) analysing it does.
+ */
+export async function assertMetrics(orgId: string, references: Reference[], datasource: string): Promise<void> {
+  if (references.length === 0) return;
+  const found = new Map((await factMetrics.getMany(orgId, references.map((r) => r.id))).map((m) => [m.id, m]));
+  for (const { field, id } of references) {
+    const metric = found.get(id);
+    if (!metric) throw new BadRequestError(`Request body: [${field}] no fact metric has the id ${id}`);
+    if (metric.datasource !== datasource) {
+      throw new BadRequestError(`Request body: [${field}] fact metric ${id} uses datasource ${metric.datasource}, not ${datasource}`);
+    }
+  }
+}
+
+/** Raises 409 when another experiment of the organization already uses `trackingKey`. */
+export async function assertTrackingKeyFree(orgId: string, trackingKey: string): Promise<void> {
+  const { total } = await experiments.list(orgId, { limit: 1, offset: 0, tags: [`trackingKey:${trackingKey}`] });
+  if (total > 0) {
+    throw new ConflictError(
+      'already_exists',
+      `Request body: [trackingKey] an experiment with the tracking key ${trackingKey} already exists; set bypassDuplicateKeyCheck to allow it`,
+    );
+  }
+}
+
+type ReferencingFields = Pick<
+  PostExperimentBody,
+  'project' | 'phases' | 'segmentId' | 'metrics' | 'secondaryMetrics' | 'guardrailMetrics' | 'activationMetric' | 'metricOverrides'
+>;
+
+/**
+ * Checks what an experiment create or update body names, against the experiment's datasource:
+ * 400 naming the first missing one. The handlers check `defaultDashboardId` and prerequisite
+ * features themselves, because those stores depend on this one.
+ */
+export async function assertExperimentReferences(orgId: string, body: Partial<ReferencingFields>, datasource: string): Promise<void> {
+  await Promise.all([
+    assertReferences(orgId, projects, body.project ? [{ field: 'project', id: body.project }] : []),
+    assertReferences(orgId, savedGroups, phaseReferences(body.phases).savedGroups),
+    assertReferences(orgId, segments, body.segmentId ? [{ field: 'segmentId', id: body.segmentId }] : []),
+    assertMetrics(orgId, metricReferences(body), datasource),
+  ]);
+}

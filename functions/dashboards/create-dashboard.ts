@@ -1,0 +1,12 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { createDashboard } from '../../shared/contracts/dashboards';
+import { blockReferences, newDashboard } from '../../shared/domain/dashboards';
+import { assertDashboardReferences, dashboardProjects, dashboards } from '../../shared/store/dashboards';
+
+export const handler = endpoint(createDashboard, async ({ body, auth }) => {
+  const data = newDashboard(body, auth.orgId, auth.memberId ?? '');
+  await assertDashboardReferences(auth.orgId, body, blockReferences(body.blocks));
+  assertCan(auth, 'write', await dashboardProjects(auth.orgId, data));
+  return { dashboard: await dashboards.create(auth.orgId, data) };
+});

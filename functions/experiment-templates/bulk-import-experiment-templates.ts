@@ -1,0 +1,31 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { bulkImportExperimentTemplates } from '../../shared/contracts/experiment-templates';
+import { normalizeTemplateId, planImport } from '../../shared/domain/experiment-templates';
+import { assertTemplateReferences, experimentTemplates, templateOwner } from '../../shared/store/experiment-templates';
+import { transact } from '../../shared/store/repository';
+
+/** DynamoDB's limit of items in one transaction. */
+const TRANSACTION_ITEMS = 100;
+
+export const handler = endpoint(bulkImportExperimentTemplates, async ({ body, auth }) => {
+  // Everything is checked before anything is written.
+  await Promise.all(body.templates.map(({ data }, i) => assertTemplateReferences(auth.orgId, data, data.datasource, `templates.${i}.data.`)));
+  const ids = [...new Set(body.templates.map((t) => normalizeTemplateId(t.id)))];
+  const current = new Map(
+    (await Promise.all(ids.map((id) => experimentTemplates.read(auth.orgId, id)))).flatMap((found) =>
+      found ? [[found.entity.id, found] as const] : [],
+    ),
+  );
+  const plan = planImport(body.templates, new Set(current.keys()));
+  const owner = await templateOwner(auth);
+  const ops = plan.items.map(({ id, data }) => {
+    const existing = current.get(id);
+    assertCan(auth, 'write', [existing?.entity.project, data.project].flatMap((p) => (p ? [p] : [])));
+    return existing
+      ? experimentTemplates.prepareUpdate(auth.orgId, existing, { ...existing.entity, ...data })
+      : experimentTemplates.prepareCreate(auth.orgId, { ...data, id, ...owner });
+  });
+  for (let start = 0; start < ops.length; start += TRANSACTION_ITEMS) await transact(ops.slice(start, start + TRANSACTION_ITEMS));
+  return { added: plan.added, updated: plan.updated };
+});

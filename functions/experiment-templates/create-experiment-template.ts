@@ -1,0 +1,16 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { createExperimentTemplate, TEMPLATE_ID_PREFIX } from '../../shared/contracts/experiment-templates';
+import { assertTemplateReferences, experimentTemplates, templateOwner } from '../../shared/store/experiment-templates';
+import { newId } from '../../shared/store/ids';
+
+export const handler = endpoint(createExperimentTemplate, async ({ body, auth }) => {
+  assertCan(auth, 'write', body.project ? [body.project] : []);
+  await assertTemplateReferences(auth.orgId, body, body.datasource);
+  const experimentTemplate = await experimentTemplates.create(auth.orgId, {
+    ...body,
+    id: newId(TEMPLATE_ID_PREFIX),
+    ...(await templateOwner(auth)),
+  });
+  return { experimentTemplate };
+});

@@ -1,0 +1,28 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/api/permissions';
+import { updateExperiment } from '../../shared/contracts/experiments';
+import { phaseReferences, updatedExperiment } from '../../shared/domain/experiments';
+import { dashboards } from '../../shared/store/dashboards';
+import { assertExperimentReferences, assertReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
+import { features } from '../../shared/store/features';
+import { resolveOwner } from '../../shared/store/members';
+
+export const handler = endpoint(updateExperiment, async ({ params, body, auth }) => {
+  const now = new Date().toISOString();
+  const experiment = await experiments.update(auth.orgId, params.id, async (current) => {
+    assertCan(auth, 'write', current.project ? [current.project] : []);
+    if (body.project) assertCan(auth, 'write', [body.project]);
+    const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+    const next = updatedExperiment(current, body, owner, now);
+    await Promise.all([
+      assertExperimentReferences(auth.orgId, body, next.settings.datasourceId),
+      assertReferences(auth.orgId, features, phaseReferences(body.phases).features),
+      assertReferences(auth.orgId, dashboards, body.defaultDashboardId ? [{ field: 'defaultDashboardId', id: body.defaultDashboardId }] : []),
+    ]);
+    if (body.trackingKey && body.trackingKey !== current.trackingKey && !body.bypassDuplicateKeyCheck) {
+      await assertTrackingKeyFree(auth.orgId, body.trackingKey);
+    }
+    return next;
+  });
+  return { experiment };
+});

@@ -1,0 +1,11 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { listVisualChangesets } from '../../shared/contracts/visual-changesets';
+import { visualChangesetView } from '../../shared/domain/visual-changesets';
+import { experiments } from '../../shared/store/experiments';
+import { visualChangesetsOf } from '../../shared/store/visual-changesets';
+
+export const handler = endpoint(listVisualChangesets, async ({ params, auth }) => {
+  await experiments.get(auth.orgId, params.id);
+  const changesets = await visualChangesetsOf(auth.orgId, params.id);
+  return { visualChangesets: changesets.map(visualChangesetView) };
+});

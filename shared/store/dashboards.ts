@@ -1,0 +1,62 @@
+import { BadRequestError } from '../api/errors';
+import type { Dashboard } from '../contracts/dashboards';
+import type { BlockReferences } from '../domain/dashboards';
+import { assertReferences, experiments } from './experiments';
+import { factMetrics } from './fact-metrics';
+import { projects } from './projects';
+import { repository } from './repository';
+import { snapshots } from './snapshots';
+
+export const dashboards = repository<Dashboard>({
+  type: 'DASHBOARD',
+  label: 'Dashboard',
+  listTags: (dashboard) => (dashboard.experimentId ? [`experiment:${dashboard.experimentId}`] : []),
+});
+
+/** Every dashboard of one experiment, in creation order (a Query on the list index). */
+export async function dashboardsOf(orgId: string, experimentId: string): Promise<Dashboard[]> {
+  const page = await dashboards.list(orgId, { limit: Infinity, offset: 0, tags: [`experiment:${experimentId}`] });
+  return page.items;
+}
+
+/**
+ * Checks what a dashboard names: its experiment and projects, and its blocks' experiments (with
+ * the variations they pick), snapshots (which must be of the block's experiment) and metrics.
+ */
+export async function assertDashboardReferences(
+  orgId: string,
+  fields: { experimentId?: string; projects?: string[] },
+  blocks: BlockReferences,
+): Promise<void> {
+  const experimentIds = [...(fields.experimentId ? [fields.experimentId] : []), ...blocks.experiments.map((e) => e.id)];
+  const [found, foundSnapshots] = await Promise.all([
+    experiments.getMany(orgId, experimentIds),
+    snapshots.getMany(orgId, blocks.snapshots.map((s) => s.id)),
+    assertReferences(orgId, projects, (fields.projects ?? []).map((id, i) => ({ field: `projects.${i}`, id }))),
+    assertReferences(orgId, factMetrics, blocks.metrics),
+  ]);
+  const byId = new Map(found.map((experiment) => [experiment.id, experiment]));
+  const missing = (field: string, id: string) => new BadRequestError(`Request body: [${field}] no experiment has the id ${id}`);
+  if (fields.experimentId && !byId.has(fields.experimentId)) throw missing('experimentId', fields.experimentId);
+  for (const reference of blocks.experiments) {
+    const experiment = byId.get(reference.id);
+    if (!experiment) throw missing(reference.field, reference.id);
+    const unknown = reference.variationIds.find((v) => !experiment.variations.some((own) => own.variationId === v.id));
+    if (unknown) throw new BadRequestError(`Request body: [${unknown.field}] experiment ${experiment.id} has no variation ${unknown.id}`);
+  }
+  const snapshotsById = new Map(foundSnapshots.map((snapshot) => [snapshot.id, snapshot]));
+  for (const reference of blocks.snapshots) {
+    const snapshot = snapshotsById.get(reference.id);
+    if (!snapshot) throw new BadRequestError(`Request body: [${reference.field}] no snapshot has the id ${reference.id}`);
+    if (snapshot.experiment !== reference.experimentId) {
+      throw new BadRequestError(`Request body: [${reference.field}] snapshot ${reference.id} is of experiment ${snapshot.experiment}`);
+    }
+  }
+}
+
+/** The projects whose permissions guard a dashboard: its experiment's project, or its own projects. */
+export async function dashboardProjects(orgId: string, dashboard: Pick<Dashboard, 'experimentId' | 'projects'>): Promise<string[]> {
+  if (!dashboard.experimentId) return dashboard.projects ?? [];
+  const experiment = await experiments.find(orgId, dashboard.experimentId);
+  return experiment?.project ? [experiment.project] : [];
+}

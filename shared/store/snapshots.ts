@@ -1,0 +1,8 @@
+import type { StoredSnapshot } from '../contracts/snapshots';
+import { repository } from './repository';
+
+export const snapshots = repository<StoredSnapshot>({
+  type: 'SNAPSHOT',
+  label: 'Snapshot',
+  listTags: (snapshot) => [`experiment:${snapshot.experiment}`],
+});

@@ -1,0 +1,45 @@
+import { ConflictError, NotFoundError } from '../api/errors';
+import type { Experiment } from '../contracts/experiments';
+import type { StoredVisualChangeset } from '../contracts/visual-changesets';
+import { experiments } from './experiments';
+import { repository, transact } from './repository';
+
+export const visualChangesets = repository<StoredVisualChangeset>({
+  type: 'VISUAL_CHANGESET',
+  label: 'Visual changeset',
+  listTags: (changeset) => [`experiment:${changeset.experiment}`],
+});
+
+/** Every visual changeset of one experiment, in creation order (a Query on the list index). */
+export async function visualChangesetsOf(orgId: string, experimentId: string): Promise<StoredVisualChangeset[]> {
+  const page = await visualChangesets.list(orgId, { limit: Infinity, offset: 0, tags: [`experiment:${experimentId}`] });
+  return page.items;
+}
+
+const ATTEMPTS = 5;
+
+/**
+ * Creates a changeset for an experiment and marks the experiment as having one, in one
+ * transaction; `build` makes the changeset from the experiment as read. Retried when the
+ * experiment changed in between.
+ */
+export async function createVisualChangeset(
+  orgId: string,
+  experimentId: string,
+  build: (experiment: Experiment) => Omit<StoredVisualChangeset, 'dateCreated' | 'dateUpdated'>,
+): Promise<StoredVisualChangeset> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await experiments.read(orgId, experimentId);
+    if (!current) throw new NotFoundError(`Experiment ${experimentId} not found`);
+    const created = visualChangesets.prepareCreate(orgId, build(current.entity));
+    const flag = current.entity.hasVisualChangesets
+      ? []
+      : [experiments.prepareUpdate(orgId, current, { ...current.entity, hasVisualChangesets: true })];
+    try {
+      await transact([created, ...flag]);
+      return created.entity;
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
+    }
+  }
+}

@@ -1,0 +1,197 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import * as contract from '../../shared/contracts/snapshots';
+import { NO_RESULTS_ENGINE } from '../../shared/domain/snapshots';
+import { findApiKey, hashSecret } from '../../shared/store/api-keys';
+import { db, tableName } from '../../shared/store/client';
+import { keys } from '../../shared/store/keys';
+import { snapshots } from '../../shared/store/snapshots';
+import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
+
+let api: Api;
+let org: TestOrg;
+let other: TestOrg;
+
+beforeAll(async () => {
+  api = await startApi();
+  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+});
+afterAll(() => api.close());
+
+let counter = 0;
+const experiment = async (fields: Record<string, unknown> = {}, testOrg = org) => {
+  const response = await api.request('POST', '/api/v1/experiments', {
+    key: testOrg.keys.admin,
+    body: {
+      trackingKey: `snap-${Date.now()}-${++counter}`,
+      name: 'Analysed',
+      variations: [
+        { key: '0', name: 'A' },
+        { key: '1', name: 'B' },
+      ],
+      status: 'running',
+      datasourceId: 'ds_warehouse',
+      ...fields,
+    },
+  });
+  return response.body.experiment as { id: string; phases: unknown[] };
+};
+
+const trigger = (experimentId: string, body?: unknown, key = org.keys.admin) =>
+  api.request('POST', `/api/v1/experiments/${experimentId}/snapshot`, { key, body });
+
+/** The event records of an organization, oldest first. */
+async function eventsOf(orgId: string) {
+  const { Items = [] } = await db().send(
+    new QueryCommand({
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.organization(orgId).PK, ':prefix': 'EVENT#' },
+    }),
+  );
+  return Items;
+}
+
+describe('POST /experiments/{id}/snapshot', () => {
+  it('records a snapshot that says honestly it will have no results', async () => {
+    const { id } = await experiment();
+
+    const response = await trigger(id, { triggeredBy: 'manual' });
+
+    expect(response.status).toBe(200);
+    expectShape(contract.postExperimentSnapshot, response.body);
+    expect(response.body.snapshot).toEqual({ id: expect.stringMatching(/^snp_/), experiment: id, status: 'error' });
+    const stored = await snapshots.get(org.orgId, response.body.snapshot.id);
+    expect(stored.error).toBe(NO_RESULTS_ENGINE);
+  });
+
+  it('records who asked, how, and for the latest phase', async () => {
+    const { id } = await experiment({
+      phases: [
+        { name: 'First', dateStarted: '2024-01-01T00:00:00Z' },
+        { name: 'Second', dateStarted: '2024-02-01T00:00:00Z' },
+      ],
+    });
+    const keyId = (await findApiKey(hashSecret(org.keys.engineer)))!.id;
+
+    const response = await trigger(id, undefined, org.keys.engineer);
+
+    const stored = await snapshots.get(org.orgId, response.body.snapshot.id);
+    expect(stored).toMatchObject({ triggeredBy: 'manual', triggeredByKeyId: keyId, phase: 1, dateCreated: expect.any(String) });
+    expect(stored.triggeredByMemberId).toBeUndefined();
+  });
+
+  it('records the member behind a personal access token, and the phase and dimension asked for', async () => {
+    const { id } = await experiment();
+
+    const response = await trigger(id, { phase: 0, dimension: 'exp:country' }, org.admin.token);
+
+    const stored = await snapshots.get(org.orgId, response.body.snapshot.id);
+    expect(stored).toMatchObject({ triggeredByMemberId: org.admin.memberId, phase: 0, dimension: 'exp:country' });
+  });
+
+  it('writes the scheduled-refresh event when triggered by schedule', async () => {
+    const fresh = await createTestOrg();
+    const { id } = await experiment({}, fresh);
+
+    const response = await trigger(id, { triggeredBy: 'schedule' }, fresh.keys.admin);
+
+    expect(response.status).toBe(200);
+    const events = await eventsOf(fresh.orgId);
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      event: 'experiment.snapshot.scheduled',
+      object: { type: 'experiment', id },
+      data: { snapshotId: response.body.snapshot.id, phase: 0 },
+    });
+    const stored = await snapshots.get(fresh.orgId, response.body.snapshot.id);
+    expect(stored.triggeredBy).toBe('schedule');
+  });
+
+  it('writes no event when triggered manually', async () => {
+    const fresh = await createTestOrg();
+    const { id } = await experiment({}, fresh);
+
+    await trigger(id, { triggeredBy: 'manual' }, fresh.keys.admin);
+
+    expect(await eventsOf(fresh.orgId)).toEqual([]);
+  });
+
+  it.each([
+    ['a draft', { status: 'draft' }, undefined, /draft/],
+    ['an experiment without phases', { phases: [] }, undefined, /no phases/],
+    ['an experiment without a datasource', { datasourceId: undefined }, undefined, /no datasource/],
+    ['a phase it does not have', {}, { phase: 3 }, /\[phase\]/],
+    ['an unknown triggeredBy', {}, { triggeredBy: 'cron' }, /\[triggeredBy\]/],
+    ['an unknown field', {}, { refresh: true }, /refresh/],
+  ])('answers 400 for %s and records nothing', async (_case, fields, body, message) => {
+    const fresh = await createTestOrg();
+    const { id } = await experiment(fields, fresh);
+
+    const response = await trigger(id, body ?? { triggeredBy: 'schedule' }, fresh.keys.admin);
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
+    expect((await snapshots.all(fresh.orgId)).length).toBe(0);
+    expect(await eventsOf(fresh.orgId)).toEqual([]);
+  });
+
+  it('answers 404 for an unknown experiment', async () => {
+    const response = await trigger('exp_missing');
+
+    expect(response.status).toBe(404);
+    expect(response.body.message).toContain('exp_missing');
+  });
+
+  it("answers 404 for another organization's experiment", async () => {
+    const { id } = await experiment();
+
+    const response = await trigger(id, {}, other.keys.admin);
+
+    expect(response.status).toBe(404);
+  });
+
+  it('answers 403 for a readonly key', async () => {
+    const { id } = await experiment();
+
+    const response = await trigger(id, {}, org.keys.readonly);
+
+    expect(response.status).toBe(403);
+  });
+});
+
+describe('GET /snapshots/{id}', () => {
+  it('returns the snapshot by its own id', async () => {
+    const { id } = await experiment();
+    const { body: created } = await trigger(id);
+
+    const response = await api.request('GET', `/api/v1/snapshots/${created.snapshot.id}`, { key: org.keys.readonly });
+
+    expect(response.status).toBe(200);
+    expectShape(contract.getExperimentSnapshot, response.body);
+    expect(response.body).toEqual(created);
+  });
+
+  it('answers 404 for an experiment id', async () => {
+    const { id } = await experiment();
+    await trigger(id);
+
+    const response = await api.request('GET', `/api/v1/snapshots/${id}`, { key: org.keys.admin });
+
+    expect(response.status).toBe(404);
+  });
+
+  it("answers 404 for another organization's snapshot", async () => {
+    const { id } = await experiment();
+    const { body: created } = await trigger(id);
+
+    const response = await api.request('GET', `/api/v1/snapshots/${created.snapshot.id}`, { key: other.keys.admin });
+
+    expect(response.status).toBe(404);
+  });
+
+  it('answers 403 for a key without access', async () => {
+    const response = await api.request('GET', '/api/v1/snapshots/snp_any', { key: org.keys.noaccess });
+
+    expect(response.status).toBe(403);
+  });
+});
