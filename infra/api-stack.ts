@@ -1,0 +1,173 @@
+import { CfnOutput, Duration, NestedStack, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
+import {
+  CorsHttpMethod,
+  HttpApi,
+  HttpMethod,
+  HttpRoute,
+  HttpRouteKey,
+  HttpStage,
+  LogGroupLogDestination,
+} from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
+import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
+import { alarm } from './alarms';
+import type { SwitchyardConfig } from './config';
+import { ServiceFunction, type TableAccess } from './lambda';
+
+export interface ApiStackProps extends StackProps {
+  config: SwitchyardConfig;
+  table: ITable;
+}
+
+/** What an endpoint may do with the table, from its spec: GET and public endpoints only read. */
+export function tableAccessFor(spec: Pick<EndpointSpec, 'method' | 'permission'>): TableAccess {
+  return spec.method === 'GET' || spec.permission === 'public' ? 'read' : 'read-write';
+}
+
+/** `saved-groups` → `SavedGroups`, for construct ids. */
+const pascal = (name: string) => name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _separator, c: string) => c.toUpperCase());
+
+/** `functions/<folder>/<file>.ts` → `<folder>`: routes are grouped the way the registry groups handlers. */
+const folderOf = (route: Route) => route.handler.split('/')[1];
+
+/** One JSON line per request; `lambdaRequestId` finds the function's log lines for it. */
+const accessLogFormat = AccessLogFormat.custom(
+  JSON.stringify({
+    requestId: '$context.requestId',
+    lambdaRequestId: '$context.integration.requestId',
+    time: '$context.requestTime',
+    ip: '$context.identity.sourceIp',
+    userAgent: '$context.identity.userAgent',
+    method: '$context.httpMethod',
+    path: '$context.path',
+    routeKey: '$context.routeKey',
+    status: '$context.status',
+    responseLength: '$context.responseLength',
+    latencyMs: '$context.responseLatency',
+    integrationLatencyMs: '$context.integration.latency',
+    integrationStatus: '$context.integration.status',
+    integrationError: '$context.integrationErrorMessage',
+  }),
+);
+
+/**
+ * The HTTP API: one route and one function per registry entry, a `$default` route for unknown
+ * paths, access logs, stage throttling and alarms. Each handler folder (one resource) is a nested
+ * stack, because ~100 endpoints at seven resources each exceed CloudFormation's 500 per stack.
+ */
+export class ApiStack extends Stack {
+  readonly api: HttpApi;
+  readonly stage: HttpStage;
+  /** Every endpoint's function by operationId. */
+  readonly functions = new Map<string, ServiceFunction>();
+
+  constructor(scope: Construct, id: string, props: ApiStackProps) {
+    super(scope, id, props);
+    const { config, table } = props;
+
+    this.api = new HttpApi(this, 'Api', {
+      apiName: `switchyard-${config.stage}`,
+      description: 'Switchyard feature flags and experimentation API',
+      createDefaultStage: false,
+      // HTTP APIs configure CORS for the whole API, not per route. Allowing only GET without an
+      // Authorization header means browsers can read the public routes (the SDK payload) and nothing
+      // that needs a key: such a request is preflighted, and the preflight is refused.
+      corsPreflight: {
+        allowOrigins: config.corsOrigins,
+        allowMethods: [CorsHttpMethod.GET],
+        allowHeaders: ['content-type'],
+        maxAge: Duration.days(1),
+      },
+    });
+
+    const accessLogs = new LogGroup(this, 'AccessLogs', { retention: config.logRetentionDays });
+    this.stage = new HttpStage(this, 'Stage', {
+      httpApi: this.api,
+      // `$default` serves paths as they are: https://<host>/api/v1/..., like GrowthBook.
+      stageName: '$default',
+      autoDeploy: true,
+      throttle: { rateLimit: config.throttleRateLimit, burstLimit: config.throttleBurstLimit },
+      accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
+    });
+
+    const unknownRoute = new ServiceFunction(this, 'UnknownRoute', {
+      entry: unknownRouteHandler,
+      description: 'Any path no route matches: 404 Unknown API endpoint',
+      config,
+      table,
+      tableAccess: 'none',
+    });
+    new HttpRoute(this, 'DefaultRoute', {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.DEFAULT,
+      integration: new HttpLambdaIntegration('UnknownRouteIntegration', unknownRoute),
+    });
+
+    const byFolder = new Map<string, Route[]>();
+    for (const route of routes) byFolder.set(folderOf(route), [...(byFolder.get(folderOf(route)) ?? []), route]);
+    for (const [folder, group] of byFolder) {
+      const nested = new NestedStack(this, pascal(folder), { description: `Switchyard ${folder} endpoints` });
+      for (const route of group) this.addEndpoint(nested, route, props);
+    }
+
+    // Every route is authorized in its function (API keys, roles), and a few are public by design.
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'GrowthBook-compatible API keys (Bearer or Basic) are verified by each function through the shared endpoint() middleware, with per-role permissions from the spec; the SDK payload and the OpenAPI document are public by design.',
+    });
+
+    this.addAlarms(config);
+    new CfnOutput(this, 'ApiUrl', { value: `${this.stage.url}api/v1`, description: 'Base URL of the API' });
+  }
+
+  private addEndpoint(scope: Construct, route: Route, { config, table }: ApiStackProps) {
+    const { spec } = route;
+    const id = pascal(spec.operationId);
+    const fn = new ServiceFunction(scope, id, {
+      entry: route.handler,
+      description: `${spec.method} ${fullPath(spec)}`,
+      config,
+      table,
+      tableAccess: tableAccessFor(spec),
+    });
+    new HttpRoute(scope, `${id}Route`, {
+      httpApi: this.api,
+      routeKey: HttpRouteKey.with(fullPath(spec), HttpMethod[spec.method]),
+      integration: new HttpLambdaIntegration(`${id}Integration`, fn),
+    });
+    this.functions.set(spec.operationId, fn);
+  }
+
+  private addAlarms(config: SwitchyardConfig) {
+    const period = Duration.minutes(5);
+    alarm(this, 'ServerErrorRateAlarm', config, {
+      metric: new MathExpression({
+        expression: 'IF(requests > 0, 100 * errors / requests, 0)',
+        usingMetrics: {
+          errors: this.stage.metricServerError({ statistic: 'Sum', period }),
+          requests: this.stage.metricCount({ statistic: 'Sum', period }),
+        },
+        period,
+        label: '5xx responses (%)',
+      }),
+      threshold: config.serverErrorAlarmPercent,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `${config.serverErrorAlarmPercent}% or more of API requests end in a 5xx`,
+    });
+    alarm(this, 'LatencyAlarm', config, {
+      metric: this.stage.metricLatency({ statistic: 'p95', period }),
+      threshold: config.latencyAlarmMs,
+      evaluationPeriods: 3,
+      datapointsToAlarm: 2,
+      description: `p95 API latency at or above ${config.latencyAlarmMs} ms`,
+    });
+  }
+}

@@ -1,0 +1,111 @@
+import type { Node } from 'constructs';
+
+/** Log levels the handlers' Powertools Logger understands. */
+export const logLevels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+export type LogLevel = (typeof logLevels)[number];
+
+/** How one deployment is configured; every field can be set with `-c <name>=<value>` or in cdk.json's `context`. */
+export interface SwitchyardConfig {
+  /** Deployment name, part of every stack name (`switchyard-<stage>-api`). */
+  stage: string;
+  /** Physical name of the DynamoDB table; the admin CLI reaches it through `TABLE_NAME`. */
+  tableName: string;
+  /** Name of the EventBridge bus that receives the service's events. */
+  eventBusName: string;
+  logLevel: LogLevel;
+  /** Lets `GET /features?skipPagination=true` return every match (`API_ALLOW_SKIP_PAGINATION`). */
+  allowSkipPagination: boolean;
+  /** Browser origins allowed to call the public routes (SDK payload); comma separated on the command line. */
+  corsOrigins: string[];
+  /** Stage throttling: steady requests per second, and the burst above it. */
+  throttleRateLimit: number;
+  throttleBurstLimit: number;
+  /** Memory and timeout of every API function. */
+  memoryMb: number;
+  timeoutSeconds: number;
+  /** Retention of function and access logs, in days (a value CloudWatch Logs accepts). */
+  logRetentionDays: number;
+  /** Alarm when the p95 latency of the API stays above this many milliseconds. */
+  latencyAlarmMs: number;
+  /** Alarm when this percentage of requests or more end in a 5xx. */
+  serverErrorAlarmPercent: number;
+  /** SNS topic every alarm notifies; none by default (alarms are visible in CloudWatch only). */
+  alarmTopicArn?: string;
+}
+
+/** The defaults, documented in docs/deploy.md. */
+export function defaultConfig(stage = 'prod'): SwitchyardConfig {
+  return {
+    stage,
+    tableName: `switchyard-${stage}`,
+    eventBusName: `switchyard-${stage}`,
+    logLevel: 'INFO',
+    allowSkipPagination: false,
+    corsOrigins: ['*'],
+    throttleRateLimit: 100,
+    throttleBurstLimit: 200,
+    memoryMb: 1024,
+    timeoutSeconds: 10,
+    logRetentionDays: 30,
+    latencyAlarmMs: 1000,
+    serverErrorAlarmPercent: 1,
+  };
+}
+
+// The values CloudWatch Logs accepts for a retention period.
+const retentionDays = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922, 3288, 3653];
+
+function positiveInteger(name: string, value: unknown): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number <= 0) throw new Error(`Context ${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+function boolean(name: string, value: unknown): boolean {
+  if (value === true || value === 'true' || value === '1') return true;
+  if (value === false || value === 'false' || value === '0') return false;
+  throw new Error(`Context ${name} must be true or false, got ${JSON.stringify(value)}`);
+}
+
+/**
+ * The configuration from CDK context: defaults for what is not set. Values given with `-c` arrive
+ * as strings, so numbers, booleans and lists are parsed here, and nonsense fails the synth early.
+ */
+export function readConfig(node: Node): SwitchyardConfig {
+  const stage = String(node.tryGetContext('stage') ?? 'prod');
+  if (!/^[a-z][a-z0-9-]{0,19}$/.test(stage)) throw new Error(`Context stage must be lower-case letters, digits and dashes, got ${stage}`);
+  const config = defaultConfig(stage);
+  const given = (name: keyof SwitchyardConfig) => node.tryGetContext(name) as unknown;
+
+  const logLevel = String(given('logLevel') ?? config.logLevel).toUpperCase();
+  if (!logLevels.includes(logLevel as LogLevel)) throw new Error(`Context logLevel must be one of ${logLevels.join(', ')}`);
+  const origins = given('corsOrigins') ?? config.corsOrigins;
+  const logRetention = positiveInteger('logRetentionDays', given('logRetentionDays') ?? config.logRetentionDays);
+  if (!retentionDays.includes(logRetention)) throw new Error(`Context logRetentionDays must be one of ${retentionDays.join(', ')}`);
+  const memoryMb = positiveInteger('memoryMb', given('memoryMb') ?? config.memoryMb);
+  if (memoryMb < 128 || memoryMb > 10240) throw new Error('Context memoryMb must be between 128 and 10240');
+  const serverErrorAlarmPercent = Number(given('serverErrorAlarmPercent') ?? config.serverErrorAlarmPercent);
+  if (!(serverErrorAlarmPercent > 0 && serverErrorAlarmPercent <= 100)) throw new Error('Context serverErrorAlarmPercent must be above 0 and at most 100');
+  const timeoutSeconds = positiveInteger('timeoutSeconds', given('timeoutSeconds') ?? config.timeoutSeconds);
+  // API Gateway gives up on an integration after 30 seconds.
+  if (timeoutSeconds > 29) throw new Error('Context timeoutSeconds must be at most 29 (API Gateway waits 30 seconds)');
+
+  return {
+    stage,
+    tableName: String(given('tableName') ?? config.tableName),
+    eventBusName: String(given('eventBusName') ?? config.eventBusName),
+    logLevel: logLevel as LogLevel,
+    allowSkipPagination: boolean('allowSkipPagination', given('allowSkipPagination') ?? config.allowSkipPagination),
+    corsOrigins: (Array.isArray(origins) ? origins.map(String) : String(origins).split(','))
+      .map((origin) => origin.trim())
+      .filter(Boolean),
+    throttleRateLimit: positiveInteger('throttleRateLimit', given('throttleRateLimit') ?? config.throttleRateLimit),
+    throttleBurstLimit: positiveInteger('throttleBurstLimit', given('throttleBurstLimit') ?? config.throttleBurstLimit),
+    memoryMb,
+    timeoutSeconds,
+    logRetentionDays: logRetention,
+    latencyAlarmMs: positiveInteger('latencyAlarmMs', given('latencyAlarmMs') ?? config.latencyAlarmMs),
+    serverErrorAlarmPercent,
+    ...(given('alarmTopicArn') ? { alarmTopicArn: String(given('alarmTopicArn')) } : {}),
+  };
+}

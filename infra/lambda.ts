@@ -1,0 +1,132 @@
+import { Duration, Validations } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
+import { routes, unknownRouteHandler } from '../shared/contracts/registry';
+import { tableSchema } from '../shared/store/table-schema';
+import { handlerCode, runtime } from './bundling';
+import type { SwitchyardConfig } from './config';
+
+export const architecture = Architecture.ARM_64;
+
+export const rampAdvancerHandler = 'functions/scheduler/advance-ramp-schedules.ts';
+export const eventPublisherHandler = 'functions/events/publish-events.ts';
+
+/** Every handler the app deploys; they are bundled together in one esbuild run. */
+export const allHandlers = () => [
+  unknownRouteHandler,
+  ...routes.map((route) => route.handler),
+  rampAdvancerHandler,
+  eventPublisherHandler,
+];
+
+/** What a function may do with the table. */
+export type TableAccess = 'none' | 'read' | 'read-write';
+
+/** Read actions, on the table and each of its indexes. Never Scan. */
+export const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
+
+/**
+ * Write actions, on the table only. TransactWriteItems has no IAM action of its own: each write in
+ * a transaction is authorized as the PutItem, UpdateItem, DeleteItem or ConditionCheckItem it is.
+ */
+export const tableWriteActions = [
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  'dynamodb:DeleteItem',
+  'dynamodb:BatchWriteItem',
+  'dynamodb:ConditionCheckItem',
+];
+
+/** The table's policy statements for one access level; every index is named, no wildcard. */
+export function tableStatements(table: ITable, access: TableAccess): PolicyStatement[] {
+  if (access === 'none') return [];
+  const indexes: readonly { indexName: string }[] = tableSchema.indexes;
+  const read = new PolicyStatement({
+    actions: tableReadActions,
+    resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index.indexName}`)],
+  });
+  if (access === 'read') return [read];
+  return [read, new PolicyStatement({ actions: tableWriteActions, resources: [table.tableArn] })];
+}
+
+export interface ServiceFunctionProps extends Pick<NodejsFunctionProps, 'deadLetterQueue' | 'retryAttempts' | 'maxEventAge'> {
+  /** Handler file, relative to the repository root. */
+  entry: string;
+  description: string;
+  config: SwitchyardConfig;
+  table: ITable;
+  tableAccess: TableAccess;
+  environment?: Record<string, string>;
+  /** Defaults to the configured API timeout. */
+  timeout?: Duration;
+  /** Why the role holds actions on `*` besides X-Ray's, when something else grants such actions. */
+  otherUnscopedActions?: string;
+}
+
+/**
+ * A Lambda function of the service: nodejs22.x on ARM64, bundled with esbuild (minified, SDK
+ * included, source maps), traced, with its own log group and a role that holds only that log
+ * group, X-Ray and the table access it asks for. Memory, timeout, logging and environment are set
+ * here and nowhere else.
+ */
+export class ServiceFunction extends NodejsFunction {
+  /** The handler file, relative to the repository root. */
+  readonly entry: string;
+
+  constructor(scope: Construct, id: string, props: ServiceFunctionProps) {
+    const { config } = props;
+    const logGroup = new LogGroup(scope, `${id}Logs`, { retention: config.logRetentionDays });
+    // Our own role instead of the default one, which carries a managed policy that may create log groups anywhere.
+    const role = new Role(scope, `${id}Role`, { assumedBy: new ServicePrincipal('lambda.amazonaws.com') });
+    super(scope, id, {
+      // Bundled by infra/bundling.ts (one esbuild run for all functions) rather than by
+      // NodejsFunction's own bundling, which spawns esbuild through npx once per function.
+      code: handlerCode(props.entry, allHandlers),
+      handler: 'index.handler',
+      description: props.description,
+      runtime,
+      architecture,
+      memorySize: config.memoryMb,
+      timeout: props.timeout ?? Duration.seconds(config.timeoutSeconds),
+      tracing: Tracing.ACTIVE,
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      // Lambda drops JSON log lines below this level, so it follows the Logger's level.
+      applicationLogLevelV2: ApplicationLogLevel[config.logLevel],
+      systemLogLevelV2: SystemLogLevel.INFO,
+      deadLetterQueue: props.deadLetterQueue,
+      retryAttempts: props.retryAttempts,
+      maxEventAge: props.maxEventAge,
+      environment: {
+        TABLE_NAME: config.tableName,
+        LOG_LEVEL: config.logLevel,
+        POWERTOOLS_SERVICE_NAME: 'switchyard',
+        API_ALLOW_SKIP_PAGINATION: String(config.allowSkipPagination),
+        NODE_OPTIONS: '--enable-source-maps',
+        ...props.environment,
+      },
+    });
+    this.entry = props.entry;
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+    for (const statement of tableStatements(props.table, props.tableAccess)) role.addToPolicy(statement);
+
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: [
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions.',
+        props.otherUnscopedActions,
+      ]
+        .filter(Boolean)
+        .join(' '),
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason: 'nodejs22.x is the runtime the service is built and tested on (Node 22 LTS); moving to a newer runtime is a deliberate upgrade, not a synth-time default.',
+    });
+  }
+}

@@ -1,0 +1,63 @@
+import { App } from 'aws-cdk-lib';
+import { defaultConfig, readConfig } from '../../infra/config';
+
+const configWith = (context: Record<string, unknown>) => readConfig(new App({ context }).node);
+
+describe('readConfig', () => {
+  it('uses the documented defaults when no context is given', () => {
+    const config = configWith({});
+
+    expect(config).toEqual(defaultConfig('prod'));
+    expect(config).toMatchObject({ stage: 'prod', tableName: 'switchyard-prod', logLevel: 'INFO', allowSkipPagination: false, corsOrigins: ['*'] });
+  });
+
+  it('names the table and the bus after the stage unless they are given', () => {
+    expect(configWith({ stage: 'staging' })).toMatchObject({ tableName: 'switchyard-staging', eventBusName: 'switchyard-staging' });
+    expect(configWith({ stage: 'staging', tableName: 'flags' }).tableName).toBe('flags');
+  });
+
+  it('parses the strings `-c name=value` gives', () => {
+    const config = configWith({
+      logLevel: 'debug',
+      allowSkipPagination: 'true',
+      corsOrigins: 'https://app.example.com, https://www.example.com',
+      throttleRateLimit: '50',
+      throttleBurstLimit: '75',
+      memoryMb: '512',
+      timeoutSeconds: '20',
+      logRetentionDays: '90',
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+    });
+
+    expect(config).toMatchObject({
+      logLevel: 'DEBUG',
+      allowSkipPagination: true,
+      corsOrigins: ['https://app.example.com', 'https://www.example.com'],
+      throttleRateLimit: 50,
+      throttleBurstLimit: 75,
+      memoryMb: 512,
+      timeoutSeconds: 20,
+      logRetentionDays: 90,
+      alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms',
+    });
+  });
+
+  it('takes lists and booleans as cdk.json writes them', () => {
+    const config = configWith({ corsOrigins: ['https://app.example.com'], allowSkipPagination: true });
+
+    expect(config).toMatchObject({ corsOrigins: ['https://app.example.com'], allowSkipPagination: true });
+  });
+
+  it.each([
+    [{ stage: 'Prod_1' }, /stage/],
+    [{ logLevel: 'LOUD' }, /logLevel/],
+    [{ allowSkipPagination: 'yes' }, /allowSkipPagination/],
+    [{ throttleRateLimit: '-1' }, /throttleRateLimit/],
+    [{ memoryMb: '64' }, /memoryMb/],
+    [{ timeoutSeconds: '30' }, /timeoutSeconds/],
+    [{ logRetentionDays: '10' }, /logRetentionDays/],
+    [{ serverErrorAlarmPercent: '0' }, /serverErrorAlarmPercent/],
+  ])('fails the synth early on %j', (context, message) => {
+    expect(() => configWith(context)).toThrow(message);
+  });
+});
