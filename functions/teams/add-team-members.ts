@@ -3,10 +3,10 @@ import { addTeamMembers } from '../../shared/contracts/teams';
 import { assertMembersExist, teams } from '../../shared/store/teams';
 
 export const handler = endpoint(addTeamMembers, async ({ params, body, auth }) => {
-  await assertMembersExist(auth.orgId, body.members);
-  await teams.update(auth.orgId, params.id, (team) => ({
-    ...team,
-    members: [...new Set([...team.members, ...body.members])],
-  }));
+  // Inside the update, so an unknown team is a 404 before the members are looked at.
+  await teams.update(auth.orgId, params.id, async (team) => {
+    await assertMembersExist(auth.orgId, body.members);
+    return { ...team, members: [...new Set([...team.members, ...body.members])] };
+  });
   return { status: 200 };
 });

@@ -1,5 +1,6 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import type * as z from 'zod';
 import type { EndpointSpec } from '../contracts/spec';
@@ -111,7 +112,7 @@ function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
 }
 
 /**
- * The one middy stack every endpoint uses: header normaliser, JSON body (2 MB), auth, permission,
+ * The one middy stack every endpoint uses: log context, header normaliser, JSON body (2 MB), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
  * special about the endpoint.
  */
@@ -120,6 +121,7 @@ export function endpoint<Spec extends EndpointSpec>(
   fn: (request: EndpointRequest<Spec>) => Promise<Result<Spec>>,
 ) {
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
+    .use(injectLambdaContext(logger)) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))
     .use(jsonBody())
     .use(authorize(spec))

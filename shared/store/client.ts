@@ -59,8 +59,8 @@ export function db(): DynamoDBDocumentClient {
       (next, context) => async (args) => {
         if (!dataCommands.has(context.commandName ?? '')) return next(args);
         (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
+        dynamoMeter.calls += 1; // a call that fails (a failed condition, say) is a round trip too
         const result = await next(args);
-        dynamoMeter.calls += 1;
         meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
         return result;
       },
