@@ -1,10 +1,8 @@
 import * as fc from 'fast-check';
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { routes } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
-import { db, tableName } from '../../shared/store/client';
-import { orgPk } from '../../shared/store/keys';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { organizationSnapshot } from '../support/snapshot';
 
 /**
  * Sends generated garbage to every endpoint of the registry and checks the error contract:
@@ -12,9 +10,6 @@ import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api'
  * `FUZZ_RUNS` raises the runs per endpoint (`npm run fuzz` does).
  */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 12);
-
-// Derived caches that a read may legitimately refresh; everything else must stay as it was.
-const derived = new Set(['PAGEINDEX', 'SDK_PAYLOAD']);
 
 let api: Api;
 let org: TestOrg;
@@ -24,25 +19,6 @@ beforeAll(async () => {
   org = await createTestOrg('Fuzz');
 });
 afterAll(() => api.close());
-
-async function snapshot(orgId: string): Promise<string> {
-  const items: Record<string, unknown>[] = [];
-  let ExclusiveStartKey: Record<string, unknown> | undefined;
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': orgPk(orgId) },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    items.push(...(page.Items ?? []).filter((item) => !derived.has(item.entityType as string)));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return JSON.stringify(items);
-}
 
 const deep = fc.letrec((tie) => ({
   node: fc.oneof({ depthSize: 'small' }, fc.constant(null), fc.array(tie('node'), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), tie('node'), { maxKeys: 3 })),
@@ -87,7 +63,7 @@ describe.each(routes.map((route) => [`${route.spec.method} ${fullPath(route.spec
       fc.asyncProperty(bodies, pathValues, queries, async (body, pathValue, query) => {
         const path = fullPath(route.spec).replace(/\{\w+\}/g, () => encode(pathValue));
         const search = new URLSearchParams(query).toString();
-        const before = await snapshot(org.orgId);
+        const before = await organizationSnapshot(org.orgId);
         const withBody = route.spec.method !== 'GET' && route.spec.method !== 'DELETE';
 
         const response = await api.request(route.spec.method, `${path}${search ? `?${search}` : ''}`, {
@@ -102,7 +78,7 @@ describe.each(routes.map((route) => [`${route.spec.method} ${fullPath(route.spec
         expect(response.status).toBeLessThan(500);
         if (response.status >= 400) {
           expect(typeof response.body?.message).toBe('string');
-          expect(await snapshot(org.orgId)).toBe(before);
+          expect(await organizationSnapshot(org.orgId)).toBe(before);
         }
       }),
       { numRuns: RUNS },
