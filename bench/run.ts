@@ -1,21 +1,48 @@
 /**
  * `npm run bench`: starts its own DynamoDB Local, seeds it, and prints every benchmark table
- * (also written as JSON under bench/results/).
+ * (also written as JSON under bench/results/). `npm run bench -- cost latency` runs only those.
  */
 import { benchDynamo, benchOrganization } from './environment';
+
+const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load'] as const;
+const chosen = new Set(process.argv.slice(2).length ? process.argv.slice(2) : all);
 
 async function main() {
   const dynamo = await benchDynamo();
   try {
-    const seed = await benchOrganization();
-    const { measureDynamoCost } = await import('./dynamo-cost');
-    const { ids } = await measureDynamoCost({ key: seed.key, ids: { memberId: seed.memberId, email: seed.email } });
-
-    const { savedGroups } = await import('../shared/store/saved-groups');
-    const group = await savedGroups.create(seed.orgId, { id: 'grp_load', name: 'Load', type: 'list', attributeKey: 'id', values: [] });
-    const { measureLoad } = await import('./load');
-    await measureLoad({ key: seed.key, savedGroupId: group.id });
-    void ids;
+    if (chosen.has('bundles')) {
+      const { printBundleSizes } = await import('./bundle-sizes');
+      await printBundleSizes();
+    }
+    if (chosen.has('cost')) {
+      const seed = await benchOrganization();
+      const { measureDynamoCost } = await import('./dynamo-cost');
+      await measureDynamoCost({ key: seed.key, ids: { memberId: seed.memberId, email: seed.email } });
+    }
+    if (chosen.has('latency')) {
+      const seed = await benchOrganization();
+      const { measureLatency } = await import('./latency');
+      await measureLatency({
+        key: seed.key,
+        ids: { memberId: seed.memberId, email: seed.email },
+        bareKey: { pk: `ORG#${seed.orgId}`, sk: 'ORG' },
+      });
+    }
+    if (chosen.has('features')) {
+      const { benchFeaturesList } = await import('./features-list');
+      await benchFeaturesList();
+    }
+    if (chosen.has('ramp')) {
+      const { benchRampAdvancer } = await import('./ramp-advancer');
+      await benchRampAdvancer();
+    }
+    if (chosen.has('load')) {
+      const seed = await benchOrganization();
+      const { savedGroups } = await import('../shared/store/saved-groups');
+      const group = await savedGroups.create(seed.orgId, { id: 'grp_load', name: 'Load', type: 'list', attributeKey: 'id', values: [] });
+      const { measureLoad } = await import('./load');
+      await measureLoad({ key: seed.key, savedGroupId: group.id });
+    }
   } finally {
     dynamo.stop();
   }

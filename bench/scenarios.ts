@@ -1,7 +1,10 @@
 /**
- * One representative request per endpoint, in an order that builds the data the next ones need,
- * with the fewest DynamoDB round trips each request can take.
+ * One representative request per endpoint of the registry, in an order that builds the data the
+ * next ones need (creates and reads, then updates and lifecycle actions, then deletes), with the
+ * fewest DynamoDB round trips each request can take and why.
  */
+import { randomBytes } from 'node:crypto';
+
 export type Ids = Record<string, string>;
 
 export interface Step {
@@ -14,23 +17,81 @@ export interface Step {
   minimum: { calls: number; why: string };
 }
 
-export const scenario: Step[] = [
+/** A suffix of this run for the ids a client chooses (feature, attribute, environment...), so runs never collide. */
+const run = (ids: Ids) => (ids.run ??= randomBytes(4).toString('hex'));
+
+const v1 = '/api/v1';
+
+const template = {
+  templateMetadata: { name: 'Bench template', description: 'For bench experiments' },
+  type: 'standard',
+  datasource: 'ds_bench',
+  exposureQueryId: 'user_id',
+  statsEngine: 'bayesian',
+  targeting: { coverage: 1, condition: '{}' },
+};
+
+const rolloutRule = (id: string, coverage: number, extra: Record<string, unknown> = {}) => ({
+  type: 'rollout',
+  id,
+  value: 'true',
+  coverage,
+  hashAttribute: 'id',
+  ...extra,
+});
+
+/** Creates and reads: every resource the later steps name exists after these. */
+const creating: Step[] = [
   {
     operationId: 'getOpenApiDocument',
     method: 'GET',
-    path: () => '/api/v1/openapi.json',
+    path: () => `${v1}/openapi.json`,
     minimum: { calls: 0, why: 'generated from the registry' },
   },
   {
     operationId: 'listMembers',
     method: 'GET',
-    path: () => '/api/v1/members',
+    path: () => `${v1}/members`,
     minimum: { calls: 3, why: 'index keys + page items + teams (for membership)' },
+  },
+  {
+    operationId: 'postProject',
+    method: 'POST',
+    path: () => `${v1}/projects`,
+    body: () => ({ name: 'Bench project', description: 'Made by the bench' }),
+    capture: (body, ids) => (ids.projectId = body.project.id),
+    minimum: { calls: 1, why: 'one transaction: project + a guard item for its unique publicId' },
+  },
+  {
+    operationId: 'getProject',
+    method: 'GET',
+    path: (ids) => `${v1}/projects/${ids.projectId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listProjects',
+    method: 'GET',
+    path: () => `${v1}/projects?limit=10`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
+    operationId: 'postEnvironment',
+    method: 'POST',
+    path: () => `${v1}/environments`,
+    body: (ids) => ({ id: `staging-${run(ids)}`, description: 'Staging' }),
+    capture: (body, ids) => (ids.environmentId = body.environment.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'listEnvironments',
+    method: 'GET',
+    path: () => `${v1}/environments`,
+    minimum: { calls: 1, why: 'one query of the organization partition' },
   },
   {
     operationId: 'postSavedGroup',
     method: 'POST',
-    path: () => '/api/v1/saved-groups',
+    path: () => `${v1}/saved-groups`,
     body: () => ({ name: 'Bench group', attributeKey: 'id', values: ['a', 'b'] }),
     capture: (body, ids) => (ids.savedGroupId = body.savedGroup.id),
     minimum: { calls: 1, why: 'one conditional put' },
@@ -38,26 +99,744 @@ export const scenario: Step[] = [
   {
     operationId: 'getSavedGroup',
     method: 'GET',
-    path: (ids) => `/api/v1/saved-groups/${ids.savedGroupId}`,
+    path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}`,
     minimum: { calls: 1, why: 'one get by id' },
   },
   {
     operationId: 'listSavedGroups',
     method: 'GET',
-    path: () => '/api/v1/saved-groups?limit=10',
+    path: () => `${v1}/saved-groups?limit=10`,
     minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
+    operationId: 'postAttribute',
+    method: 'POST',
+    path: () => `${v1}/attributes`,
+    body: (ids) => ({ property: `bench_attr_${run(ids)}`, datatype: 'string', description: 'Made by the bench' }),
+    capture: (body, ids) => (ids.attributeProperty = body.attribute.property),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'listAttributes',
+    method: 'GET',
+    path: () => `${v1}/attributes`,
+    minimum: { calls: 1, why: 'one query of the organization partition' },
+  },
+  {
+    operationId: 'postArchetype',
+    method: 'POST',
+    path: () => `${v1}/archetypes`,
+    body: () => ({ name: 'Bench archetype', isPublic: true, attributes: { country: 'US' } }),
+    capture: (body, ids) => (ids.archetypeId = body.archetype.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'getArchetype',
+    method: 'GET',
+    path: (ids) => `${v1}/archetypes/${ids.archetypeId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listArchetypes',
+    method: 'GET',
+    path: () => `${v1}/archetypes`,
+    minimum: { calls: 1, why: 'one query of the organization partition' },
+  },
+  {
+    operationId: 'createTeam',
+    method: 'POST',
+    path: () => `${v1}/teams`,
+    body: () => ({ name: 'Bench team', description: 'Made by the bench', role: 'engineer' }),
+    capture: (body, ids) => (ids.teamId = body.team.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'getTeam',
+    method: 'GET',
+    path: (ids) => `${v1}/teams/${ids.teamId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listTeams',
+    method: 'GET',
+    path: () => `${v1}/teams`,
+    minimum: { calls: 1, why: 'one query of the organization partition' },
+  },
+  {
+    operationId: 'postSegment',
+    method: 'POST',
+    path: () => `${v1}/segments`,
+    body: () => ({
+      name: 'Bench segment',
+      datasourceId: 'ds_bench',
+      identifierType: 'user_id',
+      type: 'SQL',
+      query: 'SELECT user_id FROM subscribers',
+    }),
+    capture: (body, ids) => (ids.segmentId = body.segment.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'getSegment',
+    method: 'GET',
+    path: (ids) => `${v1}/segments/${ids.segmentId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listSegments',
+    method: 'GET',
+    path: () => `${v1}/segments?limit=10`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
+    operationId: 'postFactTable',
+    method: 'POST',
+    path: () => `${v1}/fact-tables`,
+    body: () => ({ name: 'Orders', datasource: 'ds_bench', userIdTypes: ['user_id'], sql: 'SELECT * FROM orders' }),
+    capture: (body, ids) => (ids.factTableId = body.factTable.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'getFactTable',
+    method: 'GET',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listFactTables',
+    method: 'GET',
+    path: () => `${v1}/fact-tables?limit=10`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
+    operationId: 'postFactTableFilter',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/filters`,
+    body: () => ({ name: 'Paid', value: "status = 'paid'" }),
+    capture: (body, ids) => (ids.factTableFilterId = body.factTableFilter.id),
+    minimum: { calls: 2, why: 'filters live in the table item: read + conditional write' },
+  },
+  {
+    operationId: 'getFactTableFilter',
+    method: 'GET',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/filters/${ids.factTableFilterId}`,
+    minimum: { calls: 1, why: 'one get of the table item' },
+  },
+  {
+    operationId: 'listFactTableFilters',
+    method: 'GET',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/filters?limit=10`,
+    minimum: { calls: 1, why: 'one get of the table item' },
+  },
+  {
+    operationId: 'postFactMetric',
+    method: 'POST',
+    path: () => `${v1}/fact-metrics`,
+    body: (ids) => ({
+      name: 'Paid orders',
+      metricType: 'proportion',
+      numerator: { factTableId: ids.factTableId, column: '$$distinctUsers', filters: [ids.factTableFilterId] },
+    }),
+    capture: (body, ids) => (ids.factMetricId = body.factMetric.id),
+    minimum: { calls: 2, why: 'fact table read (datasource, filters) + put' },
+  },
+  {
+    operationId: 'getFactMetric',
+    method: 'GET',
+    path: (ids) => `${v1}/fact-metrics/${ids.factMetricId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listFactMetrics',
+    method: 'GET',
+    path: () => `${v1}/fact-metrics?limit=10`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
+    operationId: 'postBulkImportFacts',
+    method: 'POST',
+    path: () => `${v1}/bulk-import/facts`,
+    body: (ids) => ({
+      factTables: [
+        { id: `ftb_import_${run(ids)}`, data: { name: 'Imported', datasource: 'ds_bench', userIdTypes: ['user_id'], sql: 'SELECT * FROM visits' } },
+      ],
+      factTableFilters: [{ factTableId: `ftb_import_${run(ids)}`, id: `flt_import_${run(ids)}`, data: { name: 'Mobile', value: "device = 'mobile'" } }],
+      factMetrics: [
+        {
+          id: `import_${run(ids)}`,
+          data: { name: 'Visitors', metricType: 'proportion', numerator: { factTableId: `ftb_import_${run(ids)}`, column: '$$distinctUsers' } },
+        },
+      ],
+    }),
+    minimum: { calls: 2, why: 'one BatchGet of every id (upsert versions) + one transaction' },
+  },
+  {
+    operationId: 'postExperiment',
+    method: 'POST',
+    path: () => `${v1}/experiments`,
+    body: (ids) => ({
+      trackingKey: `bench-${run(ids)}`,
+      name: 'Bench experiment',
+      status: 'running',
+      datasourceId: 'ds_bench',
+      metrics: [ids.factMetricId],
+      variations: [
+        { key: '0', name: 'Control' },
+        { key: '1', name: 'Treatment' },
+      ],
+    }),
+    capture: (body, ids) => {
+      ids.experimentId = body.experiment.id;
+      ids.variationId = body.experiment.variations[1].variationId;
+    },
+    minimum: { calls: 4, why: 'metric check + trackingKey query + page-index read + one transaction' },
+  },
+  {
+    operationId: 'getExperiment',
+    method: 'GET',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listExperiments',
+    method: 'GET',
+    path: () => `${v1}/experiments?limit=10`,
+    minimum: { calls: 3, why: 'page index + keys from its nearest mark + page items' },
+  },
+  {
+    operationId: 'postExperimentSnapshot',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/snapshot`,
+    body: () => ({ triggeredBy: 'manual' }),
+    capture: (body, ids) => (ids.snapshotId = body.snapshot.id),
+    minimum: { calls: 2, why: 'experiment read (analysable, project) + put' },
+  },
+  {
+    operationId: 'getExperimentSnapshot',
+    method: 'GET',
+    path: (ids) => `${v1}/snapshots/${ids.snapshotId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'postVisualChangesets',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/visual-changesets`,
+    body: () => ({ editorUrl: 'https://example.com/', urlPatterns: [{ type: 'simple', pattern: 'https://example.com/*', include: true }] }),
+    capture: (body, ids) => (ids.visualChangesetId = body.visualChangeset.id),
+    minimum: { calls: 2, why: 'experiment read + one transaction (changeset, experiment flag)' },
+  },
+  {
+    operationId: 'getVisualChangeset',
+    method: 'GET',
+    path: (ids) => `${v1}/visual-changesets/${ids.visualChangesetId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listVisualChangesets',
+    method: 'GET',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/visual-changesets`,
+    minimum: { calls: 3, why: 'experiment check + index keys + items' },
+  },
+  {
+    operationId: 'postVisualChange',
+    method: 'POST',
+    path: (ids) => `${v1}/visual-changesets/${ids.visualChangesetId}/visual-change`,
+    body: (ids) => ({ variation: ids.variationId, css: 'h1 { color: green }' }),
+    capture: (body, ids) => (ids.visualChangeId = body.visualChangeId),
+    minimum: { calls: 3, why: 'changeset read + its experiment (variations, project) + conditional write' },
+  },
+  {
+    operationId: 'createExperimentTemplate',
+    method: 'POST',
+    path: () => `${v1}/experiment-templates`,
+    body: () => template,
+    capture: (body, ids) => (ids.templateId = body.experimentTemplate.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'getExperimentTemplate',
+    method: 'GET',
+    path: (ids) => `${v1}/experiment-templates/${ids.templateId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listExperimentTemplates',
+    method: 'GET',
+    path: () => `${v1}/experiment-templates`,
+    minimum: { calls: 1, why: 'one query of the organization partition' },
+  },
+  {
+    operationId: 'bulkImportExperimentTemplates',
+    method: 'POST',
+    path: () => `${v1}/experiment-templates/bulk-import`,
+    body: (ids) => ({ templates: [{ id: `imported-${run(ids)}`, data: { ...template, templateMetadata: { name: 'Imported template' } } }] }),
+    minimum: { calls: 2, why: 'read the ids (upsert versions) + one transaction' },
+  },
+  {
+    operationId: 'createDashboard',
+    method: 'POST',
+    path: () => `${v1}/dashboards`,
+    body: (ids) => ({
+      title: 'Bench dashboard',
+      editLevel: 'published',
+      shareLevel: 'published',
+      enableAutoUpdates: false,
+      experimentId: ids.experimentId,
+      blocks: [{ type: 'markdown', title: 'Notes', description: '', content: '# Findings' }],
+    }),
+    capture: (body, ids) => (ids.dashboardId = body.dashboard.id),
+    minimum: { calls: 2, why: 'experiment read (exists, its project) + put' },
+  },
+  {
+    operationId: 'getDashboard',
+    method: 'GET',
+    path: (ids) => `${v1}/dashboards/${ids.dashboardId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listDashboards',
+    method: 'GET',
+    path: () => `${v1}/dashboards`,
+    minimum: { calls: 1, why: 'one query of the organization partition' },
+  },
+  {
+    operationId: 'getDashboardsForExperiment',
+    method: 'GET',
+    path: (ids) => `${v1}/dashboards/by-experiment/${ids.experimentId}`,
+    minimum: { calls: 3, why: 'experiment check + index keys + items' },
+  },
+  {
+    operationId: 'postFeature',
+    method: 'POST',
+    path: () => `${v1}/features`,
+    body: (ids) => ({
+      id: `bench-${run(ids)}`,
+      valueType: 'boolean',
+      defaultValue: 'false',
+      environments: {
+        production: {
+          enabled: true,
+          rules: [
+            rolloutRule(`fr_${run(ids)}_a`, 0.1, { savedGroupTargeting: [{ matchType: 'all', savedGroups: [ids.savedGroupId] }] }),
+            rolloutRule(`fr_${run(ids)}_b`, 0.2),
+          ],
+        },
+      },
+    }),
+    capture: (body, ids) => {
+      ids.featureId = body.feature.id;
+      ids.ruleA = `fr_${run(ids)}_a`;
+      ids.ruleB = `fr_${run(ids)}_b`;
+    },
+    minimum: {
+      calls: 5,
+      why: 'environments + saved-group check + page-index read + payload read (1 env served) + one transaction',
+    },
+  },
+  {
+    operationId: 'getFeature',
+    method: 'GET',
+    path: (ids) => `${v1}/features/${ids.featureId}`,
+    minimum: { calls: 3, why: 'get by id + environments + saved groups its rules name (definitions)' },
+  },
+  {
+    operationId: 'listFeatures',
+    method: 'GET',
+    path: () => `${v1}/features?limit=10`,
+    minimum: { calls: 5, why: 'page index + keys from its mark + page items + environments + saved groups named' },
+  },
+  {
+    operationId: 'getFeatureKeys',
+    method: 'GET',
+    path: () => `${v1}/feature-keys`,
+    minimum: { calls: 1, why: 'one keys-only index query' },
+  },
+  {
+    operationId: 'postSdkConnection',
+    method: 'POST',
+    path: () => `${v1}/sdk-connections`,
+    body: () => ({ name: 'Bench web', language: 'javascript', environment: 'production' }),
+    capture: (body, ids) => {
+      ids.sdkConnectionId = body.sdkConnection.id;
+      ids.sdkKey = body.sdkConnection.key;
+    },
+    minimum: { calls: 2, why: 'environment check + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'getSdkConnection',
+    method: 'GET',
+    path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listSdkConnections',
+    method: 'GET',
+    path: () => `${v1}/sdk-connections?limit=10`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
+    operationId: 'lookupSdkConnectionByKey',
+    method: 'GET',
+    path: (ids) => `${v1}/sdk-connections/lookup/${ids.sdkKey}`,
+    minimum: { calls: 2, why: 'key item (organization check) + connection item' },
+  },
+  {
+    operationId: 'getFeaturesForSdk',
+    method: 'GET',
+    path: (ids) => `/api/features/${ids.sdkKey}`,
+    minimum: { calls: 3, why: 'key item + one BatchGet (environment, payload) + saved groups named' },
+  },
+  {
+    operationId: 'getSdkPayload',
+    method: 'GET',
+    path: (ids) => `${v1}/sdk-payload/${ids.sdkKey}`,
+    minimum: { calls: 3, why: 'key item + one BatchGet (environment, payload) + saved groups named' },
+  },
+  {
+    operationId: 'createRampSchedule',
+    method: 'POST',
+    path: () => `${v1}/ramp-schedules`,
+    body: (ids) => ({
+      name: 'Bench ramp',
+      featureId: ids.featureId,
+      ruleId: ids.ruleA,
+      environment: 'production',
+      steps: [
+        { trigger: { type: 'approval' }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
+        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { coverage: 1 } }] },
+      ],
+    }),
+    capture: (body, ids) => (ids.rampScheduleId = body.rampSchedule.id),
+    minimum: { calls: 2, why: 'feature read (rule exists, project) + one transaction (schedule, rule lock)' },
+  },
+  {
+    operationId: 'getRampSchedule',
+    method: 'GET',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listRampSchedules',
+    method: 'GET',
+    path: () => `${v1}/ramp-schedules?limit=10`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+];
+
+/** Updates and lifecycle actions on what `creating` made. */
+const updating: Step[] = [
+  {
+    operationId: 'putProject',
+    method: 'PUT',
+    path: (ids) => `${v1}/projects/${ids.projectId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'putEnvironment',
+    method: 'PUT',
+    path: (ids) => `${v1}/environments/${ids.environmentId}`,
+    body: () => ({ description: 'Staging, updated' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
   {
     operationId: 'updateSavedGroup',
     method: 'POST',
-    path: (ids) => `/api/v1/saved-groups/${ids.savedGroupId}`,
+    path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}`,
     body: () => ({ values: ['a', 'b', 'c'] }),
     minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
   {
-    operationId: 'deleteSavedGroup',
-    method: 'DELETE',
-    path: (ids) => `/api/v1/saved-groups/${ids.savedGroupId}`,
-    minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+    operationId: 'putAttribute',
+    method: 'PUT',
+    path: (ids) => `${v1}/attributes/${ids.attributeProperty}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'putArchetype',
+    method: 'PUT',
+    path: (ids) => `${v1}/archetypes/${ids.archetypeId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'updateTeam',
+    method: 'PUT',
+    path: (ids) => `${v1}/teams/${ids.teamId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'addTeamMembers',
+    method: 'POST',
+    path: (ids) => `${v1}/teams/${ids.teamId}/members`,
+    body: (ids) => ({ members: [ids.memberId] }),
+    minimum: { calls: 3, why: 'member existence check + read + conditional write' },
+  },
+  {
+    operationId: 'updateSegment',
+    method: 'POST',
+    path: (ids) => `${v1}/segments/${ids.segmentId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'updateSegmentSingular',
+    method: 'POST',
+    path: (ids) => `${v1}/segment/${ids.segmentId}`,
+    body: () => ({ name: 'Bench segment, renamed' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'updateFactTable',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'updateFactTableFilter',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/filters/${ids.factTableFilterId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'table read + conditional write' },
+  },
+  {
+    operationId: 'updateFactMetric',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-metrics/${ids.factMetricId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + conditional write (no fact table named in the body)' },
+  },
+  {
+    operationId: 'updateExperiment',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'putVisualChangeset',
+    method: 'PUT',
+    path: (ids) => `${v1}/visual-changesets/${ids.visualChangesetId}`,
+    body: () => ({ editorUrl: 'https://example.com/checkout' }),
+    minimum: { calls: 3, why: 'changeset read + its experiment (project) + conditional write' },
+  },
+  {
+    operationId: 'putVisualChange',
+    method: 'PUT',
+    path: (ids) => `${v1}/visual-changesets/${ids.visualChangesetId}/visual-change/${ids.visualChangeId}`,
+    body: () => ({ css: 'h1 { color: blue }' }),
+    minimum: { calls: 3, why: 'changeset read + its experiment (variations, project) + conditional write' },
+  },
+  {
+    operationId: 'updateExperimentTemplate',
+    method: 'PUT',
+    path: (ids) => `${v1}/experiment-templates/${ids.templateId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'updateDashboard',
+    method: 'PUT',
+    path: (ids) => `${v1}/dashboards/${ids.dashboardId}`,
+    body: () => ({ title: 'Bench dashboard, renamed' }),
+    minimum: { calls: 3, why: 'read + its experiment (project) + conditional write' },
+  },
+  {
+    operationId: 'updateFeature',
+    method: 'POST',
+    path: (ids) => `${v1}/features/${ids.featureId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: {
+      calls: 4,
+      why: 'environments + read + one transaction (feature, revision) + saved groups named (definitions)',
+    },
+  },
+  {
+    operationId: 'putSdkConnection',
+    method: 'PUT',
+    path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
+    body: () => ({ name: 'Bench web, renamed' }),
+    minimum: { calls: 2, why: 'read + one transaction (connection, key item)' },
+  },
+  // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
+  {
+    operationId: 'updateRampSchedule',
+    method: 'PUT',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}`,
+    body: () => ({ name: 'Bench ramp, renamed' }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
+  },
+  {
+    operationId: 'addTargetRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/add-target`,
+    body: (ids) => ({ featureId: ids.featureId, ruleId: ids.ruleB, environment: 'production' }),
+    minimum: { calls: 3, why: 'schedule + feature (rule exists, project) + one transaction (schedule, rule lock)' },
+  },
+  {
+    operationId: 'startRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/start`,
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'approveStepRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/approve-step`,
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'pauseRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/pause`,
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write (no rule changes)' },
+  },
+  {
+    operationId: 'resumeRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/resume`,
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write (nothing overdue)' },
+  },
+  {
+    operationId: 'jumpRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/jump`,
+    body: () => ({ targetStepIndex: 0 }),
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'completeRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/complete`,
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'rollbackRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/rollback`,
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'ejectTargetRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/eject-target`,
+    body: (ids) => ({ ruleId: ids.ruleB }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (schedule, lock freed)' },
+  },
+  {
+    operationId: 'toggleFeature',
+    method: 'POST',
+    path: (ids) => `${v1}/features/${ids.featureId}/toggle`,
+    body: () => ({ environments: { production: false }, reason: 'Bench' }),
+    minimum: { calls: 4, why: 'environments + read + payload read + one transaction (feature, revision, payload)' },
   },
 ];
+
+/** Deletes, each after everything that names what it deletes. */
+const deleting: Step[] = [
+  {
+    operationId: 'deleteRampSchedule',
+    method: 'DELETE',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}`,
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (delete, locks freed)' },
+  },
+  {
+    operationId: 'removeTeamMember',
+    method: 'DELETE',
+    path: (ids) => `${v1}/teams/${ids.teamId}/members`,
+    body: (ids) => ({ members: [ids.memberId] }),
+    minimum: { calls: 2, why: 'read + conditional write' },
+  },
+  {
+    operationId: 'deleteTeam',
+    method: 'DELETE',
+    path: (ids) => `${v1}/teams/${ids.teamId}`,
+    minimum: { calls: 2, why: 'read (members left?) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteDashboard',
+    method: 'DELETE',
+    path: (ids) => `${v1}/dashboards/${ids.dashboardId}`,
+    minimum: { calls: 3, why: 'read + its experiment (project) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteExperimentTemplate',
+    method: 'DELETE',
+    path: (ids) => `${v1}/experiment-templates/${ids.templateId}`,
+    minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteSdkConnection',
+    method: 'DELETE',
+    path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
+    minimum: { calls: 2, why: 'read (key) + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'deleteFeature',
+    method: 'DELETE',
+    path: (ids) => `${v1}/features/${ids.featureId}`,
+    minimum: { calls: 2, why: 'read + one transaction (feature, its numbered revisions, list index)' },
+  },
+  {
+    operationId: 'deleteFactMetric',
+    method: 'DELETE',
+    path: (ids) => `${v1}/fact-metrics/${ids.factMetricId}`,
+    minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteFactTableFilter',
+    method: 'DELETE',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/filters/${ids.factTableFilterId}`,
+    minimum: { calls: 4, why: 'table read + users check (metrics, segments index keys) + conditional write' },
+  },
+  {
+    operationId: 'deleteFactTable',
+    method: 'DELETE',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}`,
+    minimum: { calls: 4, why: 'read + users check (metrics, segments index keys) + conditional delete' },
+  },
+  {
+    operationId: 'deleteSegment',
+    method: 'DELETE',
+    path: (ids) => `${v1}/segments/${ids.segmentId}`,
+    minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteArchetype',
+    method: 'DELETE',
+    path: (ids) => `${v1}/archetypes/${ids.archetypeId}`,
+    minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteAttribute',
+    method: 'DELETE',
+    path: (ids) => `${v1}/attributes/${ids.attributeProperty}`,
+    minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteSavedGroup',
+    method: 'DELETE',
+    path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}`,
+    minimum: {
+      calls: 6,
+      why: 'read + conditional delete + environments + touch the payload date of each (3)',
+    },
+  },
+  {
+    operationId: 'deleteEnvironment',
+    method: 'DELETE',
+    path: (ids) => `${v1}/environments/${ids.environmentId}`,
+    minimum: { calls: 2, why: 'children check (query) + conditional delete' },
+  },
+  {
+    operationId: 'deleteProject',
+    method: 'DELETE',
+    path: (ids) => `${v1}/projects/${ids.projectId}`,
+    minimum: { calls: 2, why: 'read (its publicId) + one transaction (project, publicId guard freed)' },
+  },
+];
+
+export const scenario: Step[] = [...creating, ...updating, ...deleting];

@@ -169,12 +169,7 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
  * The local server uses it for every request; benchmarks call it directly.
  */
 export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStructuredResultV2> {
-  const url = new URL(request.url, 'http://localhost');
-  const method = request.method.toUpperCase();
-  const match = matchRoute(method, url.pathname);
-  const file = match ? match.route.handler : unknownRouteHandler;
-  const event = toEvent({ ...request, method }, url, match?.routeKey ?? '$default', match?.pathParameters);
-  const context = lambdaContext(match?.route.spec.operationId ?? 'unknown-route', event.requestContext.requestId);
+  const { handler: file, event, context } = lambdaInvocation(request);
   try {
     return await handlerFor(file)(event, context);
   } catch (error) {
@@ -182,6 +177,19 @@ export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStru
     console.error('handler crashed', error);
     return { statusCode: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Internal Server Error' }) };
   }
+}
+
+/** The handler file, API Gateway event and Lambda context a request becomes. */
+export function lambdaInvocation(request: LocalRequest) {
+  const url = new URL(request.url, 'http://localhost');
+  const method = request.method.toUpperCase();
+  const match = matchRoute(method, url.pathname);
+  const event = toEvent({ ...request, method }, url, match?.routeKey ?? '$default', match?.pathParameters);
+  return {
+    handler: match ? match.route.handler : unknownRouteHandler,
+    event,
+    context: lambdaContext(match?.route.spec.operationId ?? 'unknown-route', event.requestContext.requestId),
+  };
 }
 
 async function serve(request: IncomingMessage, response: ServerResponse, log: boolean) {

@@ -332,7 +332,7 @@ export const ejectTargetRampSchedule = defineEndpoint({
   ]),
 });
 
-/** Every ramp-schedule endpoint; registered once their handlers exist (see `rampScheduleEndpoints`). */
+/** Every ramp-schedule endpoint. */
 export const rampScheduleEndpointSpecs = [
   listRampSchedules,
   createRampSchedule,
@@ -350,5 +350,4 @@ export const rampScheduleEndpointSpecs = [
   ejectTargetRampSchedule,
 ];
 
-// Kept empty until functions/ramp-schedules/* exist: the registry test requires a handler file per route.
-export const rampScheduleEndpoints: EndpointSpec[] = [];
+export const rampScheduleEndpoints: EndpointSpec[] = rampScheduleEndpointSpecs;

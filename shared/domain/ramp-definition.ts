@@ -17,7 +17,9 @@ import type {
   RampTrigger,
   UpdateRampScheduleBody,
 } from '../contracts/ramp-schedules';
-import { captureRuleState, locateRule, type RampableFeature } from './ramp-rules';
+import type { ValueType } from '../contracts/features';
+import { decodeValue } from './features';
+import { captureRuleState, forceToValue, locateRule, type RampableFeature } from './ramp-rules';
 import {
   activeTargets,
   assertStatus,
@@ -80,6 +82,21 @@ const normalizeEndCondition = (condition: RampEndConditionInput): RampEndConditi
 function assertFits(schedule: Pick<RampScheduleRecord, 'steps' | 'endActions' | 'targets'>, features: RampableFeature[]): void {
   const misfits = patchMisfits(schedule, targetRules(schedule, features));
   if (misfits.length) throw new BadRequestError(misfits.map((line) => `Request body: ${line}`).join('\n'));
+}
+
+/**
+ * 400 when an action forces a value the feature's type cannot hold (`"banana"` on a boolean flag):
+ * caught when the schedule is defined, not when a step is applied long after.
+ */
+export function assertForcedValuesFit(schedule: Pick<RampScheduleRecord, 'steps' | 'endActions'>, valueType: ValueType): void {
+  const problems: string[] = [];
+  const check = (action: RampAction, path: string) => {
+    if (action.patch.force === undefined || decodeValue(valueType, forceToValue(action.patch.force))) return;
+    problems.push(`Request body: [${path}.patch.force] is not a valid ${valueType} value: ${JSON.stringify(action.patch.force).slice(0, 100)}`);
+  };
+  schedule.steps.forEach((step, i) => step.actions.forEach((action, j) => check(action, `steps.${i}.actions.${j}`)));
+  schedule.endActions.forEach((action, j) => check(action, `endActions.${j}`));
+  if (problems.length) throw new BadRequestError(problems.join('\n'));
 }
 
 /** A new target on `feature`'s rule; 400 when the feature has no such rule. */

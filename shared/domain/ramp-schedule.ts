@@ -510,7 +510,8 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     dateCreated: schedule.dateCreated,
     dateUpdated: schedule.dateUpdated,
     name: schedule.name,
-    entityType: schedule.entityType,
+    // The only kind there is; the store's own `entityType` attribute shadows this field in the table.
+    entityType: 'feature',
     entityId: schedule.entityId,
     targets: schedule.targets,
     steps: schedule.steps,

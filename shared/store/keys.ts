@@ -6,6 +6,7 @@
  * | organization             | ORG#<org>           | ORG                    |                         |                     |
  * | resource of type T       | ORG#<org>           | T#<id>                 | ORG#<org>#T             | <dateCreated>#<id>  |
  * | member e-mail (unique)   | ORG#<org>           | MEMBER_EMAIL#<email>   |                         |                     |
+ * | project publicId (unique)| ORG#<org>           | PROJECT_PUBLIC_ID#<publicId> |                   |                     |
  * | member id -> organization| MEMBER#<member>     | MEMBER                 |                         |                     |
  * | API key / access token   | APIKEY#<sha256>     | APIKEY                 | ORG#<org>#APIKEY        | <dateCreated>#<id>  |
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
@@ -13,6 +14,10 @@
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
  * | SDK payload, chunk n     | ORG#<org>           | SDK_PAYLOAD#<env>#<n>  |                         |                     |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
+ * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
+ *
+ * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
+ * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -62,6 +67,7 @@ export const keys = {
     SK: `MEMBER_EMAIL#${email.toLowerCase()}`,
   }),
   memberPointer: (memberId: string): ItemKey => ({ PK: `MEMBER#${memberId}`, SK: 'MEMBER' }),
+  projectPublicId: (orgId: string, publicId: string): ItemKey => ({ PK: orgPk(orgId), SK: `PROJECT_PUBLIC_ID#${publicId}` }),
   apiKey: (hash: string): ItemKey => ({ PK: `APIKEY#${hash}`, SK: 'APIKEY' }),
   event: (orgId: string, dateCreated: string, id: string): ItemKey => ({ PK: orgPk(orgId), SK: `EVENT#${dateCreated}#${id}` }),
   pageIndex: (orgId: string, type: EntityType): ItemKey => ({ PK: orgPk(orgId), SK: `PAGEINDEX#${type}` }),
@@ -77,7 +83,13 @@ export const keys = {
     SK: `SDK_PAYLOAD#${environment}#${chunk}`,
   }),
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
+  rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `RAMP_RULE_LOCK#${featureId}#${ruleId}`,
+  }),
+  /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
+  rampDuePartition: () => 'RAMP_DUE',
 };
 
 /** Attributes that belong to storage and never appear in an API response. */
-export const storageAttributes = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'entityType', 'version', 'listTags', 'expiresAt'] as const;
+export const storageAttributes = ['PK', 'SK', 'GSI1PK', 'GSI1SK', 'GSI2PK', 'GSI2SK', 'entityType', 'version', 'listTags', 'expiresAt'] as const;

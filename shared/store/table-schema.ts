@@ -16,6 +16,15 @@ export const tableSchema = {
       sortKey: 'GSI1SK',
       nonKeyAttributes: ['listTags'],
     },
+    {
+      // Due ramp schedules, sparse: only a schedule with pending work has these keys, sorted by when
+      // it is due, so the advancer queries `GSI2SK <= now` and never scans. One partition for every
+      // organization: it takes one write per schedule transition, far below a partition's limits.
+      indexName: 'GSI2',
+      partitionKey: 'GSI2PK',
+      sortKey: 'GSI2SK',
+      nonKeyAttributes: ['organization', 'id', 'entityId'],
+    },
   ],
 } as const;
 

@@ -1,0 +1,330 @@
+import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '../api/errors';
+import { assertCan, type Principal } from '../api/permissions';
+import { assertValuesValid, type StoredFeature } from '../domain/features';
+import type { NewRampSchedule } from '../domain/ramp-definition';
+import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
+import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
+import { db, tableName } from './client';
+import { features, prepareFeatureChanges } from './features';
+import { keys } from './keys';
+import { repository, transact, type TransactionOp, type Versioned } from './repository';
+
+/**
+ * Ramp schedules in the single table. Besides the schedule item itself:
+ * - a schedule with pending work carries the keys of the sparse due index (GSI2), sorted by
+ *   `nextDueAt`, so the advancer finds due schedules without scanning;
+ * - an unfinished schedule holds a lock item per rule it controls (feature + rule id, whatever the
+ *   environment), written in the same transaction as the schedule, so two schedules can never
+ *   control one rule, however the requests race.
+ * Every change that patches rules writes the feature (revision, SDK payloads) and the schedule in
+ * one transaction, conditional on the versions read.
+ */
+
+/** The list tags of a filter by feature and status; a schedule carries the tags of its own. */
+export const rampListTags = (filter: { featureId?: string; status?: string }) => [
+  ...(filter.featureId !== undefined ? [`feature:${filter.featureId}`] : []),
+  ...(filter.status !== undefined ? [`status:${filter.status}`] : []),
+];
+
+/** The schedules themselves; write them through this module's functions, which keep the due index and rule locks right. */
+export const rampSchedules = repository<RampScheduleRecord>({
+  type: 'RAMP_SCHEDULE',
+  label: 'Ramp schedule',
+  listTags: (schedule) => rampListTags({ featureId: schedule.entityId, status: schedule.status }),
+});
+
+const CHANGE_ATTEMPTS = 10;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+/** A write lost a race (a version or a payload changed meanwhile): read again and retry. */
+export const isRaceLost = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
+
+const isFinished = (schedule: Pick<RampScheduleRecord, 'status'>) => schedule.status === 'completed' || schedule.status === 'rolled-back';
+
+interface RuleRef {
+  featureId: string;
+  ruleId: string;
+}
+
+/** Every rule a schedule targets, once each (a rule may be a target in several environments). */
+function targetedRules(schedule: RampScheduleRecord | NewRampSchedule): Map<string, RuleRef> {
+  const rules = new Map<string, RuleRef>();
+  for (const target of schedule.targets) {
+    if (target.ruleId) rules.set(JSON.stringify([target.entityId, target.ruleId]), { featureId: target.entityId, ruleId: target.ruleId });
+  }
+  return rules;
+}
+
+/** The rules a schedule holds locks on: every rule it targets while unfinished, none once finished. */
+const heldRules = (schedule: RampScheduleRecord | NewRampSchedule | undefined): Map<string, RuleRef> =>
+  !schedule || isFinished(schedule) ? new Map() : targetedRules(schedule);
+
+/** A lock is free, or already this schedule's. */
+const lockIsMine = (scheduleId: string) => ({
+  ConditionExpression: 'attribute_not_exists(PK) OR scheduleId = :me',
+  ExpressionAttributeValues: { ':me': scheduleId },
+});
+
+/**
+ * The lock writes that go with moving a schedule from `before` to `after` (undefined: created or
+ * deleted): take the rules it starts to control, free the ones it lets go. A finished schedule
+ * that rewrites rules (rollback after completion) checks that no other schedule took them meanwhile.
+ */
+function lockOps(
+  orgId: string,
+  scheduleId: string,
+  before: RampScheduleRecord | undefined,
+  after: RampScheduleRecord | NewRampSchedule | undefined,
+  writesRules: boolean,
+): TransactionOp[] {
+  const held = heldRules(before);
+  const wanted = heldRules(after);
+  const ops: TransactionOp[] = [];
+  for (const [rule, { featureId, ruleId }] of wanted) {
+    if (held.has(rule)) continue;
+    ops.push({
+      op: {
+        Put: {
+          TableName: tableName(),
+          Item: { ...keys.rampRuleLock(orgId, featureId, ruleId), entityType: 'RAMP_RULE_LOCK', version: 1, scheduleId, featureId, ruleId },
+          ...lockIsMine(scheduleId),
+        },
+      },
+      onConditionFailed: () =>
+        new ConflictError('already_exists', `Rule ${ruleId} of feature ${featureId} is already controlled by another unfinished ramp schedule`),
+    });
+  }
+  for (const [rule, { featureId, ruleId }] of held) {
+    if (wanted.has(rule)) continue;
+    ops.push({
+      op: { Delete: { TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ...lockIsMine(scheduleId) } },
+      onConditionFailed: () => new ConflictError('conflict', `The lock on rule ${ruleId} of feature ${featureId} is held by another schedule`),
+    });
+  }
+  if (before && isFinished(before) && after && writesRules) {
+    for (const { featureId, ruleId } of targetedRules(before).values()) {
+      ops.push({
+        op: { ConditionCheck: { TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ...lockIsMine(scheduleId) } },
+        onConditionFailed: () =>
+          new ConflictError(
+            'invalid_status',
+            `Ramp schedule ${scheduleId} cannot change rule ${ruleId} of feature ${featureId}: another ramp schedule controls it now`,
+          ),
+      });
+    }
+  }
+  return ops;
+}
+
+/**
+ * Runs a write that may take rule locks; when a lock turns out to be held, answers 409 naming the
+ * schedule that holds it (read only then, so a successful write costs no extra read).
+ */
+async function namingLockHolder<T>(
+  orgId: string,
+  scheduleId: string,
+  before: RampScheduleRecord | undefined,
+  after: RampScheduleRecord | NewRampSchedule,
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!(error instanceof ConflictError && error.code === 'already_exists')) throw error;
+    const held = heldRules(before);
+    for (const [rule, { featureId, ruleId }] of heldRules(after)) {
+      if (held.has(rule)) continue;
+      const { Item } = await db().send(
+        new GetCommand({ TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ConsistentRead: true }),
+      );
+      if (Item && Item.scheduleId !== scheduleId) {
+        throw new ConflictError(
+          'already_exists',
+          `Rule ${ruleId} of feature ${featureId} is already controlled by ramp schedule ${Item.scheduleId}, which has not finished`,
+        );
+      }
+    }
+    throw error;
+  }
+}
+
+/** The schedule's Put (create, or update conditional on the version read), in the due index exactly while it has pending work. */
+function prepareSchedulePut(orgId: string, current: Versioned<RampScheduleRecord> | undefined, next: RampScheduleRecord | NewRampSchedule) {
+  const prepared = current ? rampSchedules.prepareUpdate(orgId, current, next as RampScheduleRecord) : rampSchedules.prepareCreate(orgId, next);
+  const due = nextDueAt(prepared.entity);
+  // A Put replaces the whole item, so leaving the keys out takes the schedule out of the index.
+  if (due) Object.assign(prepared.op.Put!.Item!, { GSI2PK: keys.rampDuePartition(), GSI2SK: due });
+  return prepared;
+}
+
+/** Stores a new schedule and takes the locks on the rules it controls; 409 when another unfinished schedule controls one. */
+export async function insertRampSchedule(orgId: string, schedule: NewRampSchedule): Promise<RampScheduleRecord> {
+  const created = prepareSchedulePut(orgId, undefined, schedule);
+  await namingLockHolder(orgId, schedule.id, undefined, schedule, () => transact([created, ...lockOps(orgId, schedule.id, undefined, schedule, false)]));
+  return created.entity;
+}
+
+/** A schedule as read, with the feature it controls (as read too, when it has one and it exists). */
+export interface RampWorld {
+  schedule: Versioned<RampScheduleRecord>;
+  feature?: Versioned<StoredFeature>;
+}
+
+/**
+ * Reads a schedule and its feature; 404 when the schedule does not exist. `featureId` reads another
+ * feature (add-target). With `expectedFeatureId` (the advancer knows it from the due index) both
+ * are read at once, and the feature again only when the schedule turns out to have moved on.
+ */
+export async function readRampWorld(orgId: string, id: string, options: { featureId?: string; expectedFeatureId?: string } = {}): Promise<RampWorld> {
+  const guess = options.featureId ?? options.expectedFeatureId;
+  const [schedule, guessed] = await Promise.all([rampSchedules.read(orgId, id), guess ? features.read(orgId, guess) : undefined]);
+  if (!schedule) throw new NotFoundError(`Ramp schedule ${id} not found`);
+  const wanted = options.featureId ?? schedule.entity.entityId;
+  if (wanted === guess) return { schedule, feature: guessed };
+  return { schedule, feature: wanted ? await features.read(orgId, wanted) : undefined };
+}
+
+/** What a change does to a schedule: the next schedule with the rule writes to make (a domain `Transition`), or its deletion. */
+export type RampOutcome = { schedule: RampScheduleRecord; writes: RuleWrite[]; comment: string } | { deleted: true };
+
+/**
+ * Writes an outcome computed from `world` in one transaction: the feature with the rule writes
+ * applied (revision, SDK payloads), the schedule (or its deletion) conditional on the version read,
+ * and the rule locks. A lost race raises ConflictError `conflict`: read again and recompute.
+ */
+export async function commitRampOutcome(orgId: string, world: RampWorld, outcome: RampOutcome, by: string): Promise<RampScheduleRecord | undefined> {
+  const current = world.schedule;
+  const ops: TransactionOp[] = [];
+  const id = current.entity.id;
+  if ('deleted' in outcome) {
+    ops.push({
+      op: {
+        Delete: {
+          TableName: tableName(),
+          Key: keys.entity(orgId, 'RAMP_SCHEDULE', id),
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':version': current.version },
+        },
+      },
+      onConditionFailed: () => new ConflictError('conflict', `Ramp schedule ${id} was changed by another request; retry`),
+    });
+    ops.push(...lockOps(orgId, id, current.entity, undefined, false));
+    await transact(ops);
+    return undefined;
+  }
+  const { writes, comment } = outcome;
+  if (writes.length) {
+    if (!world.feature) throw new ConflictError('invalid_status', `Feature ${current.entity.entityId} no longer exists`);
+    const next = applyRuleWrites(world.feature.entity, writes);
+    assertValuesValid(next);
+    ops.push(...(await prepareFeatureChanges(orgId, [{ current: world.feature, next, author: { by, comment } }])).ops);
+  }
+  const put = prepareSchedulePut(orgId, current, outcome.schedule);
+  ops.push(put, ...lockOps(orgId, id, current.entity, outcome.schedule, writes.length > 0));
+  await namingLockHolder(orgId, id, current.entity, outcome.schedule, () => transact(ops));
+  return put.entity;
+}
+
+/** Who changes a schedule through the API: the revision author, and the permission they need on the feature's project. */
+export interface RampActor {
+  by: string;
+  assertAllowed(feature: Pick<StoredFeature, 'project'> | undefined): void;
+}
+
+/** The actor for a request: `permission` on the project of the schedule's feature (globally when it has none). */
+export function rampActor(auth: Principal, permission: 'write' | 'review'): RampActor {
+  return {
+    by: auth.memberId ?? auth.keyId,
+    assertAllowed: (feature) => assertCan(auth, permission, feature?.project ? [feature.project] : []),
+  };
+}
+
+/**
+ * Read-modify-write of a schedule through the API: `change` gets the schedule and its feature as
+ * they are now and returns the outcome (or throws to refuse, changing nothing). The actor's
+ * permission is checked first. A lost race re-reads and recomputes, so a 409 reaches the caller
+ * only when the state no longer allows the change. Returns the schedule as written (undefined when deleted).
+ */
+export async function changeRampSchedule(
+  orgId: string,
+  id: string,
+  actor: RampActor,
+  change: (schedule: RampScheduleRecord, feature: StoredFeature | undefined) => RampOutcome,
+  options: { featureId?: string } = {},
+): Promise<RampScheduleRecord | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    const world = await readRampWorld(orgId, id, { featureId: options.featureId });
+    // A schedule without a feature belongs to no project: the global role decides. So does a
+    // request naming another feature than the schedule's (add-target refuses it anyway).
+    const own = world.feature?.entity.id === world.schedule.entity.entityId ? world.feature?.entity : undefined;
+    actor.assertAllowed(own);
+    const outcome = change(world.schedule.entity, world.feature?.entity);
+    try {
+      return await commitRampOutcome(orgId, world, outcome, actor.by);
+    } catch (error) {
+      if (!isRaceLost(error) || attempt === CHANGE_ATTEMPTS) throw error;
+      await backoff(attempt);
+    }
+  }
+}
+
+/** Applies a lifecycle action (start, pause, ..., approve-step) now, through `changeRampSchedule`. */
+export async function actOnRampSchedule(orgId: string, id: string, actor: RampActor, action: LifecycleAction): Promise<RampScheduleRecord> {
+  const changed = await changeRampSchedule(orgId, id, actor, (schedule, feature) => act(schedule, action, new Date(), feature ? [feature] : []));
+  return changed!;
+}
+
+/**
+ * Records a failed advance on the schedule read at `current` (retry later, or paused with the reason
+ * after too many in a row), conditional on that version. False when the schedule changed meanwhile.
+ */
+export async function recordRampFailure(
+  orgId: string,
+  current: Versioned<RampScheduleRecord>,
+  now: Date,
+  reason: string,
+  policy?: FailurePolicy,
+): Promise<boolean> {
+  const put = prepareSchedulePut(orgId, current, recordAdvanceFailure(current.entity, now, reason, policy));
+  try {
+    await transact([put]);
+    return true;
+  } catch (error) {
+    if (isRaceLost(error)) return false;
+    throw error;
+  }
+}
+
+/** A due schedule as the index names it. */
+export interface DueRef {
+  orgId: string;
+  id: string;
+  /** The schedule's feature when the index entry was written, so it can be read alongside. */
+  featureId: string;
+}
+
+/**
+ * Schedules with work due at `now`, earliest first, at most `limit`: a Query of the sparse due
+ * index. The index is eventually consistent, so read each schedule again before acting on it.
+ */
+export async function dueRampSchedules(now: Date, limit: number): Promise<DueRef[]> {
+  const found: DueRef[] = [];
+  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+  do {
+    const page = await db().send(
+      new QueryCommand({
+        TableName: tableName(),
+        IndexName: 'GSI2',
+        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+        ExpressionAttributeValues: { ':pk': keys.rampDuePartition(), ':now': now.toISOString() },
+        ExpressionAttributeNames: { '#org': 'organization', '#id': 'id', '#feature': 'entityId' },
+        ProjectionExpression: '#org, #id, #feature',
+        Limit: Math.min(limit - found.length, 1000),
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) found.push({ orgId: item.organization, id: item.id, featureId: item.entityId });
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey && found.length < limit);
+  return found;
+}

@@ -1,0 +1,189 @@
+import { randomBytes } from 'node:crypto';
+import { scenario, type Ids, type Step } from '../../bench/scenarios';
+import { logger } from '../../shared/api/logger';
+import { routes, type Route } from '../../shared/contracts/registry';
+import { fullPath } from '../../shared/contracts/spec';
+import { resetDb } from '../../shared/store/client';
+import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { organizationSnapshot } from '../support/snapshot';
+
+/**
+ * Organization A holds one of everything (the bench scenario's steps before its deletes). Keys of
+ * organization B, and keys of A without the permission, then try every route of the registry on
+ * A's real ids: none may see or change A's data.
+ */
+let api: Api;
+let a: TestOrg;
+let b: TestOrg;
+const idsA: Ids = {};
+
+const stepOf = new Map(scenario.map((step) => [step.operationId, step]));
+const step = (route: Route): Step => {
+  const found = stepOf.get(route.spec.operationId);
+  if (!found) throw new Error(`the bench scenario has no step for ${route.spec.operationId}`);
+  return found;
+};
+const send = (route: Route, key?: string) => {
+  const { method, path, body } = step(route);
+  return api.request(method, path(idsA), { key, body: body?.(idsA) });
+};
+
+const named = (list: Route[]) => list.map((route) => [`${route.spec.method} ${fullPath(route.spec)}`, route] as const);
+const isPublic = (route: Route) => route.spec.permission === 'public';
+const withPathIds = routes.filter((route) => /\{\w+\}/.test(fullPath(route.spec)) && !isPublic(route));
+const lists = routes.filter((route) => route.spec.method === 'GET' && !/\{\w+\}/.test(fullPath(route.spec)));
+const writes = routes.filter((route) => route.spec.method !== 'GET');
+
+/** Every value that identifies A's data or A's keys; none may appear in what B is shown. */
+const secretsOfA = () => [
+  ...Object.entries(idsA)
+    .filter(([name]) => name !== 'run')
+    .map(([, value]) => value),
+  ...Object.values(a.keys),
+  a.admin.token,
+];
+
+beforeAll(async () => {
+  api = await startApi();
+  [a, b] = await Promise.all([createTestOrg('Isolated A'), createTestOrg('Isolated B')]);
+  Object.assign(idsA, { memberId: a.admin.memberId, email: a.admin.email });
+  for (const creating of scenario.filter((s) => s.method !== 'DELETE')) {
+    const response = await api.request(creating.method, creating.path(idsA), { key: a.keys.admin, body: creating.body?.(idsA) });
+    if (response.status >= 300) throw new Error(`${creating.operationId} answered ${response.status}: ${JSON.stringify(response.body)}`);
+    creating.capture?.(response.body, idsA);
+  }
+}, 60_000);
+afterAll(() => api.close());
+
+describe("another organization's key", () => {
+  it.each(named(withPathIds))("gets 404 from %s on the first organization's ids, which stay unchanged", async (_name, route) => {
+    const before = await organizationSnapshot(a.orgId);
+
+    const response = await send(route, b.keys.admin);
+
+    expect([403, 404]).toContain(response.status);
+    expect(await organizationSnapshot(a.orgId)).toBe(before);
+  });
+
+  it.each(named(lists))("never sees the first organization's data in %s", async (_name, route) => {
+    const response = await send(route, b.keys.admin);
+
+    expect(response.status).toBe(200);
+    const text = JSON.stringify(response.body);
+    expect(secretsOfA().filter((secret) => text.includes(secret))).toEqual([]);
+  });
+
+  it.each(['postFeature', 'postFactMetric', 'postExperiment', 'createDashboard', 'createRampSchedule'])(
+    "cannot make %s refer to the first organization's resources",
+    async (operationId) => {
+      const route = routes.find((candidate) => candidate.spec.operationId === operationId)!;
+      const before = await organizationSnapshot(b.orgId);
+
+      const response = await send(route, b.keys.admin);
+
+      expect(response.status).toBe(400);
+      expect(await organizationSnapshot(b.orgId)).toBe(before);
+    },
+  );
+
+  it("cannot filter the feature list by the first organization's SDK key", async () => {
+    const response = await api.request('GET', `/api/v1/features?clientKey=${idsA.sdkKey}`, { key: b.keys.admin });
+
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(response.body)).not.toContain(idsA.featureId);
+  });
+});
+
+describe('a readonly key', () => {
+  it.each(named(writes))('is refused %s with 403, and nothing changes', async (_name, route) => {
+    const before = await organizationSnapshot(a.orgId);
+
+    const response = await send(route, a.keys.readonly);
+
+    expect(response.status).toBe(403);
+    expect(await organizationSnapshot(a.orgId)).toBe(before);
+  });
+});
+
+describe('a noaccess key', () => {
+  it.each(named(routes.filter((route) => !isPublic(route))))('is refused %s with 403, and nothing changes', async (_name, route) => {
+    const before = await organizationSnapshot(a.orgId);
+
+    const response = await send(route, a.keys.noaccess);
+
+    expect(response.status).toBe(403);
+    expect(await organizationSnapshot(a.orgId)).toBe(before);
+  });
+});
+
+describe('a public route', () => {
+  it.each(named(routes.filter(isPublic)))('answers %s without a key', async (_name, route) => {
+    const response = await send(route);
+
+    expect(response.status).toBe(200);
+  });
+});
+
+describe('the logs', () => {
+  /** Everything written to stdout, stderr or the console while `act` runs (and kept out of the test output). */
+  async function captureOutput(act: () => Promise<void>): Promise<string> {
+    const written: string[] = [];
+    const record = (...args: unknown[]) => {
+      written.push(args.map((arg) => (typeof arg === 'string' ? arg : arg instanceof Uint8Array ? Buffer.from(arg).toString() : JSON.stringify(arg))).join(' '));
+    };
+    const streams = [process.stdout, process.stderr] as const;
+    const writes = streams.map((stream) => stream.write);
+    const consoleMethods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
+    const originals = consoleMethods.map((method) => console[method]);
+    streams.forEach((stream) => {
+      stream.write = ((chunk: unknown) => {
+        record(chunk);
+        return true;
+      }) as typeof stream.write;
+    });
+    consoleMethods.forEach((method) => (console[method] = record));
+    try {
+      await act();
+    } finally {
+      streams.forEach((stream, i) => (stream.write = writes[i]));
+      consoleMethods.forEach((method, i) => (console[method] = originals[i]));
+    }
+    return written.join('\n');
+  }
+
+  it('never hold a secret key, not even for refused or failing requests', async () => {
+    const unknownKey = `secret_admin_${randomBytes(32).toString('base64url')}`;
+    const keys = [a.keys.admin, a.keys.readonly, a.keys.noaccess, unknownKey];
+    const previousLevel = process.env.LOG_LEVEL;
+    process.env.LOG_LEVEL = 'DEBUG';
+    logger.setLogLevel('DEBUG');
+    const previousEndpoint = process.env.DYNAMODB_ENDPOINT;
+    await api.request('GET', '/api/v1/saved-groups', { key: a.keys.admin }); // the key is now cached, as in a warm container
+
+    const output = await captureOutput(async () => {
+      await api.request('POST', '/api/v1/saved-groups', { key: a.keys.admin, body: { name: 42 } }); // 400
+      await api.request('POST', '/api/v1/saved-groups', { key: a.keys.readonly, body: { name: 'x', condition: '{}' } }); // 403
+      await api.request('GET', '/api/v1/saved-groups', { key: a.keys.noaccess }); // 403
+      await api.request('GET', '/api/v1/saved-groups/grp_missing', { key: a.keys.admin }); // 404
+      await api.request('GET', '/api/v1/saved-groups', { key: unknownKey }); // 401
+      await api.request('GET', '/api/v1/saved-groups', { headers: { authorization: `Basic ${Buffer.from(`${unknownKey}:`).toString('base64')}` } }); // 401
+      await api.request('GET', '/api/v1/saved-groups', { headers: { authorization: `Token ${a.keys.admin}` } }); // 401, unsupported scheme
+      // DynamoDB out of reach: the handler throws an error that is not an ApiError, which is logged.
+      process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:9';
+      resetDb();
+      try {
+        const failing = await api.request('GET', `/api/v1/saved-groups/${idsA.savedGroupId}`, { key: a.keys.admin });
+        expect(failing.status).toBeGreaterThanOrEqual(500);
+      } finally {
+        process.env.DYNAMODB_ENDPOINT = previousEndpoint;
+        resetDb();
+        logger.setLogLevel((previousLevel ?? 'CRITICAL') as 'CRITICAL');
+        process.env.LOG_LEVEL = previousLevel;
+      }
+    });
+
+    expect(output).toContain('getSavedGroup'); // the failure was logged, so the capture saw the logs
+    const randomParts = keys.map((key) => key.replace(/^secret_[a-z]+_/, ''));
+    expect([...keys, ...randomParts].filter((secret) => output.includes(secret))).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,36 @@
+import { call } from '../../bench/dynamo-cost';
+import { scenario, type Ids } from '../../bench/scenarios';
+import { routes } from '../../shared/contracts/registry';
+import { createTestOrg, type TestOrg } from '../support/api';
+
+/**
+ * The bench measures the scenario's requests in process, through the same `invoke` as here: this
+ * proves each of them is a real, successful request with the documented answer, not a cheap error.
+ */
+const specOf = new Map(routes.map((route) => [route.spec.operationId, route.spec]));
+
+let org: TestOrg;
+
+beforeAll(async () => {
+  org = await createTestOrg('Scenario');
+});
+
+describe('the bench scenario', () => {
+  it('answers every step, in order, with a success in the documented shape', async () => {
+    const ids: Ids = { memberId: org.admin.memberId, email: org.admin.email };
+    const failures: { operationId: string; status: number; problem: unknown }[] = [];
+
+    for (const step of scenario) {
+      const response = await call(org.keys.admin, step.method, step.path(ids), step.body?.(ids));
+      if (response.status < 200 || response.status >= 300) {
+        failures.push({ operationId: step.operationId, status: response.status, problem: response.body });
+        continue;
+      }
+      const parsed = specOf.get(step.operationId)?.response.safeParse(response.body);
+      if (!parsed?.success) failures.push({ operationId: step.operationId, status: response.status, problem: parsed?.error.issues ?? 'not in the registry' });
+      step.capture?.(response.body, ids);
+    }
+
+    expect(failures).toEqual([]);
+  }, 60_000);
+});

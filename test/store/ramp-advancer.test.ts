@@ -1,0 +1,217 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { advanceDueSchedules, type AdvanceResult } from '../../functions/scheduler/advance-ramp-schedules';
+import { ensureTable } from '../../infra/local/dynamodb';
+import { ruleInput } from '../../shared/contracts/features';
+import { createRampScheduleBody } from '../../shared/contracts/ramp-schedules';
+import { newFeature } from '../../shared/domain/features';
+import { newRampSchedule } from '../../shared/domain/ramp-definition';
+import { db, tableName } from '../../shared/store/client';
+import { createFeature, featureRevisions, features } from '../../shared/store/features';
+import { newId } from '../../shared/store/ids';
+import { keys } from '../../shared/store/keys';
+import { createOrganization } from '../../shared/store/organizations';
+import { actOnRampSchedule, dueRampSchedules, insertRampSchedule, rampSchedules } from '../../shared/store/ramp-schedules';
+
+// A table of its own: the due index spans organizations, and other test files' schedules must not
+// be advanced by these runs (nor theirs by ours).
+const sharedTable = process.env.TABLE_NAME;
+process.env.TABLE_NAME = 'switchyard-test-ramp-advancer';
+beforeAll(() => ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName()));
+afterAll(() => {
+  process.env.TABLE_NAME = sharedTable;
+});
+
+jest.setTimeout(180_000);
+
+/** Every schedule here starts itself at T and then steps every minute: 25% → 50% → 100%. */
+const T = new Date('2031-06-01T12:00:00.000Z');
+const after = (seconds: number) => new Date(T.getTime() + seconds * 1000);
+const steps = [0.25, 0.5, 1].map((coverage) => ({ trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage } }] }));
+
+interface Seeded {
+  orgId: string;
+  featureId: string;
+  scheduleId: string;
+}
+
+/** One feature with a 0% rollout rule `fr_ramp` in production, and a ready schedule on it starting at T. */
+async function seedOne(orgId: string, n: number): Promise<Seeded> {
+  const featureId = `ramped-${n}`;
+  const content = newFeature(
+    {
+      id: featureId,
+      valueType: 'boolean',
+      defaultValue: 'false',
+      environments: {
+        production: { enabled: true, rules: [ruleInput.parse({ id: 'fr_ramp', type: 'rollout', value: 'true', coverage: 0, hashAttribute: 'id' })] },
+      },
+    },
+    { environments: ['production', 'dev'], owner: { id: '' } },
+  );
+  const feature = await createFeature(orgId, content, { by: 'test', comment: 'Created' });
+  const body = createRampScheduleBody.parse({ name: `Ramp ${n}`, featureId, ruleId: 'fr_ramp', steps, startDate: T.toISOString() });
+  const schedule = newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: orgId, feature });
+  await insertRampSchedule(orgId, schedule);
+  return { orgId, featureId, scheduleId: schedule.id };
+}
+
+/** `perOrg` schedules in each of `orgs` new organizations; organizations are seeded side by side. */
+async function seed(orgs: number, perOrg: number): Promise<Seeded[]> {
+  const lanes = await Promise.all(
+    Array.from({ length: orgs }, async () => {
+      const { id: orgId } = await createOrganization('Ramp advancer test');
+      const seeded: Seeded[] = [];
+      for (let n = 0; n < perOrg; n++) seeded.push(await seedOne(orgId, n));
+      return seeded;
+    }),
+  );
+  return lanes.flat();
+}
+
+/** Runs `count` advancers at the same time and adds up what they report. */
+async function runAdvancers(count: number, now: Date): Promise<AdvanceResult> {
+  const results = await Promise.all(Array.from({ length: count }, () => advanceDueSchedules({ now, concurrency: 8 })));
+  return results.reduce((sum, result) => ({
+    advanced: sum.advanced + result.advanced,
+    skipped: sum.skipped + result.skipped,
+    failed: sum.failed + result.failed,
+  }));
+}
+
+const coverageIn = (rules: Record<string, Array<{ id: string; coverage?: number }>>) => rules.production.find((rule) => rule.id === 'fr_ramp')?.coverage;
+
+async function stateOf({ orgId, featureId, scheduleId }: Seeded) {
+  const [revisions, feature, schedule] = await Promise.all([
+    featureRevisions(orgId, featureId),
+    features.get(orgId, featureId),
+    rampSchedules.get(orgId, scheduleId),
+  ]);
+  return {
+    versions: revisions.map((revision) => revision.version),
+    comments: revisions.map((revision) => revision.comment),
+    coverages: revisions.map((revision) => coverageIn(revision.rules)),
+    coverage: coverageIn({ production: feature.environments.production.rules }),
+    status: schedule.status,
+    step: schedule.currentStepIndex,
+  };
+}
+
+describe('advancers running at the same time over hundreds of due schedules', () => {
+  let seeded: Seeded[];
+
+  beforeAll(async () => {
+    seeded = await seed(8, 25);
+  });
+
+  it('apply every step exactly once and skip none', async () => {
+    const rounds: AdvanceResult[] = [];
+    const reruns: AdvanceResult[] = [];
+
+    // Start, next step, then (an hour late) the last step and the end folded into one transition.
+    for (const now of [after(1), after(61), after(3600)]) {
+      rounds.push(await runAdvancers(3, now));
+      reruns.push(await advanceDueSchedules({ now }));
+    }
+
+    for (const result of rounds) expect(result).toMatchObject({ advanced: 200, failed: 0 });
+    // Whatever was due at a round's time was done by that round.
+    for (const result of reruns) expect(result).toEqual({ advanced: 0, skipped: 0, failed: 0 });
+    const states = await Promise.all(seeded.map(stateOf));
+    for (const state of states) {
+      expect(state).toEqual({
+        versions: [1, 2, 3, 4],
+        comments: ['Created', 'Ramp step 1 of 3', 'Ramp step 2 of 3', 'Ramp completed'],
+        coverages: [0, 0.25, 0.5, 1],
+        coverage: 1,
+        status: 'completed',
+        step: 2,
+      });
+    }
+    expect(await dueRampSchedules(after(365 * 24 * 3600), 1000)).toEqual([]);
+  });
+});
+
+describe('an advance that fails midway', () => {
+  it('writes nothing, waits, and the retry applies the step once', async () => {
+    const [one] = await seed(1, 1);
+    let crashes = 1;
+    const crashOnce = () => {
+      if (crashes-- > 0) throw new Error('killed after the read');
+    };
+
+    const crashed = await advanceDueSchedules({ now: after(1), afterRead: crashOnce });
+    const tooEarly = await advanceDueSchedules({ now: after(30) });
+    const stateBetween = await stateOf(one);
+    const retried = await advanceDueSchedules({ now: after(62) });
+
+    expect(crashed).toEqual({ advanced: 0, skipped: 0, failed: 1 });
+    expect(tooEarly).toEqual({ advanced: 0, skipped: 0, failed: 0 });
+    expect(stateBetween).toMatchObject({ versions: [1], status: 'ready', step: -1 });
+    expect(retried).toEqual({ advanced: 1, skipped: 0, failed: 0 });
+    // Started late at 62 s: step 0 only, entered then; no step applied twice or skipped.
+    expect(await stateOf(one)).toMatchObject({ versions: [1, 2], coverages: [0, 0.25], status: 'running', step: 0 });
+    expect(await rampSchedules.get(one.orgId, one.scheduleId)).toMatchObject({ failures: 0, retryAt: null });
+  });
+
+  it("never records its failure over another advancer's success", async () => {
+    const [one] = await seed(1, 1);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+
+    const failing = advanceDueSchedules({
+      now: after(1),
+      afterRead: async () => {
+        await held;
+        throw new Error('killed after the read');
+      },
+    });
+    const succeeding = await advanceDueSchedules({ now: after(1) });
+    release();
+
+    expect(succeeding.advanced).toBe(1);
+    expect((await failing).failed).toBe(1);
+    expect(await stateOf(one)).toMatchObject({ versions: [1, 2], status: 'running', step: 0 });
+    expect(await rampSchedules.get(one.orgId, one.scheduleId)).toMatchObject({ failures: 0, retryAt: null, pauseReason: null });
+  });
+
+  it('pauses a schedule that keeps failing, with the reason, instead of retrying it on every run', async () => {
+    const [one] = await seed(1, 1);
+    // The rule goes away: starting can never work.
+    await features.update(one.orgId, one.featureId, (current) => ({
+      ...current,
+      environments: { ...current.environments, production: { ...current.environments.production, rules: [] } },
+    }));
+    const policy = { maxFailures: 3, retryDelayMs: 10_000 };
+    const results: AdvanceResult[] = [];
+
+    // Runs every second for a minute: only the runs after each delay try again.
+    for (let second = 1; second <= 60; second++) results.push(await advanceDueSchedules({ now: after(second), failurePolicy: policy }));
+
+    const failedAt = results.flatMap((result, i) => (result.failed ? [i + 1] : []));
+    expect(failedAt).toEqual([1, 11, 31]);
+    const schedule = await rampSchedules.get(one.orgId, one.scheduleId);
+    expect(schedule).toMatchObject({ status: 'paused', pauseReason: expect.stringMatching(/no longer exists/) });
+    expect(await stateOf(one)).toMatchObject({ versions: [1] });
+  });
+});
+
+describe('the due index', () => {
+  const dueKeysOf = async ({ orgId, scheduleId }: Seeded) => {
+    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.entity(orgId, 'RAMP_SCHEDULE', scheduleId), ConsistentRead: true }));
+    return { GSI2PK: Item!.GSI2PK, GSI2SK: Item!.GSI2SK };
+  };
+
+  it('holds a schedule exactly while it has work pending, sorted by when it is due', async () => {
+    const [one] = await seed(1, 1);
+    const actor = { by: 'test', assertAllowed: () => {} };
+
+    const ready = await dueKeysOf(one);
+    await advanceDueSchedules({ now: after(1) });
+    const running = await dueKeysOf(one);
+    const paused = await actOnRampSchedule(one.orgId, one.scheduleId, actor, { type: 'pause' }).then(() => dueKeysOf(one));
+
+    expect(ready).toEqual({ GSI2PK: 'RAMP_DUE', GSI2SK: T.toISOString() });
+    expect(running).toEqual({ GSI2PK: 'RAMP_DUE', GSI2SK: after(61).toISOString() });
+    expect(paused).toEqual({ GSI2PK: undefined, GSI2SK: undefined });
+  });
+});
