@@ -4,7 +4,7 @@ import { assertCan } from '../../shared/api/permissions';
 import { postBulkImportFacts } from '../../shared/contracts/bulk-import';
 import { factMetricId, factTableIdsOf, planFactsImport } from '../../shared/domain/bulk-import';
 import { factMetrics } from '../../shared/store/fact-metrics';
-import { factTables, readVersioned, transactInChunks } from '../../shared/store/fact-tables';
+import { factTables, readFactsVersioned, transactInChunks } from '../../shared/store/fact-tables';
 import { resolveOwner } from '../../shared/store/members';
 import { unknownProjects } from '../../shared/store/projects';
 
@@ -17,10 +17,7 @@ import { unknownProjects } from '../../shared/store/projects';
  */
 export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
   const { orgId } = auth;
-  const [tables, metrics] = await Promise.all([
-    readVersioned(factTables, orgId, factTableIdsOf(body)),
-    readVersioned(factMetrics, orgId, body.factMetrics.map((item) => factMetricId(item.id))),
-  ]);
+  const { tables, metrics } = await readFactsVersioned(orgId, factTableIdsOf(body), body.factMetrics.map((item) => factMetricId(item.id)));
 
   // The caller must be allowed to write every item: as it is stored and as it will be.
   const written = new Set([...body.factTables.map((item) => item.id), ...body.factTableFilters.map((item) => item.factTableId)]);

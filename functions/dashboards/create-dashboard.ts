@@ -6,7 +6,7 @@ import { assertDashboardReferences, dashboardProjects, dashboards } from '../../
 
 export const handler = endpoint(createDashboard, async ({ body, auth }) => {
   const data = newDashboard(body, auth.orgId, auth.memberId ?? '');
-  await assertDashboardReferences(auth.orgId, body, blockReferences(body.blocks));
-  assertCan(auth, 'write', await dashboardProjects(auth.orgId, data));
+  const read = await assertDashboardReferences(auth.orgId, body, blockReferences(body.blocks));
+  assertCan(auth, 'write', await dashboardProjects(auth.orgId, data, read));
   return { dashboard: await dashboards.create(auth.orgId, data) };
 });

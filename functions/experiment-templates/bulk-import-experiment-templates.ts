@@ -12,11 +12,7 @@ export const handler = endpoint(bulkImportExperimentTemplates, async ({ body, au
   // Everything is checked before anything is written.
   await Promise.all(body.templates.map(({ data }, i) => assertTemplateReferences(auth.orgId, data, data.datasource, `templates.${i}.data.`)));
   const ids = [...new Set(body.templates.map((t) => normalizeTemplateId(t.id)))];
-  const current = new Map(
-    (await Promise.all(ids.map((id) => experimentTemplates.read(auth.orgId, id)))).flatMap((found) =>
-      found ? [[found.entity.id, found] as const] : [],
-    ),
-  );
+  const current = new Map((await experimentTemplates.readMany(auth.orgId, ids)).map((found) => [found.entity.id, found]));
   const plan = planImport(body.templates, new Set(current.keys()));
   const owner = await templateOwner(auth);
   const ops = plan.items.map(({ id, data }) => {

@@ -5,9 +5,10 @@ import { postExperiment, type PostExperimentBody } from '../../shared/contracts/
 import { newExperiment, phaseReferences, templateDefaults } from '../../shared/domain/experiments';
 import { experimentTemplates } from '../../shared/store/experiment-templates';
 import { dashboards } from '../../shared/store/dashboards';
-import { assertExperimentReferences, assertReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
+import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
 import { features } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
+import { assertReferences } from '../../shared/store/repository';
 
 /** The body with the template's fields filled in where the request leaves them out. */
 async function withTemplate(orgId: string, body: PostExperimentBody, now: string): Promise<PostExperimentBody> {

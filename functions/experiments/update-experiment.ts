@@ -3,9 +3,10 @@ import { assertCan } from '../../shared/api/permissions';
 import { updateExperiment } from '../../shared/contracts/experiments';
 import { phaseReferences, updatedExperiment } from '../../shared/domain/experiments';
 import { dashboards } from '../../shared/store/dashboards';
-import { assertExperimentReferences, assertReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
+import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
 import { features } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
+import { assertReferences } from '../../shared/store/repository';
 
 export const handler = endpoint(updateExperiment, async ({ params, body, auth }) => {
   const now = new Date().toISOString();

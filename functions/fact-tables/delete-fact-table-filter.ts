@@ -7,15 +7,13 @@ import { factTables, usersOfFactTable } from '../../shared/store/fact-tables';
 
 /** Removes a filter from its table; refused while fact metrics or segments use it. */
 export const handler = endpoint(deleteFactTableFilter, async ({ params, auth }) => {
-  const table = await factTables.get(auth.orgId, params.factTableId);
-  assertCan(auth, 'write', table.projects);
-  findFilter(table, params.id);
-  const users = await usersOfFactTable(auth.orgId, params.factTableId, params.id);
-  if (users.length) {
-    throw new ConflictError('invalid_status', `Filter ${params.id} is used by ${users.join(', ')}; change those first`);
-  }
-  await factTables.update(auth.orgId, params.factTableId, (current) => {
+  await factTables.update(auth.orgId, params.factTableId, async (current) => {
     assertCan(auth, 'write', current.projects);
+    findFilter(current, params.id);
+    const users = await usersOfFactTable(auth.orgId, params.factTableId, params.id);
+    if (users.length) {
+      throw new ConflictError('invalid_status', `Filter ${params.id} is used by ${users.join(', ')}; change those first`);
+    }
     return withoutFilter(current, params.id);
   });
   return { deletedId: params.id };

@@ -9,11 +9,12 @@ import { factTables, usersOfFactTable } from '../../shared/store/fact-tables';
  * still use is refused: deleting it would leave them pointing at nothing.
  */
 export const handler = endpoint(deleteFactTable, async ({ params, auth }) => {
-  assertCan(auth, 'write', (await factTables.get(auth.orgId, params.id)).projects);
-  const users = await usersOfFactTable(auth.orgId, params.id);
-  if (users.length) {
-    throw new ConflictError('invalid_status', `Fact table ${params.id} is used by ${users.join(', ')}; delete or change those first`);
-  }
-  await factTables.remove(auth.orgId, params.id, (table) => assertCan(auth, 'write', table.projects));
+  await factTables.remove(auth.orgId, params.id, async (table) => {
+    assertCan(auth, 'write', table.projects);
+    const users = await usersOfFactTable(auth.orgId, params.id);
+    if (users.length) {
+      throw new ConflictError('invalid_status', `Fact table ${params.id} is used by ${users.join(', ')}; delete or change those first`);
+    }
+  });
   return { deletedId: params.id };
 });

@@ -8,11 +8,11 @@ import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(updateFactTable, async ({ params, body, auth }) => {
   const { owner: ownerInput, ...change } = body;
-  await factTables.get(auth.orgId, params.id); // 404 before checking the body's references
-  await assertProjectsExist(auth.orgId, change.projects);
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
   const now = new Date().toISOString();
-  const table = await factTables.update(auth.orgId, params.id, (current) => {
+  // The body's references are checked after the read, so an unknown table is 404 first.
+  const table = await factTables.update(auth.orgId, params.id, async (current) => {
+    await assertProjectsExist(auth.orgId, change.projects);
+    const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
     assertCan(auth, 'write', current.projects);
     if (change.projects) assertCan(auth, 'write', change.projects);
     return { ...updatedFactTable(current, change, now), ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };

@@ -13,9 +13,10 @@ export const handler = endpoint(postFeature, async ({ body, auth }) => {
     throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
   }
   const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : { id: auth.memberId ?? '' };
-  const content = newFeature(body, { environments: await environmentIds(auth.orgId), owner });
-  await assertReferencesValid(auth.orgId, content);
+  const environments = await environmentIds(auth.orgId);
+  const content = newFeature(body, { environments, owner });
+  const read = await assertReferencesValid(auth.orgId, content);
   const created = await createFeature(auth.orgId, content, authorOf(auth, 'Created via the REST API'));
-  const [feature] = await presentFeatures(auth.orgId, [created]);
+  const [feature] = await presentFeatures(auth.orgId, [created], { environments, ...read });
   return { feature };
 });

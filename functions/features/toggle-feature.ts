@@ -16,6 +16,6 @@ export const handler = endpoint(toggleFeature, async ({ params, body, auth }) =>
     },
     authorOf(auth, body.reason || 'Toggled via the REST API'),
   );
-  const [feature] = await presentFeatures(auth.orgId, [changed]);
+  const [feature] = await presentFeatures(auth.orgId, [changed], { environments });
   return { feature };
 });

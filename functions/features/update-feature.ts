@@ -6,6 +6,7 @@ import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
 import { assertReferencesValid, changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
+import type { KnownReferences } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
   if (body.project) {
@@ -16,17 +17,18 @@ export const handler = endpoint(updateFeature, async ({ params, body, auth }) =>
   }
   const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
   const environments = await environmentIds(auth.orgId);
+  let read: KnownReferences = {};
   const changed = await changeFeature(
     auth.orgId,
     params.id,
     async (current) => {
       assertCan(auth, 'write', current.project ? [current.project] : []);
       const next = applyFeatureUpdate(current, body, { environments, owner });
-      await assertReferencesValid(auth.orgId, next, current);
+      read = await assertReferencesValid(auth.orgId, next, current);
       return next;
     },
     authorOf(auth, 'Updated via the REST API'),
   );
-  const [feature] = await presentFeatures(auth.orgId, [changed]);
+  const [feature] = await presentFeatures(auth.orgId, [changed], { environments, ...read });
   return { feature };
 });

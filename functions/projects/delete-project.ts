@@ -1,8 +1,8 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { deleteProject } from '../../shared/contracts/projects';
-import { projects } from '../../shared/store/projects';
+import { removeProject } from '../../shared/store/projects';
 
 export const handler = endpoint(deleteProject, async ({ params, auth }) => {
-  await projects.remove(auth.orgId, params.id);
+  await removeProject(auth.orgId, params.id);
   return { deletedId: params.id };
 });

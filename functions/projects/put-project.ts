@@ -1,17 +1,17 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { putProject } from '../../shared/contracts/projects';
-import { choosePublicId, projects } from '../../shared/store/projects';
+import { putProject, type Project } from '../../shared/contracts/projects';
+import { projects, updateProject } from '../../shared/store/projects';
 
 export const handler = endpoint(putProject, async ({ params, body, auth }) => {
-  const { settings, publicId: wanted, ...fields } = body;
-  await projects.get(auth.orgId, params.id); // 404 before any other check
-  const publicId = wanted ? await choosePublicId(auth.orgId, '', wanted, params.id) : undefined;
-  const project = await projects.update(auth.orgId, params.id, (current) => ({
+  const { settings, publicId, ...fields } = body;
+  const change = (current: Project): Project => ({
     ...current,
     ...fields,
     ...(publicId ? { publicId } : {}),
     // Settings are merged key by key: a partial update leaves the other settings as they are.
     ...(settings ? { settings: { ...current.settings, ...settings } } : {}),
-  }));
+  });
+  // Only a request naming a publicId may move its guard item, which takes a transaction.
+  const project = publicId ? await updateProject(auth.orgId, params.id, change) : await projects.update(auth.orgId, params.id, change);
   return { project };
 });

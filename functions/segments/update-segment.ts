@@ -10,14 +10,15 @@ import { segments } from '../../shared/store/segments';
 /** The update both `POST /segments/{id}` and `POST /segment/{id}` perform. */
 export async function applySegmentUpdate({ params, body, auth }: EndpointRequest<typeof updateSegment>) {
   const { owner: ownerInput, type: _type, query: _query, factTableId: _table, filters: _filters, ...fields } = body;
-  const before = await segments.get(auth.orgId, params.id);
-  const lookup = await factTableLookup(auth.orgId, [segmentDefinitionAfter(before, body)]);
-  await assertProjectsExist(auth.orgId, body.projects);
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
-  const segment = await segments.update(auth.orgId, params.id, (current) => {
+  // The body's references are checked after the read, so an unknown segment is 404 first.
+  const segment = await segments.update(auth.orgId, params.id, async (current) => {
+    const after = segmentDefinitionAfter(current, body);
+    const lookup = await factTableLookup(auth.orgId, [after]);
+    await assertProjectsExist(auth.orgId, body.projects);
+    const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
     assertCan(auth, 'write', current.projects);
     if (body.projects) assertCan(auth, 'write', body.projects);
-    const definition = segmentDefinition(segmentDefinitionAfter(current, body), lookup);
+    const definition = segmentDefinition(after, lookup);
     // The old type's fields go with it, so they are rebuilt from the definition alone.
     const { query: _q, factTableId: _f, filters: _fl, ...rest } = current;
     return { ...rest, ...fields, ...definition, ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };

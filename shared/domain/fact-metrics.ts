@@ -178,6 +178,20 @@ export function buildFactMetric(input: FactMetricInput, lookup: FactTableLookup,
 }
 
 /**
+ * What a stored metric already proves about the fact tables it uses: their datasource and the
+ * filters it uses. Enough to re-check sides an update keeps, since a table's datasource never
+ * changes and a table or filter in use cannot be deleted.
+ */
+export function storedTablesLookup(current: FactMetric): FactTableLookup {
+  const sides = current.denominator ? [current.numerator, current.denominator] : [current.numerator];
+  return (id) => {
+    const using = sides.filter((side) => side.factTableId === id);
+    if (using.length === 0) return undefined;
+    return { datasource: current.datasource, filters: [...new Set(using.flatMap(filterIdsUsed))].map((filterId) => ({ id: filterId })) };
+  };
+}
+
+/**
  * The input that describes `current` with `change` applied: absent fields keep their value.
  * Changing the metric type drops the fields the old type needed and the new one refuses
  * (denominator, quantileSettings, a users-only numerator column); sending them anyway is a 400.

@@ -1,10 +1,11 @@
 import { BadRequestError } from '../api/errors';
 import type { Dashboard } from '../contracts/dashboards';
+import type { Experiment } from '../contracts/experiments';
 import type { BlockReferences } from '../domain/dashboards';
-import { assertReferences, experiments } from './experiments';
+import { experiments } from './experiments';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
-import { repository } from './repository';
+import { assertReferences, repository } from './repository';
 import { snapshots } from './snapshots';
 
 export const dashboards = repository<Dashboard>({
@@ -15,19 +16,19 @@ export const dashboards = repository<Dashboard>({
 
 /** Every dashboard of one experiment, in creation order (a Query on the list index). */
 export async function dashboardsOf(orgId: string, experimentId: string): Promise<Dashboard[]> {
-  const page = await dashboards.list(orgId, { limit: Infinity, offset: 0, tags: [`experiment:${experimentId}`] });
-  return page.items;
+  return dashboards.allTagged(orgId, [`experiment:${experimentId}`]);
 }
 
 /**
  * Checks what a dashboard names: its experiment and projects, and its blocks' experiments (with
  * the variations they pick), snapshots (which must be of the block's experiment) and metrics.
+ * Returns the experiments it read, by id.
  */
 export async function assertDashboardReferences(
   orgId: string,
   fields: { experimentId?: string; projects?: string[] },
   blocks: BlockReferences,
-): Promise<void> {
+): Promise<Map<string, Experiment>> {
   const experimentIds = [...(fields.experimentId ? [fields.experimentId] : []), ...blocks.experiments.map((e) => e.id)];
   const [found, foundSnapshots] = await Promise.all([
     experiments.getMany(orgId, experimentIds),
@@ -52,11 +53,19 @@ export async function assertDashboardReferences(
       throw new BadRequestError(`Request body: [${reference.field}] snapshot ${reference.id} is of experiment ${snapshot.experiment}`);
     }
   }
+  return byId;
 }
 
-/** The projects whose permissions guard a dashboard: its experiment's project, or its own projects. */
-export async function dashboardProjects(orgId: string, dashboard: Pick<Dashboard, 'experimentId' | 'projects'>): Promise<string[]> {
+/**
+ * The projects whose permissions guard a dashboard: its experiment's project, or its own projects.
+ * The experiment is taken from `known` when already read.
+ */
+export async function dashboardProjects(
+  orgId: string,
+  dashboard: Pick<Dashboard, 'experimentId' | 'projects'>,
+  known?: Map<string, Experiment>,
+): Promise<string[]> {
   if (!dashboard.experimentId) return dashboard.projects ?? [];
-  const experiment = await experiments.find(orgId, dashboard.experimentId);
+  const experiment = known?.get(dashboard.experimentId) ?? (await experiments.find(orgId, dashboard.experimentId));
   return experiment?.project ? [experiment.project] : [];
 }

@@ -1,10 +1,10 @@
 import type { ExperimentTemplate, TemplateFields } from '../contracts/experiment-templates';
 import { templateReferences } from '../domain/experiment-templates';
-import { assertMetrics, assertReferences } from './experiments';
+import { assertMetrics } from './experiments';
 import { features } from './features';
 import { resolveOwner } from './members';
 import { projects } from './projects';
-import { repository } from './repository';
+import { assertReferences, repository } from './repository';
 import { savedGroups } from './saved-groups';
 import { segments } from './segments';
 

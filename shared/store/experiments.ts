@@ -3,7 +3,7 @@ import type { Experiment, PostExperimentBody } from '../contracts/experiments';
 import { metricReferences, phaseReferences } from '../domain/experiments';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
-import { repository } from './repository';
+import { assertReferences, repository, type Reference } from './repository';
 import { savedGroups } from './saved-groups';
 import { segments } from './segments';
 
@@ -22,29 +22,6 @@ export const experiments = repository<Experiment>({
     `status:${experiment.status}`,
   ],
 });
-
-/** A reference a request body makes: the id, and the field that names it. */
-export interface Reference {
-  field: string;
-  id: string;
-}
-
-/**
- * Raises 400 naming the field of the first reference whose id names nothing in `repo` for this
- * organization. One BatchGet per hundred distinct ids.
- */
-export async function assertReferences(
-  orgId: string,
-  repo: { label: string; getMany(orgId: string, ids: string[]): Promise<{ id: string }[]> },
-  references: Reference[],
-): Promise<void> {
-  if (references.length === 0) return;
-  const found = new Set((await repo.getMany(orgId, references.map((r) => r.id))).map((entity) => entity.id));
-  const missing = references.find((r) => !found.has(r.id));
-  if (missing) {
-    throw new BadRequestError(`Request body: [${missing.field}] no ${repo.label.toLowerCase()} has the id ${missing.id}`);
-  }
-}
 
 /**
  * Raises 400 unless every metric named exists and computes from `datasource`, as the experiment

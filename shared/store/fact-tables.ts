@@ -1,9 +1,11 @@
 import { ApiError } from '../api/errors';
 import { logger } from '../api/logger';
+import type { FactMetric } from '../contracts/fact-metrics';
 import type { FactTableLookup } from '../domain/fact-metrics';
 import { usesFilterTag, usesTableTag, type StoredFactTable } from '../domain/fact-tables';
 import { factMetrics } from './fact-metrics';
-import { repository, transact, type Dated, type Repository, type TransactionOp, type Versioned } from './repository';
+import { keys } from './keys';
+import { getItems, repository, toVersioned, transact, type TransactionOp, type Versioned } from './repository';
 import { segments } from './segments';
 
 export const factTables = repository<StoredFactTable>({
@@ -30,19 +32,23 @@ export async function usersOfFactTable(orgId: string, factTableId: string, filte
   return [...metrics.items, ...segmentPage.items].map((item) => item.id);
 }
 
-/** Concurrent single-item reads per round; keeps a large import well inside the client's socket pool. */
-const READ_CONCURRENCY = 25;
-
-/** Each entity that exists among `ids`, with the version it was read at. */
-export async function readVersioned<T extends Dated>(repo: Repository<T>, orgId: string, ids: string[]): Promise<Map<string, Versioned<T>>> {
-  const found = new Map<string, Versioned<T>>();
-  const unique = [...new Set(ids)];
-  for (let start = 0; start < unique.length; start += READ_CONCURRENCY) {
-    const round = unique.slice(start, start + READ_CONCURRENCY);
-    const results = await Promise.all(round.map((id) => repo.read(orgId, id)));
-    results.forEach((result, i) => result && found.set(round[i], result));
-  }
-  return found;
+/**
+ * The fact tables and fact metrics that exist among these ids, each with the version it was read
+ * at, read together: one BatchGet per hundred ids, whatever their type.
+ */
+export async function readFactsVersioned(
+  orgId: string,
+  tableIds: string[],
+  metricIds: string[],
+): Promise<{ tables: Map<string, Versioned<StoredFactTable>>; metrics: Map<string, Versioned<FactMetric>> }> {
+  const [tableSet, metricSet] = [[...new Set(tableIds)], [...new Set(metricIds)]];
+  const items = await getItems([
+    ...tableSet.map((id) => keys.entity(orgId, factTables.type, id)),
+    ...metricSet.map((id) => keys.entity(orgId, factMetrics.type, id)),
+  ]);
+  const found = <T>(ids: string[], offset: number) =>
+    new Map(ids.flatMap((id, i) => (items[offset + i] ? [[id, toVersioned<T>(items[offset + i]!)] as const] : [])));
+  return { tables: found<StoredFactTable>(tableSet, 0), metrics: found<FactMetric>(metricSet, tableSet.length) };
 }
 
 /** DynamoDB's limits for one TransactWriteItems call. */

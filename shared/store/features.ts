@@ -19,7 +19,7 @@ import { keys } from './keys';
 import { prepareAppend, readPageIndex } from './page-index';
 import { repository, transact, type TransactionOp, type Versioned } from './repository';
 import { savedGroups } from './saved-groups';
-import { loadPayloadReferences, preparePayloadChanges } from './sdk-payloads';
+import { loadPayloadReferences, preparePayloadChanges, type KnownReferences } from './sdk-payloads';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
@@ -190,16 +190,39 @@ export async function changeFeature(
   });
 }
 
-/** Deletes a feature (after `check` accepts it), its revisions, and its entries in the SDK payloads; 404 when unknown. */
+/** DynamoDB's limit of items in one TransactWriteItems call. */
+const TRANSACTION_MAX_ITEMS = 100;
+
+/**
+ * Deletes a feature (after `check` accepts it), its revisions, and its entries in the SDK payloads;
+ * 404 when unknown. The revisions (numbered 1 to the feature's revision) go in the same transaction,
+ * so a crash leaves none behind; a feature with more revisions than that transaction has room for
+ * has them deleted right after it instead.
+ */
 export async function removeFeature(orgId: string, id: string, check: (current: StoredFeature) => void): Promise<void> {
-  await withRetries(async () => {
+  const cleanedUp = await withRetries(async () => {
     const current = await features.read(orgId, id);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     check(current.entity);
     const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
+    const revisions = current.entity.revision.version;
+    const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;
+    if (fits) ops.push(...Array.from({ length: revisions }, (_, i) => deleteRevisionOp(orgId, id, i + 1)));
     await transact(ops);
+    return fits;
   });
-  // History of a feature that no longer exists; a leftover would show under a new feature of the same id.
+  if (!cleanedUp) await deleteRevisions(orgId, id);
+}
+
+function deleteRevisionOp(orgId: string, id: string, version: number): TransactionOp {
+  return {
+    op: { Delete: { TableName: tableName(), Key: keys.featureRevision(orgId, id, version) } },
+    onConditionFailed: () => new ConflictError('conflict', `Feature ${id} was changed by another request; retry`),
+  };
+}
+
+/** Every stored revision of a feature that no longer exists; a leftover would show under a new feature of the same id. */
+async function deleteRevisions(orgId: string, id: string): Promise<void> {
   const revisionKeys = await queryKeys({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
     ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
@@ -307,8 +330,9 @@ export async function allFeatures(orgId: string, filter: FeatureFilter): Promise
  * Refuses references a change introduces to things that do not exist (prerequisite features, saved
  * groups, experiments; 400 naming the field) and prerequisites that would form a cycle. References
  * `current` already had are not re-checked, so a later deletion elsewhere does not block unrelated edits.
+ * Returns the saved groups and experiments it read, for `presentFeatures`.
  */
-export async function assertReferencesValid(orgId: string, feature: FeatureContent, current?: FeatureContent): Promise<void> {
+export async function assertReferencesValid(orgId: string, feature: FeatureContent, current?: FeatureContent): Promise<KnownReferences> {
   const refs = featureReferences(feature);
   const before = current ? featureReferences(current) : undefined;
   const added = (kind: 'features' | 'savedGroups' | 'experiments') =>
@@ -333,6 +357,7 @@ export async function assertReferencesValid(orgId: string, feature: FeatureConte
   assertVariationsKnown(feature, found);
   // Only a new prerequisite can close a cycle.
   if (newFeatures.size) await assertNoCycle(orgId, feature, await features.getMany(orgId, [...refs.features.keys()]));
+  return { savedGroups: groups, experiments: found };
 }
 
 /** An experiment-ref rule may only give values for variations its experiment has. */
@@ -375,11 +400,12 @@ export async function environmentIds(orgId: string): Promise<string[]> {
 /**
  * Features in their API shape: an entry for every environment of the organization, each with the
  * SDK `definition` where the feature is served (reading the saved groups and experiments named).
+ * What the request already read (the environment ids, saved groups, experiments) is not read again.
  */
-export async function presentFeatures(orgId: string, stored: StoredFeature[]) {
-  const envs = await environmentIds(orgId);
+export async function presentFeatures(orgId: string, stored: StoredFeature[], known: KnownReferences & { environments?: string[] } = {}) {
+  const envs = known.environments ?? (await environmentIds(orgId));
   const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
-  const refs = await loadPayloadReferences(orgId, entries);
+  const refs = await loadPayloadReferences(orgId, entries, known);
   return stored.map((feature) =>
     toApiFeature(feature, envs, (env) => {
       const entry = payloadEntry(feature, env);

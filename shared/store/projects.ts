@@ -1,6 +1,9 @@
-import { BadRequestError, ConflictError } from '../api/errors';
+import { randomBytes } from 'node:crypto';
+import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
 import type { Project } from '../contracts/projects';
-import { repository } from './repository';
+import { tableName } from './client';
+import { keys } from './keys';
+import { repository, transact, type TransactionOp } from './repository';
 
 export const projects = repository<Project>({ type: 'PROJECT', label: 'Project' });
 
@@ -29,18 +32,123 @@ export function slugOf(name: string): string {
   return slug || 'project';
 }
 
-/**
- * The publicId a project gets: `wanted` when given (409 when another project has it), otherwise
- * the slug of `name`, numbered when another project already has that slug.
- */
-export async function choosePublicId(orgId: string, name: string, wanted?: string, selfId?: string): Promise<string> {
-  const taken = new Set((await projects.all(orgId)).filter((p) => p.id !== selfId && p.publicId).map((p) => p.publicId!));
-  if (wanted) {
-    if (taken.has(wanted)) throw new ConflictError('already_exists', `Another project already has the publicId ${wanted}`);
-    return wanted;
+/** How many numbered slugs (`slug-2`, `slug-3`...) a generated publicId tries before a random suffix. */
+const NUMBERED_SLUGS = 10;
+const ATTEMPTS = 10;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+
+/** Runs `attempt` again, after a short pause, while it loses races to other writes (409 `conflict`). */
+async function retryingRaces<T>(attempt: () => Promise<T>): Promise<T> {
+  for (let n = 1; ; n++) {
+    try {
+      return await attempt();
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === 'conflict') || n === ATTEMPTS) throw error;
+      await backoff(n);
+    }
   }
+}
+
+/** Raised when the guard item of a publicId exists: another project of the organization has it. */
+class PublicIdTakenError extends ConflictError {
+  constructor(publicId: string) {
+    super('already_exists', `Another project already has the publicId ${publicId}`);
+  }
+}
+
+/** Puts the guard item that keeps `publicId` to one project; fails when another project has it. */
+function claimPublicId(orgId: string, publicId: string, projectId: string): TransactionOp {
+  return {
+    op: {
+      Put: {
+        TableName: tableName(),
+        Item: { ...keys.projectPublicId(orgId, publicId), entityType: 'PROJECT_PUBLIC_ID', version: 1, projectId },
+        ConditionExpression: 'attribute_not_exists(PK)',
+      },
+    },
+    onConditionFailed: () => new PublicIdTakenError(publicId),
+  };
+}
+
+/** Deletes the guard item of `publicId`; unconditional, as the project's own versioned write in the same transaction guards it. */
+function releasePublicId(orgId: string, publicId: string): TransactionOp {
+  return {
+    op: { Delete: { TableName: tableName(), Key: keys.projectPublicId(orgId, publicId) } },
+    onConditionFailed: () => new ConflictError('conflict', `The publicId ${publicId} was changed by another request; retry`),
+  };
+}
+
+/** The publicIds a project named `name` tries in turn: its slug, then numbered, then with a random suffix. */
+function generatedPublicIds(name: string): string[] {
   const slug = slugOf(name);
-  let candidate = slug;
-  for (let n = 2; taken.has(candidate); n++) candidate = `${slug}-${n}`;
-  return candidate;
+  const numbered = Array.from({ length: NUMBERED_SLUGS - 1 }, (_, i) => `${slug}-${i + 2}`);
+  return [slug, ...numbered, `${slug}-${randomBytes(3).toString('hex')}`];
+}
+
+/**
+ * Stores a new project with a publicId no other project of the organization has, in one
+ * transaction with its guard item: `wanted` when given (409 when taken), otherwise the slug of its
+ * name, numbered when taken. Each try costs one write; nothing reads the other projects.
+ */
+export async function createProject(
+  orgId: string,
+  data: Omit<Project, 'dateCreated' | 'dateUpdated' | 'publicId'>,
+  wanted?: string,
+): Promise<Project> {
+  const create = (publicId: string) =>
+    retryingRaces(async () => {
+      const created = projects.prepareCreate(orgId, { ...data, publicId });
+      await transact([created, claimPublicId(orgId, publicId, created.entity.id)]);
+      return created.entity;
+    });
+  const candidates = wanted ? [wanted] : generatedPublicIds(data.name);
+  for (const publicId of candidates.slice(0, -1)) {
+    try {
+      return await create(publicId);
+    } catch (error) {
+      if (!(error instanceof PublicIdTakenError)) throw error;
+    }
+  }
+  return create(candidates[candidates.length - 1]);
+}
+
+/**
+ * Read-modify-write of a project whose `change` may give it another publicId: the guard item
+ * moves in the same transaction (409 when another project has the new publicId).
+ */
+export async function updateProject(orgId: string, id: string, change: (current: Project) => Project): Promise<Project> {
+  return retryingRaces(async () => {
+    const current = await projects.read(orgId, id);
+    if (!current) throw new NotFoundError(`Project ${id} not found`);
+    const updated = projects.prepareUpdate(orgId, current, change(current.entity));
+    const [before, after] = [current.entity.publicId, updated.entity.publicId];
+    const moves: TransactionOp[] = [];
+    if (after !== before && after) moves.push(claimPublicId(orgId, after, id));
+    if (after !== before && before) moves.push(releasePublicId(orgId, before));
+    await transact([updated, ...moves]);
+    return updated.entity;
+  });
+}
+
+/** Deletes a project and frees its publicId, in one transaction; 404 when unknown. */
+export async function removeProject(orgId: string, id: string): Promise<void> {
+  await retryingRaces(async () => {
+    const current = await projects.read(orgId, id);
+    if (!current) throw new NotFoundError(`Project ${id} not found`);
+    const { publicId } = current.entity;
+    await transact([
+      {
+        op: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.entity(orgId, projects.type, id),
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': current.version },
+          },
+        },
+        onConditionFailed: () => new ConflictError('conflict', `Project ${id} was changed by another request; retry`),
+      },
+      ...(publicId ? [releasePublicId(orgId, publicId)] : []),
+    ]);
+  });
 }

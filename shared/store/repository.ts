@@ -59,6 +59,55 @@ const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve
 const isConditionFailure = (error: unknown) =>
   error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
 
+/** An item read from the table as its entity and the version it was read at. */
+export function toVersioned<T>(item: Record<string, unknown>): Versioned<T> {
+  return { entity: toEntity<T>(item), version: item.version as number };
+}
+
+/**
+ * Reads items by key with consistent reads, in BatchGets of 100 keys (unprocessed keys retried);
+ * the answer is aligned with `itemKeys`, undefined where no item is stored.
+ */
+export async function getItems(itemKeys: ItemKey[]): Promise<Array<StoredItem | undefined>> {
+  const id = (key: ItemKey) => `${key.PK}|${key.SK}`;
+  const unique = [...new Map(itemKeys.map((key) => [id(key), { PK: key.PK, SK: key.SK }])).values()];
+  const found = new Map<string, StoredItem>();
+  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
+    let request: Record<string, { Keys: ItemKey[]; ConsistentRead: boolean }> | undefined = {
+      [tableName()]: { Keys: unique.slice(start, start + BATCH_GET_LIMIT), ConsistentRead: true },
+    };
+    while (request && Object.keys(request).length) {
+      const result = await db().send(new BatchGetCommand({ RequestItems: request }));
+      for (const item of result.Responses?.[tableName()] ?? []) found.set(id(item as ItemKey), item as StoredItem);
+      request = result.UnprocessedKeys as typeof request;
+    }
+  }
+  return itemKeys.map((key) => found.get(id(key)));
+}
+
+/** A reference a request body makes: the id, and the field that names it. */
+export interface Reference {
+  field: string;
+  id: string;
+}
+
+/**
+ * Raises 400 naming the field of the first reference whose id names nothing in `repo` for this
+ * organization. One BatchGet per hundred distinct ids.
+ */
+export async function assertReferences(
+  orgId: string,
+  repo: { label: string; getMany(orgId: string, ids: string[]): Promise<{ id: string }[]> },
+  references: Reference[],
+): Promise<void> {
+  if (references.length === 0) return;
+  const found = new Set((await repo.getMany(orgId, references.map((r) => r.id))).map((entity) => entity.id));
+  const missing = references.find((r) => !found.has(r.id));
+  if (missing) {
+    throw new BadRequestError(`Request body: [${missing.field}] no ${repo.label.toLowerCase()} has the id ${missing.id}`);
+  }
+}
+
 /** Writes several items atomically; a failed condition raises the error its op names. */
 export async function transact(ops: TransactionOp[]): Promise<void> {
   try {
@@ -120,7 +169,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     const { Item } = await db().send(
       new GetCommand({ TableName: tableName(), Key: keys.entity(orgId, type, id), ConsistentRead: true }),
     );
-    return Item ? { entity: toEntity<T>(Item), version: Item.version as number } : undefined;
+    return Item ? toVersioned<T>(Item) : undefined;
   }
 
   /** Readies a new entity and the conditional Put that creates it, for use inside a transaction. */
@@ -179,19 +228,8 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
   }
 
   /** Reads whole items by key, keeping the order of `itemKeys` and leaving out the ones that are gone. */
-  async function readMany(itemKeys: ItemKey[]): Promise<T[]> {
-    const byKey = new Map<string, T>();
-    for (let start = 0; start < itemKeys.length; start += BATCH_GET_LIMIT) {
-      let request: Record<string, { Keys: ItemKey[]; ConsistentRead: boolean }> | undefined = {
-        [tableName()]: { Keys: itemKeys.slice(start, start + BATCH_GET_LIMIT), ConsistentRead: true },
-      };
-      while (request && Object.keys(request).length) {
-        const result = await db().send(new BatchGetCommand({ RequestItems: request }));
-        for (const item of result.Responses?.[tableName()] ?? []) byKey.set(`${item.PK}|${item.SK}`, toEntity<T>(item));
-        request = result.UnprocessedKeys as typeof request;
-      }
-    }
-    return itemKeys.flatMap((k) => byKey.get(`${k.PK}|${k.SK}`) ?? []);
+  async function readItems(itemKeys: ItemKey[]): Promise<T[]> {
+    return (await getItems(itemKeys)).flatMap((item) => (item ? [toEntity<T>(item)] : []));
   }
 
   /** A create that also appends to the page index, in one transaction; retried when the index moved meanwhile. */
@@ -269,14 +307,14 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
     /**
      * Deletes the entity and returns what it was; 404 when it does not exist. With `check`, the
-     * current entity is read first and `check` may refuse (by throwing); the delete is then
-     * conditional on the version that was checked.
+     * current entity is read first and `check` may refuse (by throwing, also asynchronously); the
+     * delete is then conditional on the version that was checked.
      */
-    async remove(orgId: string, id: string, check?: (current: T) => void): Promise<T> {
+    async remove(orgId: string, id: string, check?: (current: T) => void | Promise<void>): Promise<T> {
       for (let attempt = 1; ; attempt++) {
         const current = check ? await read(orgId, id) : undefined;
         if (check && !current) throw notFound(id);
-        if (current) check!(current.entity);
+        if (current) await check!(current.entity);
         try {
           const deleteItem = {
             TableName: tableName(),
@@ -313,12 +351,12 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       const tags = page.tags ?? [];
       const index = options.pageIndex && tags.length === 0 ? await readPageIndex(orgId, type) : undefined;
       if (index && !index.stale) {
-        const items = await readMany(await pageKeys(keys.listPartition(orgId, type), index, page));
+        const items = await readItems(await pageKeys(keys.listPartition(orgId, type), index, page));
         return { items, total: index.count };
       }
       const all = await listKeys(orgId, tags);
       if (options.pageIndex && tags.length === 0) await saveRebuilt(orgId, type, index, all.map((key) => key.sort));
-      const items = await readMany(all.slice(page.offset, page.offset + page.limit).map(({ PK, SK }) => ({ PK, SK })));
+      const items = await readItems(all.slice(page.offset, page.offset + page.limit).map(({ PK, SK }) => ({ PK, SK })));
       return { items, total: all.length };
     },
 
@@ -346,7 +384,18 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
     /** The entities with these ids that exist, in the order asked. */
     async getMany(orgId: string, ids: string[]): Promise<T[]> {
-      return readMany([...new Set(ids)].map((id) => keys.entity(orgId, type, id)));
+      return readItems([...new Set(ids)].map((id) => keys.entity(orgId, type, id)));
+    },
+
+    /** The entities with these ids that exist, each with the version it was read at, in the order asked. */
+    async readMany(orgId: string, ids: string[]): Promise<Versioned<T>[]> {
+      const items = await getItems([...new Set(ids)].map((id) => keys.entity(orgId, type, id)));
+      return items.flatMap((item) => (item ? [toVersioned<T>(item)] : []));
+    },
+
+    /** Every entity carrying all of `tags` on the list index, in creation order (for small, unpaginated lists). */
+    async allTagged(orgId: string, tags: string[]): Promise<T[]> {
+      return readItems((await listKeys(orgId, tags)).map(({ PK, SK }) => ({ PK, SK })));
     },
   };
 }

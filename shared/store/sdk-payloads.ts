@@ -1,6 +1,8 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
-import { BatchGetCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../api/errors';
+import type { Experiment } from '../contracts/experiments';
+import type { SavedGroup } from '../contracts/saved-groups';
 import { canonicalJson, type FeatureContent } from '../domain/features';
 import {
   payloadEntry,
@@ -16,7 +18,7 @@ import { db, tableName } from './client';
 import { environments } from './environments';
 import { experiments } from './experiments';
 import { keys } from './keys';
-import type { TransactionOp } from './repository';
+import { getItems, type StoredItem, type TransactionOp } from './repository';
 import { savedGroups } from './saved-groups';
 
 /**
@@ -38,31 +40,36 @@ export interface StoredPayload {
 
 const conflict = () => new ConflictError('conflict', 'The SDK payload was changed by another request at the same time; retry');
 
+async function readHead(orgId: string, environment: string): Promise<StoredItem | undefined> {
+  const { Item } = await db().send(
+    new GetCommand({ TableName: tableName(), Key: keys.sdkPayload(orgId, environment, 0), ConsistentRead: true }),
+  );
+  return Item as StoredItem | undefined;
+}
+
 /** The stored payload entries of one environment, or undefined when no feature was ever served there. */
 export async function readPayload(orgId: string, environment: string): Promise<StoredPayload | undefined> {
+  return assemblePayload(orgId, environment, await readHead(orgId, environment));
+}
+
+/** The payload whose first chunk the caller read as `head`: reads its further chunks, if any, and unpacks it. */
+async function assemblePayload(orgId: string, environment: string, head: StoredItem | undefined): Promise<StoredPayload | undefined> {
   for (let attempt = 1; ; attempt++) {
-    const { Item: head } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.sdkPayload(orgId, environment, 0), ConsistentRead: true }),
-    );
     if (!head) return undefined;
     const chunks = head.chunks as number;
     const parts: Uint8Array[] = [head.data as Uint8Array];
     if (chunks > 1) {
-      const wanted = Array.from({ length: chunks - 1 }, (_, i) => keys.sdkPayload(orgId, environment, i + 1));
-      const { Responses } = await db().send(
-        new BatchGetCommand({ RequestItems: { [tableName()]: { Keys: wanted, ConsistentRead: true } } }),
-      );
-      const bySk = new Map((Responses?.[tableName()] ?? []).map((item) => [item.SK as string, item]));
-      const rest = wanted.map((key) => bySk.get(key.SK));
+      const rest = await getItems(Array.from({ length: chunks - 1 }, (_, i) => keys.sdkPayload(orgId, environment, i + 1)));
       // Chunks of another version mean a write landed between the two reads: read again.
-      if (rest.some((item) => item?.version !== head.version)) {
+      if (rest.some((item) => item?.version !== head!.version)) {
         if (attempt === READ_ATTEMPTS) throw conflict();
+        head = await readHead(orgId, environment);
         continue;
       }
       parts.push(...rest.map((item) => item!.data as Uint8Array));
     }
     const { entries } = JSON.parse(gunzipSync(Buffer.concat(parts)).toString('utf8')) as { entries: Record<string, PayloadEntry> };
-    return { entries, version: head.version as number, dateUpdated: head.dateUpdated as string, chunks };
+    return { entries, version: head.version, dateUpdated: head.dateUpdated as string, chunks };
   }
 }
 
@@ -166,16 +173,29 @@ export async function touchSdkPayloads(orgId: string): Promise<void> {
   );
 }
 
-/** Reads the saved groups and experiments some payload entries name. */
+/** Saved groups and experiments already read in this request, which `loadPayloadReferences` need not read again. */
+export interface KnownReferences {
+  savedGroups?: SavedGroup[];
+  experiments?: Experiment[];
+}
+
+/** Reads the saved groups and experiments some payload entries name, except those already `known`. */
 export async function loadPayloadReferences(
   orgId: string,
   entries: PayloadEntry[],
+  known: KnownReferences = {},
 ): Promise<PayloadReferences & { dates: string[] }> {
   const ids = payloadReferenceIds(entries);
-  const [groups, found] = await Promise.all([
-    ids.savedGroups.length ? savedGroups.getMany(orgId, ids.savedGroups) : [],
-    ids.experiments.length ? experiments.getMany(orgId, ids.experiments) : [],
+  const knownGroups = new Map((known.savedGroups ?? []).map((group) => [group.id, group]));
+  const knownExperiments = new Map((known.experiments ?? []).map((experiment) => [experiment.id, experiment]));
+  const groupIds = ids.savedGroups.filter((id) => !knownGroups.has(id));
+  const experimentIds = ids.experiments.filter((id) => !knownExperiments.has(id));
+  const [readGroups, readExperiments] = await Promise.all([
+    groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
+    experimentIds.length ? experiments.getMany(orgId, experimentIds) : [],
   ]);
+  const groups = [...ids.savedGroups.flatMap((id) => knownGroups.get(id) ?? []), ...readGroups];
+  const found = [...ids.experiments.flatMap((id) => knownExperiments.get(id) ?? []), ...readExperiments];
   return {
     savedGroups: new Map(groups.map((group) => [group.id, group])),
     experiments: new Map(found.map((experiment) => [experiment.id, experiment satisfies PayloadExperiment])),
@@ -198,10 +218,12 @@ export interface PayloadScope {
  * saved groups and experiments its rules name. A connection to an environment that no longer exists gets no features.
  */
 export async function loadSdkPayload(scope: PayloadScope): Promise<SdkPayload> {
-  const [environment, stored] = await Promise.all([
-    environments.find(scope.orgId, scope.environment),
-    readPayload(scope.orgId, scope.environment),
+  // The environment and the payload's first chunk in one round trip.
+  const [environment, head] = await getItems([
+    keys.entity(scope.orgId, environments.type, scope.environment),
+    keys.sdkPayload(scope.orgId, scope.environment, 0),
   ]);
+  const stored = await assemblePayload(scope.orgId, scope.environment, head);
   const entries = environment && stored ? stored.entries : {};
   const refs = await loadPayloadReferences(scope.orgId, entriesForProjects(entries, scope.projects));
   const dates = [scope.dateUpdated, ...(stored ? [stored.dateUpdated] : []), ...refs.dates];

@@ -12,8 +12,7 @@ export const visualChangesets = repository<StoredVisualChangeset>({
 
 /** Every visual changeset of one experiment, in creation order (a Query on the list index). */
 export async function visualChangesetsOf(orgId: string, experimentId: string): Promise<StoredVisualChangeset[]> {
-  const page = await visualChangesets.list(orgId, { limit: Infinity, offset: 0, tags: [`experiment:${experimentId}`] });
-  return page.items;
+  return visualChangesets.allTagged(orgId, [`experiment:${experimentId}`]);
 }
 
 const ATTEMPTS = 5;

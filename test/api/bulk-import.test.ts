@@ -1,4 +1,5 @@
 import * as contract from '../../shared/contracts/bulk-import';
+import { db } from '../../shared/store/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
 let api: Api;
@@ -262,6 +263,29 @@ describe('POST /bulk-import/facts with hundreds of items', () => {
       factTableId: 'big_t29',
       filters: ['f29', 'f89'],
     });
+  });
+
+  it('reads the stored tables and metrics together, one BatchGet per hundred ids', async () => {
+    const fresh = await createTestOrg();
+    await totals(fresh.keys.admin); // the key is resolved and cached, as in a warm container
+    const sent: string[] = [];
+    const name = `count-${Math.random()}`;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(context.commandName as string);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+
+    try {
+      expect((await importFacts(large('counted'), fresh.keys.admin)).status).toBe(200);
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+
+    // 60 tables and 150 metrics: 210 ids, then the writes.
+    expect(sent.filter((command) => command !== 'TransactWriteItemsCommand')).toEqual(Array(3).fill('BatchGetItemCommand'));
   });
 
   it('writes nothing when the last of 300 items is invalid', async () => {

@@ -1,4 +1,5 @@
 import * as contract from '../../shared/contracts/fact-metrics';
+import { dynamoMeter } from '../../shared/store/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
 let api: Api;
@@ -292,6 +293,17 @@ describe('POST /fact-metrics/{id}', () => {
       tags: ['b'],
       dateUpdated: expect.any(String),
     });
+  });
+
+  it('reads only the metric when the body names no fact table: one read and one write', async () => {
+    const { body: created } = await create(ratio());
+
+    dynamoMeter.reset();
+    const response = await update(created.factMetric.id, { name: 'Cheap rename' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.factMetric).toEqual({ ...created.factMetric, name: 'Cheap rename', dateUpdated: expect.any(String) });
+    expect(dynamoMeter.snapshot().calls).toBe(2);
   });
 
   it('drops the denominator when a ratio becomes a mean metric', async () => {

@@ -1,6 +1,8 @@
 import * as contract from '../../shared/contracts/features';
 import { createApiKey } from '../../shared/store/api-keys';
+import { dynamoMeter } from '../../shared/store/client';
 import { environments } from '../../shared/store/environments';
+import { featureRevisions } from '../../shared/store/features';
 import { addMember } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
@@ -604,6 +606,30 @@ describe('DELETE /features/{id}', () => {
     const response = await api.request('GET', `/api/v1/features/${created.id}?withRevisions=all`, { key: org.keys.admin });
 
     expect(response.body.feature.revisions.map((r: { version: number }) => r.version)).toEqual([1]);
+  });
+
+  it('deletes the revisions in the same transaction as the feature: one read and one write', async () => {
+    const created = await feature();
+    await update(created.id, { description: 'second revision' });
+    await get(created.id); // the key is resolved and cached, as in a warm container
+
+    dynamoMeter.reset();
+    const response = await api.request('DELETE', `/api/v1/features/${created.id}`, { key: org.keys.admin });
+    const used = dynamoMeter.snapshot();
+
+    expect(response.status).toBe(200);
+    expect(used.calls).toBe(2);
+    expect((await featureRevisions(org.orgId, created.id)).map((r) => r.version)).toEqual([]);
+  });
+
+  it('deletes every revision of a feature with more than one transaction holds', async () => {
+    const created = await feature();
+    for (let i = 2; i <= 100; i++) await update(created.id, { description: `revision ${i}` });
+
+    const response = await api.request('DELETE', `/api/v1/features/${created.id}`, { key: org.keys.admin });
+
+    expect(response.status).toBe(200);
+    expect(await featureRevisions(org.orgId, created.id)).toEqual([]);
   });
 
   it('answers 404 for an unknown id, another organization, and 403 for a readonly key', async () => {

@@ -1,4 +1,5 @@
 import * as contract from '../../shared/contracts/projects';
+import { dynamoMeter } from '../../shared/store/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
 let api: Api;
@@ -59,6 +60,35 @@ describe('POST /projects', () => {
 
     expect(response.status).toBe(409);
     expect(response.body.code).toBe('already_exists');
+  });
+
+  it('numbers generated publicIds while they are taken, and gives a random suffix after ten', async () => {
+    const fresh = await createTestOrg();
+    const made = [];
+    for (let i = 0; i < 11; i++) made.push((await create({ name: 'Shop' }, fresh.keys.admin)).body.project.publicId);
+
+    expect(made.slice(0, 10)).toEqual(['shop', 'shop-2', 'shop-3', 'shop-4', 'shop-5', 'shop-6', 'shop-7', 'shop-8', 'shop-9', 'shop-10']);
+    expect(made[10]).toMatch(/^shop-[0-9a-f]{6}$/);
+  });
+
+  it('reads no other project: one transaction, however many projects the organization has', async () => {
+    const fresh = await createTestOrg();
+    for (let i = 0; i < 5; i++) await create({ name: `Existing ${i}` }, fresh.keys.admin);
+
+    dynamoMeter.reset();
+    const response = await create({ name: 'One more' }, fresh.keys.admin);
+
+    expect(response.status).toBe(200);
+    expect(dynamoMeter.snapshot().calls).toBe(1);
+  });
+
+  it('answers 409 to all but one of concurrent creates with the same publicId', async () => {
+    const fresh = await createTestOrg();
+
+    const responses = await Promise.all(Array.from({ length: 5 }, () => create({ name: 'Race', publicId: 'raced' }, fresh.keys.admin)));
+
+    expect(responses.map((r) => r.status).sort()).toEqual([200, 409, 409, 409, 409]);
+    expect(await count(fresh.keys.admin)).toBe(1);
   });
 
   it.each([
@@ -171,6 +201,18 @@ describe('PUT /projects/{id}', () => {
     expect(same.status).toBe(200);
   });
 
+  it('frees the old publicId when a project takes another one', async () => {
+    const { body: a } = await create({ name: 'Mover', publicId: 'moving-from' });
+
+    const moved = await api.request('PUT', `/api/v1/projects/${a.project.id}`, { key: org.keys.admin, body: { publicId: 'moving-to' } });
+    const reuse = await create({ name: 'Newcomer', publicId: 'moving-from' });
+    const clash = await create({ name: 'Late', publicId: 'moving-to' });
+
+    expect(moved.body.project.publicId).toBe('moving-to');
+    expect(reuse.status).toBe(200);
+    expect(clash.status).toBe(409);
+  });
+
   it('answers 400 for an unknown field', async () => {
     const { body: created } = await create({ name: 'Strict' });
 
@@ -205,6 +247,16 @@ describe('DELETE /projects/{id}', () => {
     expect(response.status).toBe(200);
     expect(response.body).toEqual({ deletedId: created.project.id });
     expect((await api.request('GET', `/api/v1/projects/${created.project.id}`, { key: org.keys.admin })).status).toBe(404);
+  });
+
+  it('frees the publicId of the deleted project', async () => {
+    const { body: created } = await create({ name: 'Short lived', publicId: 'reusable' });
+
+    await api.request('DELETE', `/api/v1/projects/${created.project.id}`, { key: org.keys.admin });
+    const again = await create({ name: 'Second life', publicId: 'reusable' });
+
+    expect(again.status).toBe(200);
+    expect(again.body.project.publicId).toBe('reusable');
   });
 
   it("answers 404 for another organization's project and keeps it", async () => {

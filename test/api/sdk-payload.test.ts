@@ -436,9 +436,25 @@ describe('payload cost', () => {
     const forSmall = await commandsFor(`/api/features/${smallKey}`);
     const forLarge = await commandsFor(`/api/features/${largeKey}`);
 
-    // The key item, then the environment and the payload item.
-    expect(forSmall).toEqual(['GetItemCommand', 'GetItemCommand', 'GetItemCommand']);
+    // The key item, then the environment and the payload item in one BatchGet.
+    expect(forSmall).toEqual(['GetItemCommand', 'BatchGetItemCommand']);
     expect(forLarge).toEqual(forSmall);
+  });
+
+  it('serves a payload stored in several chunks, reading the further chunks in one more BatchGet', async () => {
+    const big = await createTestOrg();
+    // Random text hardly compresses, so five values of 90 KB need more than one 300 KB chunk.
+    const values = Array.from({ length: 5 }, () => randomBytes(67_500).toString('base64'));
+    for (const [i, value] of values.entries()) {
+      await feature({ id: `big-${i}`, valueType: 'string', defaultValue: value, environments: on() }, big.keys.admin);
+    }
+    const { key } = await connection({}, big.keys.admin);
+
+    const sent = await commandsFor(`/api/features/${key}`);
+    const response = await fetchPayload(key);
+
+    expect(sent).toEqual(['GetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
+    expect(values.map((_, i) => response.body.features[`big-${i}`]?.defaultValue)).toEqual(values);
   });
 });
 

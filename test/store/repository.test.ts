@@ -1,6 +1,7 @@
 import { dynamoMeter } from '../../shared/store/client';
-import { repository } from '../../shared/store/repository';
+import { assertReferences, getItems, repository } from '../../shared/store/repository';
 import { newId } from '../../shared/store/ids';
+import { keys } from '../../shared/store/keys';
 
 interface Thing {
   id: string;
@@ -108,6 +109,79 @@ describe('the versioned repository', () => {
     expect(page.items.map((t) => t.id)).toEqual(['t2', 't3', 't4']);
     expect(odd.items.map((t) => t.id)).toEqual(['t1', 't3', 't5']);
     expect(odd.total).toBe(3);
+  });
+
+  it('waits for an asynchronous check and does not delete when it refuses', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'kept', name: 'x' });
+    await things.create(org, { id: 'gone', name: 'y' });
+
+    const refused = things.remove(org, 'kept', async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      throw new Error('refused later');
+    });
+    await things.remove(org, 'gone', async () => undefined);
+
+    await expect(refused).rejects.toThrow('refused later');
+    expect(await things.find(org, 'kept')).toBeDefined();
+    expect(await things.find(org, 'gone')).toBeUndefined();
+  });
+
+  it('reads many entities with their versions in one round trip per hundred ids', async () => {
+    const org = orgId();
+    const ids = Array.from({ length: 150 }, (_, i) => `v${i}`);
+    await Promise.all(ids.map((id) => things.create(org, { id, name: id })));
+    await things.update(org, 'v7', (current) => ({ ...current, name: 'changed' }));
+
+    dynamoMeter.reset();
+    const found = await things.readMany(org, ['v7', 'missing', ...ids, 'v7']);
+    const used = dynamoMeter.snapshot();
+
+    expect(used.calls).toBe(2);
+    expect(found).toHaveLength(150);
+    expect(found[0]).toEqual({ entity: expect.objectContaining({ id: 'v7', name: 'changed' }), version: 2 });
+    expect(found[1]).toEqual({ entity: expect.objectContaining({ id: 'v0', name: 'v0' }), version: 1 });
+    expect(found.some((item) => 'PK' in item.entity)).toBe(false);
+  });
+
+  it('reads items of several types in one BatchGet, aligned with the keys asked', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'x', name: 'one' });
+    const thingKey = keys.entity(org, 'ARCHETYPE', 'x');
+
+    dynamoMeter.reset();
+    const items = await getItems([thingKey, keys.entity(org, 'SEGMENT', 'none'), keys.organization(org), thingKey]);
+
+    expect(dynamoMeter.snapshot().calls).toBe(1);
+    expect(items.map((item) => item?.name)).toEqual(['one', undefined, undefined, 'one']);
+    expect(items[0]).toMatchObject({ ...thingKey, version: 1 });
+  });
+
+  it('lists every entity with the given tags, past any page size, in creation order', async () => {
+    const org = orgId();
+    for (let i = 0; i < 12; i++) {
+      await things.create(org, { id: `a${String(i).padStart(2, '0')}`, name: `${i}`, project: i % 3 ? 'rest' : 'third' });
+    }
+
+    const third = await things.allTagged(org, ['project:third']);
+    const none = await things.allTagged(org, ['project:none']);
+
+    expect(third.map((thing) => thing.id)).toEqual(['a00', 'a03', 'a06', 'a09']);
+    expect(none).toEqual([]);
+  });
+
+  it('answers 400 naming the field of the first reference to nothing', async () => {
+    const org = orgId();
+    await things.create(org, { id: 'real', name: 'x' });
+
+    const missing = assertReferences(org, things, [
+      { field: 'first', id: 'real' },
+      { field: 'second.0', id: 'ghost' },
+      { field: 'third', id: 'phantom' },
+    ]);
+
+    await expect(missing).rejects.toMatchObject({ status: 400, message: 'Request body: [second.0] no thing has the id ghost' });
+    await expect(assertReferences(org, things, [{ field: 'first', id: 'real' }])).resolves.toBeUndefined();
   });
 
   it('refuses an entity too large for DynamoDB with 400', async () => {

@@ -1,6 +1,13 @@
 import fc from 'fast-check';
 import type { FactMetricInput } from '../../shared/contracts/fact-metrics';
-import { buildFactMetric, factMetricInputAfter, factMetricTags, filterIdsUsed, redefined } from '../../shared/domain/fact-metrics';
+import {
+  buildFactMetric,
+  factMetricInputAfter,
+  factMetricTags,
+  filterIdsUsed,
+  redefined,
+  storedTablesLookup,
+} from '../../shared/domain/fact-metrics';
 
 const tables = {
   orders: { datasource: 'ds_main', filters: [{ id: 'us' }] },
@@ -49,6 +56,22 @@ describe('factMetricInputAfter', () => {
 
   it('drops the denominator when a ratio becomes another type', () => {
     expect(factMetricInputAfter(stored(ratio), { metricType: 'mean' })).not.toHaveProperty('denominator');
+  });
+});
+
+describe('storedTablesLookup', () => {
+  it('rebuilds an unchanged metric exactly as the fact tables themselves would', () => {
+    const current = stored({ ...ratio, numerator: { factTableId: 'orders', column: 'amount', filters: ['us'] } });
+    const input = factMetricInputAfter(current, { name: 'Renamed' });
+
+    expect(buildFactMetric(input, storedTablesLookup(current))).toEqual(buildFactMetric(input, lookup));
+  });
+
+  it('knows only the tables the metric uses, with only the filters it uses', () => {
+    const known = storedTablesLookup(stored({ ...mean, numerator: { factTableId: 'orders', column: 'amount', filters: ['us'] } }));
+
+    expect(known('orders')).toEqual({ datasource: 'ds_main', filters: [{ id: 'us' }] });
+    expect(known('visits')).toBeUndefined();
   });
 });
 
