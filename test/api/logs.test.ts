@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type { Api, TestOrg } from '../support/api';
+
+/**
+ * No secret key reaches a log, even at DEBUG and even for refused or failing requests. The level
+ * is set before any module loads, as LOG_LEVEL is in a Lambda container.
+ */
+let api: Api;
+let org: TestOrg;
+let resetDb: () => void;
+
+beforeAll(async () => {
+  process.env.LOG_LEVEL = 'DEBUG';
+  const support = await import('../support/api');
+  ({ resetDb } = await import('../../shared/store/client'));
+  api = await support.startApi();
+  org = await support.createTestOrg('Logs');
+});
+afterAll(() => api.close());
+
+/** Everything written to stdout, stderr or the console while `act` runs (and kept out of the test output). */
+async function captureOutput(act: () => Promise<void>): Promise<string> {
+  const written: string[] = [];
+  const record = (...args: unknown[]) => {
+    written.push(args.map((arg) => (typeof arg === 'string' ? arg : arg instanceof Uint8Array ? Buffer.from(arg).toString() : JSON.stringify(arg))).join(' '));
+  };
+  const streams = [process.stdout, process.stderr] as const;
+  const writes = streams.map((stream) => stream.write);
+  const consoleMethods = ['log', 'info', 'warn', 'error', 'debug', 'trace'] as const;
+  const originals = consoleMethods.map((method) => console[method]);
+  streams.forEach((stream) => {
+    stream.write = ((chunk: unknown) => {
+      record(chunk);
+      return true;
+    }) as typeof stream.write;
+  });
+  consoleMethods.forEach((method) => (console[method] = record));
+  try {
+    await act();
+  } finally {
+    streams.forEach((stream, i) => (stream.write = writes[i]));
+    consoleMethods.forEach((method, i) => (console[method] = originals[i]));
+  }
+  return written.join('\n');
+}
+
+describe('the logs', () => {
+  it('never hold a secret key, not even for refused or failing requests', async () => {
+    const unknownKey = `secret_admin_${randomBytes(32).toString('base64url')}`;
+    const keys = [org.keys.admin, org.keys.readonly, org.keys.noaccess, unknownKey, org.admin.token];
+    const created = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'g', condition: '{}' } });
+    const previousEndpoint = process.env.DYNAMODB_ENDPOINT;
+
+    const output = await captureOutput(async () => {
+      await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 42 } }); // 400
+      await api.request('POST', '/api/v1/saved-groups', { key: org.keys.readonly, body: { name: 'x', condition: '{}' } }); // 403
+      await api.request('GET', '/api/v1/saved-groups', { key: org.keys.noaccess }); // 403
+      await api.request('GET', '/api/v1/saved-groups/grp_missing', { key: org.admin.token }); // 404
+      await api.request('GET', '/api/v1/saved-groups', { key: unknownKey }); // 401
+      await api.request('GET', '/api/v1/saved-groups', { headers: { authorization: `Basic ${Buffer.from(`${unknownKey}:`).toString('base64')}` } }); // 401
+      await api.request('GET', '/api/v1/saved-groups', { headers: { authorization: `Token ${org.keys.admin}` } }); // 401, unsupported scheme
+      // DynamoDB out of reach: the handler throws an error that is not an ApiError, which is logged.
+      process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:9';
+      resetDb();
+      try {
+        const failing = await api.request('GET', `/api/v1/saved-groups/${created.body.savedGroup.id}`, { key: org.keys.admin });
+        expect(failing.status).toBeGreaterThanOrEqual(500);
+      } finally {
+        process.env.DYNAMODB_ENDPOINT = previousEndpoint;
+        resetDb();
+      }
+    });
+
+    expect(output).toContain('getSavedGroup'); // the failure was logged, so the capture saw the logs
+    const randomParts = keys.map((key) => key.replace(/^secret_[a-z]+_/, ''));
+    expect([...keys, ...randomParts].filter((secret) => output.includes(secret))).toEqual([]);
+  }, 60_000);
+});
