@@ -11,10 +11,10 @@ import { printTable, round, saveResults, type Row } from './report';
 const DURATION_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const CONNECTIONS = 10;
 
-async function startServer(kind: 'local' | 'bare'): Promise<{ url: string; process: ChildProcess }> {
+async function startServer(kind: 'local' | 'bare', env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'serve.ts'), kind], {
-    env: { ...process.env, PORT: String(port) },
+    env: { ...process.env, ...env, PORT: String(port) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   await new Promise<void>((resolve, reject) => {
@@ -25,7 +25,7 @@ async function startServer(kind: 'local' | 'bare'): Promise<{ url: string; proce
 }
 
 async function hammer(title: string, options: autocannon.Options): Promise<Row> {
-  await autocannon({ ...options, duration: 1 }); // warm-up: compile, connect, fill caches
+  await autocannon({ ...options, duration: 2 }); // warm-up: compile, connect, fill caches
   const result = await autocannon({ ...options, duration: DURATION_SECONDS, connections: CONNECTIONS });
   return {
     scenario: title,
@@ -39,8 +39,8 @@ async function hammer(title: string, options: autocannon.Options): Promise<Row> 
 }
 
 /** Runs the load scenarios against a DynamoDB endpoint that is already seeded. */
-export async function measureLoad(seed: { key: string; savedGroupId: string }) {
-  const bare = await startServer('bare');
+export async function measureLoad(seed: { key: string; savedGroupId: string; savedGroupKey: { PK: string; SK: string } }) {
+  const bare = await startServer('bare', { BARE_PK: seed.savedGroupKey.PK, BARE_SK: seed.savedGroupKey.SK });
   const local = await startServer('local');
   const auth = { authorization: `Bearer ${seed.key}`, 'content-type': 'application/json' };
   try {

@@ -25,7 +25,7 @@ async function main() {
       await measureLatency({
         key: seed.key,
         ids: { memberId: seed.memberId, email: seed.email },
-        bareKey: { pk: `ORG#${seed.orgId}`, sk: 'ORG' },
+        bareKey: (({ PK, SK }) => ({ pk: PK, sk: SK }))((await import('../shared/store/keys')).keys.organization(seed.orgId)),
       });
     }
     if (chosen.has('features')) {
@@ -41,7 +41,8 @@ async function main() {
       const { savedGroups } = await import('../shared/store/saved-groups');
       const group = await savedGroups.create(seed.orgId, { id: 'grp_load', name: 'Load', type: 'list', attributeKey: 'id', values: [] });
       const { measureLoad } = await import('./load');
-      await measureLoad({ key: seed.key, savedGroupId: group.id });
+      const { keys } = await import('../shared/store/keys');
+      await measureLoad({ key: seed.key, savedGroupId: group.id, savedGroupKey: keys.entity(seed.orgId, 'SAVED_GROUP', group.id) });
     }
   } finally {
     dynamo.stop();

@@ -11,7 +11,8 @@ const port = Number(process.env.PORT);
 if (process.argv[2] === 'bare') {
   createServer(async (request, response) => {
     request.resume();
-    const result = await bare({ pathParameters: {} } as never);
+    // The same item the API's read scenario fetches, so both sides read the same bytes.
+    const result = await bare({ pathParameters: { pk: process.env.BARE_PK, sk: process.env.BARE_SK } } as never);
     response.writeHead(result.statusCode ?? 200, result.headers as Record<string, string>);
     response.end(result.body);
   }).listen(port, '127.0.0.1', () => console.log('listening'));
