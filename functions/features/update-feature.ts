@@ -9,20 +9,21 @@ import { projects } from '../../shared/store/projects';
 import type { KnownReferences } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
-  if (body.project) {
-    assertCan(auth, 'write', [body.project]);
-    if (!(await projects.find(auth.orgId, body.project))) {
-      throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
-    }
-  }
-  const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
   const environments = await environmentIds(auth.orgId);
   let read: KnownReferences = {};
   const changed = await changeFeature(
     auth.orgId,
     params.id,
     async (current) => {
+      // Inside the change, so an unknown feature is a 404 before the body's references are looked at.
       assertCan(auth, 'write', current.project ? [current.project] : []);
+      if (body.project) {
+        assertCan(auth, 'write', [body.project]);
+        if (!(await projects.find(auth.orgId, body.project))) {
+          throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
+        }
+      }
+      const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
       const next = applyFeatureUpdate(current, body, { environments, owner });
       read = await assertReferencesValid(auth.orgId, next, current);
       return next;

@@ -523,6 +523,12 @@ describe('POST /features/{id}', () => {
     expect(response.status).toBe(404);
   });
 
+  it('answers 404, before looking at the body, for an unknown id with unknown references', async () => {
+    const response = await update('no-such-flag', { project: 'prj_missing', owner: 'nobody@example.com' });
+
+    expect(response.status).toBe(404);
+  });
+
   it('answers 403 for a readonly key', async () => {
     const created = await feature();
 
