@@ -1,0 +1,72 @@
+import { can, canSomewhere, higherRole, roleAllows, type Permission, type Principal, type Role } from '../../shared/api/permissions';
+import { secretFromHeader } from '../../shared/api/auth';
+
+// The table of BEHAVIOR.md, row by row.
+const table: Record<Role, Permission[]> = {
+  noaccess: [],
+  readonly: ['read'],
+  engineer: ['read', 'write'],
+  experimenter: ['read', 'write', 'review'],
+  admin: ['read', 'write', 'review', 'manage'],
+};
+
+const principal = (role: Role, projectRoles: Record<string, Role> = {}): Principal => ({
+  orgId: 'org_1',
+  keyId: 'key_1',
+  role,
+  projectRoles,
+});
+
+describe('roles and permissions', () => {
+  it.each(Object.entries(table) as [Role, Permission[]][])('%s grants exactly %j', (role, granted) => {
+    const all: Permission[] = ['read', 'write', 'review', 'manage'];
+
+    expect(all.filter((permission) => roleAllows(role, permission))).toEqual(granted);
+  });
+
+  it('lets every role reach public endpoints', () => {
+    expect(Object.keys(table).every((role) => roleAllows(role as Role, 'public'))).toBe(true);
+  });
+
+  it('takes the higher of two roles', () => {
+    expect(higherRole('readonly', 'engineer')).toBe('engineer');
+    expect(higherRole('admin', 'noaccess')).toBe('admin');
+  });
+
+  it("uses a project's own role for resources in that project, even when it is lower", () => {
+    const member = principal('admin', { prj_a: 'readonly' });
+
+    expect(can(member, 'write', ['prj_a'])).toBe(false);
+    expect(can(member, 'write', ['prj_b'])).toBe(true);
+    expect(can(member, 'write')).toBe(true);
+  });
+
+  it('needs the permission in every project of a multi-project resource', () => {
+    const member = principal('readonly', { prj_a: 'engineer', prj_b: 'readonly' });
+
+    expect(can(member, 'write', ['prj_a'])).toBe(true);
+    expect(can(member, 'write', ['prj_a', 'prj_b'])).toBe(false);
+  });
+
+  it('knows when a permission is held only through a project', () => {
+    expect(canSomewhere(principal('readonly', { prj_a: 'experimenter' }), 'review')).toBe(true);
+    expect(canSomewhere(principal('readonly'), 'write')).toBe(false);
+  });
+});
+
+describe('reading the key from the Authorization header', () => {
+  const key = `secret_admin_${'a'.repeat(43)}`;
+
+  it('reads Bearer and Basic with an empty password', () => {
+    expect(secretFromHeader(`Bearer ${key}`)).toBe(key);
+    expect(secretFromHeader(`Basic ${Buffer.from(`${key}:`).toString('base64')}`)).toBe(key);
+    expect(secretFromHeader(`basic ${Buffer.from(key).toString('base64')}`)).toBe(key);
+  });
+
+  it.each([undefined, '', 'Bearer', 'Bearer not-a-key', `Digest ${key}`, `Basic ${Buffer.from(':x').toString('base64')}`])(
+    'refuses %j with 401',
+    (header) => {
+      expect(() => secretFromHeader(header)).toThrow(expect.objectContaining({ status: 401 }));
+    },
+  );
+});
