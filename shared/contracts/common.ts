@@ -27,5 +27,4 @@ export const queryBoolean = z
 /** `{deletedId}`, the answer of every delete. */
 export const deletedResponse = z.object({ deletedId: z.string() });
 
-export const isoDate = z.string();
 export const stringList = z.array(z.string().max(1024)).max(1000);
