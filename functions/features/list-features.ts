@@ -2,7 +2,7 @@ import { BadRequestError } from '../../shared/api/errors';
 import { endpoint } from '../../shared/api/endpoint';
 import { paginated } from '../../shared/api/pagination';
 import { listFeatures } from '../../shared/contracts/features';
-import { allFeatures, listFeaturePage, presentFeatures, type FeatureFilter } from '../../shared/store/features';
+import { allFeatures, environmentIds, listFeaturePage, presentFeatures, type FeatureFilter } from '../../shared/store/features';
 import { findSdkKey } from '../../shared/store/sdk-connections';
 
 /** `skipPagination` is a self-hosting escape hatch: honoured only when the deployment opts in. */
@@ -20,9 +20,14 @@ export const handler = endpoint(listFeatures, async ({ query, auth }) => {
     if (connection.projects.length) filter.any = connection.projects.map((project) => `project:${project}`);
   }
   if (query.skipPagination && skipPaginationAllowed()) {
-    const items = await presentFeatures(auth.orgId, await allFeatures(auth.orgId, filter));
+    const [all, environments] = await Promise.all([allFeatures(auth.orgId, filter), environmentIds(auth.orgId)]);
+    const items = await presentFeatures(auth.orgId, all, { environments });
     return { features: items, limit: items.length, offset: 0, count: items.length, total: items.length, hasMore: false, nextOffset: null };
   }
-  const page = await listFeaturePage(auth.orgId, { limit: query.limit, offset: query.offset, filter });
-  return paginated('features', { items: await presentFeatures(auth.orgId, page.items), total: page.total }, query);
+  // Independent reads go out together: the page and the organization's environments.
+  const [page, environments] = await Promise.all([
+    listFeaturePage(auth.orgId, { limit: query.limit, offset: query.offset, filter }),
+    environmentIds(auth.orgId),
+  ]);
+  return paginated('features', { items: await presentFeatures(auth.orgId, page.items, { environments }), total: page.total }, query);
 });
