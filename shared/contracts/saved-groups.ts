@@ -37,6 +37,18 @@ const name = z.string().trim().min(1).max(256);
 const owner = z.string().min(1).max(256);
 const savedGroupResponse = z.object({ savedGroup });
 
+const createBody = z.strictObject({
+  name,
+  type: z.enum(['condition', 'list']).optional(),
+  condition: jsonCondition.optional(),
+  attributeKey: z.string().min(1).max(256).optional(),
+  values: stringList.optional(),
+  owner: owner.optional(),
+  description: z.string().max(10_000).optional(),
+  projects: stringList.optional(),
+  bypassApproval: z.boolean().optional(),
+});
+
 export const listSavedGroups = defineEndpoint({
   operationId: 'listSavedGroups',
   method: 'GET',
@@ -56,17 +68,7 @@ export const postSavedGroup = defineEndpoint({
   tag: 'saved-groups',
   permission: 'write',
   projectScoped: true,
-  body: z.strictObject({
-    name,
-    type: z.enum(['condition', 'list']).optional(),
-    condition: jsonCondition.optional(),
-    attributeKey: z.string().min(1).max(256).optional(),
-    values: stringList.optional(),
-    owner: owner.optional(),
-    description: z.string().max(10_000).optional(),
-    projects: stringList.optional(),
-    bypassApproval: z.boolean().optional(),
-  }),
+  body: createBody,
   response: savedGroupResponse,
 });
 
@@ -90,15 +92,8 @@ export const updateSavedGroup = defineEndpoint({
   permission: 'write',
   projectScoped: true,
   params: idParams,
-  body: z.strictObject({
-    name: name.optional(),
-    condition: jsonCondition.optional(),
-    values: stringList.optional(),
-    owner: owner.optional(),
-    description: z.string().max(10_000).optional(),
-    projects: stringList.optional(),
-    bypassApproval: z.boolean().optional(),
-  }),
+  // A group's type and attribute are fixed at creation; everything else may change.
+  body: createBody.omit({ type: true, attributeKey: true }).partial(),
   response: savedGroupResponse,
 });
 

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { BatchGetCommand, DeleteCommand, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictError, NotFoundError } from '../api/errors';
 import type { Role } from '../api/permissions';
 import { db, tableName } from './client';
 import { newId } from './ids';
 import { keys } from './keys';
-import { toEntity } from './repository';
+import { getItems, queryAll, toEntity } from './repository';
 
 /** What is stored for a key: never the secret, only its SHA-256 hash (in the item's key). */
 export interface ApiKeyRecord {
@@ -59,26 +59,16 @@ export async function findApiKey(hash: string): Promise<ApiKeyRecord | undefined
   return Item ? toEntity<ApiKeyRecord>(Item) : undefined;
 }
 
+/** The organization's key items, oldest first (the list index is in creation order). */
 async function keyItemsOf(orgId: string) {
-  const { Items = [] } = await db().send(
-    new QueryCommand({
-      TableName: tableName(),
-      IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk',
-      ExpressionAttributeValues: { ':pk': keys.listPartition(orgId, 'APIKEY') },
-    }),
-  );
-  if (Items.length === 0) return [];
-  const found: Record<string, unknown>[] = [];
-  for (let i = 0; i < Items.length; i += 100) {
-    const { Responses } = await db().send(
-      new BatchGetCommand({
-        RequestItems: { [tableName()]: { Keys: Items.slice(i, i + 100).map(({ PK, SK }) => ({ PK, SK })) } },
-      }),
-    );
-    found.push(...(Responses?.[tableName()] ?? []));
-  }
-  return found.sort((a, b) => String(a.dateCreated).localeCompare(String(b.dateCreated)));
+  const found = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.listPartition(orgId, 'APIKEY') },
+    ProjectionExpression: 'PK, SK',
+  });
+  const items = await getItems(found.map(({ PK, SK }) => ({ PK, SK })));
+  return items.filter((item) => item !== undefined);
 }
 
 /** The organization's keys and tokens, oldest first, without their secrets. */

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import {
@@ -17,7 +17,7 @@ import { environments } from './environments';
 import { experiments } from './experiments';
 import { keys } from './keys';
 import { prepareAppend, readPageIndex } from './page-index';
-import { repository, transact, type TransactionOp, type Versioned } from './repository';
+import { queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
 import { savedGroups } from './saved-groups';
 import { loadPayloadReferences, preparePayloadChanges, type KnownReferences } from './sdk-payloads';
 
@@ -240,38 +240,17 @@ async function deleteRevisions(orgId: string, id: string): Promise<void> {
 
 /** The published revisions of a feature, oldest first. */
 export async function featureRevisions(orgId: string, id: string): Promise<FeatureRevisionRecord[]> {
-  const records: FeatureRevisionRecord[] = [];
-  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-        ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const { PK: _pk, SK: _sk, entityType: _type, ...record } = item;
-      records.push(record as FeatureRevisionRecord);
-    }
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return records;
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
+    ConsistentRead: true,
+  });
+  return items.map(({ PK: _pk, SK: _sk, entityType: _type, ...record }) => record as FeatureRevisionRecord);
 }
 
 async function queryKeys(input: Omit<QueryCommandInput, 'TableName'>): Promise<Array<{ PK: string; SK: string }>> {
-  const found: Array<{ PK: string; SK: string }> = [];
-  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(
-      new QueryCommand({ TableName: tableName(), ProjectionExpression: 'PK, SK', ...input, ExclusiveStartKey }),
-    );
-    for (const item of page.Items ?? []) found.push({ PK: item.PK, SK: item.SK });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return found;
+  const items = await queryAll({ ProjectionExpression: 'PK, SK', ...input });
+  return items.map((item) => ({ PK: item.PK, SK: item.SK }));
 }
 
 /** A list filter: every tag of `all` must be present, and at least one of `any` when given. */

@@ -51,6 +51,18 @@ export function toEntity<T>(item: Record<string, unknown>): T {
   return entity as T;
 }
 
+/** Every item a Query matches, following its pages. */
+export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, any>[]> {
+  const items: Record<string, any>[] = [];
+  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
+  do {
+    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey }));
+    items.push(...(page.Items ?? []));
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return items;
+}
+
 const now = () => new Date().toISOString();
 
 /** A short random pause before retrying a write that lost a race, so racing writers spread out. */
@@ -208,22 +220,14 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
           ExpressionAttributeValues: Object.fromEntries(tags.map((tag, i) => [`:tag${i}`, tag])),
         }
       : { ExpressionAttributeValues: {} };
-    let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-    do {
-      const page = await db().send(
-        new QueryCommand({
-          TableName: tableName(),
-          IndexName: 'GSI1',
-          KeyConditionExpression: 'GSI1PK = :pk',
-          ...filter,
-          ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': keys.listPartition(orgId, type) },
-          ProjectionExpression: 'PK, SK, GSI1SK',
-          ExclusiveStartKey,
-        }),
-      );
-      for (const item of page.Items ?? []) found.push({ PK: item.PK, SK: item.SK, sort: item.GSI1SK });
-      ExclusiveStartKey = page.LastEvaluatedKey;
-    } while (ExclusiveStartKey);
+    const items = await queryAll({
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk',
+      ...filter,
+      ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': keys.listPartition(orgId, type) },
+      ProjectionExpression: 'PK, SK, GSI1SK',
+    });
+    for (const item of items) found.push({ PK: item.PK, SK: item.SK, sort: item.GSI1SK });
     return found;
   }
 
@@ -362,24 +366,14 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
     /** Every entity of this type in the organization, in creation order (for small, unpaginated lists). */
     async all(orgId: string): Promise<T[]> {
-      const items: T[] = [];
-      let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-      do {
-        const page = await db().send(
-          new QueryCommand({
-            TableName: tableName(),
-            KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-            ExpressionAttributeValues: { ':pk': keys.entity(orgId, type, '').PK, ':prefix': keys.entityPrefix(type) },
-            ConsistentRead: true,
-            ExclusiveStartKey,
-          }),
-        );
-        for (const item of page.Items ?? []) items.push(toEntity<T>(item));
-        ExclusiveStartKey = page.LastEvaluatedKey;
-      } while (ExclusiveStartKey);
-      return items.sort(
-        (a, b) => a.dateCreated.localeCompare(b.dateCreated) || a.id.localeCompare(b.id),
-      );
+      const items = await queryAll({
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+        ExpressionAttributeValues: { ':pk': keys.entity(orgId, type, '').PK, ':prefix': keys.entityPrefix(type) },
+        ConsistentRead: true,
+      });
+      return items
+        .map((item) => toEntity<T>(item))
+        .sort((a, b) => a.dateCreated.localeCompare(b.dateCreated) || a.id.localeCompare(b.id));
     },
 
     /** The entities with these ids that exist, in the order asked. */

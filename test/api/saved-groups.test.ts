@@ -217,6 +217,18 @@ describe('POST /saved-groups/{id}', () => {
     expect(after.body).toEqual(created);
   });
 
+  it.each([[{ type: 'condition' }], [{ attributeKey: 'email' }], [{ colour: 'red' }]])(
+    'refuses %j, which an update cannot change',
+    async (body) => {
+      const { body: created } = await create({ name: 'Fixed', attributeKey: 'id', values: ['a'] });
+
+      const response = await api.request('POST', `/api/v1/saved-groups/${created.savedGroup.id}`, { key: org.keys.admin, body });
+
+      expect(response.status).toBe(400);
+      expect((await api.request('GET', `/api/v1/saved-groups/${created.savedGroup.id}`, { key: org.keys.admin })).body).toEqual(created);
+    },
+  );
+
   it('answers 404 for an unknown id', async () => {
     const response = await api.request('POST', '/api/v1/saved-groups/grp_missing', { key: org.keys.admin, body: { name: 'x' } });
 

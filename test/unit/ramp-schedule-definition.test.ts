@@ -1,4 +1,3 @@
-import { ApiError } from '../../shared/api/errors';
 import {
   createRampScheduleBody,
   ejectTargetBody,
@@ -27,17 +26,8 @@ import {
   isoAt,
   readySchedule,
   rolloutRule,
+  errorOf,
 } from './ramp-schedule-fixtures';
-
-function errorOf(run: () => unknown): ApiError | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-}
 
 describe('creating a schedule', () => {
   it('is pending without a target', () => {

@@ -1,3 +1,4 @@
+import { ApiError } from '../../shared/api/errors';
 import { createRampScheduleBody, type CreateRampScheduleBody, type RampStatus } from '../../shared/contracts/ramp-schedules';
 import { newRampSchedule } from '../../shared/domain/ramp-definition';
 import { applyRuleWrites, type RampableFeature, type RampableRule } from '../../shared/domain/ramp-rules';
@@ -92,4 +93,15 @@ export function ruleOf(feature: RampableFeature, ruleId = 'fr_1', env = 'product
   const rule = feature.environments[env].rules.find((candidate) => candidate.id === ruleId);
   if (!rule) throw new Error(`no rule ${ruleId} in ${env}`);
   return rule;
+}
+
+/** The error an action throws, or undefined when it succeeds. */
+export function errorOf(run: () => unknown): ApiError | undefined {
+  try {
+    run();
+    return undefined;
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
 }

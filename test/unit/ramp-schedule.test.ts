@@ -1,4 +1,3 @@
-import { ApiError } from '../../shared/api/errors';
 import { rampSchedule, rampStatuses, type RampStatus } from '../../shared/contracts/ramp-schedules';
 import { addTarget, assertDeletable, ejectTarget, updateDefinition } from '../../shared/domain/ramp-definition';
 import { captureRuleState } from '../../shared/domain/ramp-rules';
@@ -25,18 +24,8 @@ import {
   rolloutRule,
   ruleOf,
   T0,
+  errorOf,
 } from './ramp-schedule-fixtures';
-
-/** The error an action throws, or undefined when it succeeds. */
-function errorOf(run: () => unknown): ApiError | undefined {
-  try {
-    run();
-    return undefined;
-  } catch (error) {
-    if (error instanceof ApiError) return error;
-    throw error;
-  }
-}
 
 type Operation =
   | LifecycleAction['type']
