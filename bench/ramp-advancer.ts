@@ -23,7 +23,7 @@ async function seed(orgs: number, perOrg: number): Promise<void> {
   const { newFeature } = await import('../shared/domain/features');
   const { newRampSchedule } = await import('../shared/domain/ramp-definition');
   const { createFeature } = await import('../shared/store/features');
-  const { newId } = await import('../shared/store/ids');
+  const { newId } = await import('../shared/ids');
   const { createOrganization } = await import('../shared/store/organizations');
   const { insertRampSchedule } = await import('../shared/store/ramp-schedules');
   const steps = [0.25, 0.5, 1].map((coverage) => ({ trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage } }] }));

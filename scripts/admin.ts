@@ -7,7 +7,7 @@
  */
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { roles, type Role } from '../shared/api/permissions';
+import { roles, type Role } from '../shared/permissions';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/store/api-keys';
 import { addMember, members, organizationOfMember } from '../shared/store/members';
 import { createOrganization, findOrganization } from '../shared/store/organizations';

@@ -1,4 +1,4 @@
-import { ConflictError } from '../shared/api/errors';
+import { ConflictError } from '../shared/errors';
 import { createApiKey } from '../shared/store/api-keys';
 import { createOrganization, findOrganization } from '../shared/store/organizations';
 

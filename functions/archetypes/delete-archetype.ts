@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteArchetype } from '../../shared/contracts/archetypes';
 import { archetypes } from '../../shared/store/archetypes';
 

@@ -1,8 +1,8 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postArchetype } from '../../shared/contracts/archetypes';
 import { archetypes } from '../../shared/store/archetypes';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { resolveOwner } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteAttribute } from '../../shared/contracts/attributes';
 import { attributes } from '../../shared/store/attributes';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { putAttribute } from '../../shared/contracts/attributes';
 import { assertEnumHasValues } from '../../shared/domain/attributes';
 import { attributes, toAttribute } from '../../shared/store/attributes';

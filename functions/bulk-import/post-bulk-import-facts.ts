@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { BadRequestError } from '../../shared/api/errors';
-import { assertCan } from '../../shared/api/permissions';
+import { InvalidInputError } from '../../shared/errors';
+import { assertCan } from '../../shared/permissions';
 import { postBulkImportFacts } from '../../shared/contracts/bulk-import';
 import { factMetricId, factTableIdsOf, planFactsImport } from '../../shared/domain/bulk-import';
 import { factMetrics } from '../../shared/store/fact-metrics';
@@ -33,7 +33,7 @@ export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
         owners.set(owner, await resolveOwner(orgId, owner));
       } catch (error) {
         // An unknown owner is reported by the plan, once for every item that names it.
-        if (!(error instanceof BadRequestError)) throw error;
+        if (!(error instanceof InvalidInputError)) throw error;
       }
     }),
   );

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { createDashboard } from '../../shared/contracts/dashboards';
 import { blockReferences, newDashboard } from '../../shared/domain/dashboards';
 import { assertDashboardReferences, dashboardProjects, dashboards } from '../../shared/store/dashboards';

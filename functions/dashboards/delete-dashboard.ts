@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteDashboard } from '../../shared/contracts/dashboards';
 import { dashboardProjects, dashboards } from '../../shared/store/dashboards';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { ConflictError } from '../../shared/api/errors';
+import { ConflictError } from '../../shared/errors';
 import { deleteEnvironment } from '../../shared/contracts/environments';
 import { environments } from '../../shared/store/environments';
 

@@ -1,12 +1,12 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import { postEnvironment } from '../../shared/contracts/environments';
 import { environments, publicEnvironment } from '../../shared/store/environments';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
   if (body.parent && !(await environments.find(auth.orgId, body.parent))) {
-    throw new BadRequestError(`Request body: [parent] no environment ${body.parent}`);
+    throw new InvalidInputError(`Request body: [parent] no environment ${body.parent}`);
   }
   await assertProjectsExist(auth.orgId, body.projects);
   const environment = await environments.create(auth.orgId, {

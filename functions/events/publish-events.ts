@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry, type PutEventsResponse } from '@aws-sdk/client-eventbridge';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
-import { logger } from '../../shared/api/logger';
+import { logger } from '../../shared/logger';
 import type { DomainEvent } from '../../shared/store/events';
 
 /** The `source` of every event on the bus; subscribers match on it. */

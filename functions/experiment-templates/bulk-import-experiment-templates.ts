@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { bulkImportExperimentTemplates } from '../../shared/contracts/experiment-templates';
 import { normalizeTemplateId, planImport } from '../../shared/domain/experiment-templates';
 import { assertTemplateReferences, experimentTemplates, templateOwner } from '../../shared/store/experiment-templates';

@@ -1,8 +1,8 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { createExperimentTemplate, TEMPLATE_ID_PREFIX } from '../../shared/contracts/experiment-templates';
 import { assertTemplateReferences, experimentTemplates, templateOwner } from '../../shared/store/experiment-templates';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 
 export const handler = endpoint(createExperimentTemplate, async ({ body, auth }) => {
   assertCan(auth, 'write', body.project ? [body.project] : []);

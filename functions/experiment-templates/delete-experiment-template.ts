@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteExperimentTemplate } from '../../shared/contracts/experiment-templates';
 import { experimentTemplates } from '../../shared/store/experiment-templates';
 

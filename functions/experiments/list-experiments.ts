@@ -1,12 +1,12 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import { paginated } from '../../shared/api/pagination';
 import { listExperiments } from '../../shared/contracts/experiments';
 import { experiments } from '../../shared/store/experiments';
 
 export const handler = endpoint(listExperiments, async ({ query, auth }) => {
   if (query.experimentId && query.trackingKey) {
-    throw new BadRequestError('Querystring: [experimentId] is the old name of trackingKey; give only one of them');
+    throw new InvalidInputError('Querystring: [experimentId] is the old name of trackingKey; give only one of them');
   }
   const trackingKey = query.trackingKey ?? query.experimentId;
   const tags = [

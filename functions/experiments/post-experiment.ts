@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { BadRequestError } from '../../shared/api/errors';
-import { assertCan } from '../../shared/api/permissions';
+import { InvalidInputError } from '../../shared/errors';
+import { assertCan } from '../../shared/permissions';
 import { postExperiment, type PostExperimentBody } from '../../shared/contracts/experiments';
 import { newExperiment, phaseReferences, templateDefaults } from '../../shared/domain/experiments';
 import { experimentTemplates } from '../../shared/store/experiment-templates';
@@ -14,9 +14,9 @@ import { assertReferences } from '../../shared/store/repository';
 async function withTemplate(orgId: string, body: PostExperimentBody, now: string): Promise<PostExperimentBody> {
   if (!body.templateId) return body;
   const template = await experimentTemplates.find(orgId, body.templateId);
-  if (!template) throw new BadRequestError(`Request body: [templateId] no experiment template has the id ${body.templateId}`);
+  if (!template) throw new InvalidInputError(`Request body: [templateId] no experiment template has the id ${body.templateId}`);
   for (const field of ['datasourceId', 'assignmentQueryId'] as const) {
-    if (body[field] !== undefined) throw new BadRequestError(`Request body: [${field}] comes from the template; leave it out when templateId is given`);
+    if (body[field] !== undefined) throw new InvalidInputError(`Request body: [${field}] comes from the template; leave it out when templateId is given`);
   }
   return { ...templateDefaults(template, now), ...body };
 }

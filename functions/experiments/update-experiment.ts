@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { updateExperiment } from '../../shared/contracts/experiments';
 import { phaseReferences, updatedExperiment } from '../../shared/domain/experiments';
 import { dashboards } from '../../shared/store/dashboards';

@@ -1,10 +1,10 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postFactMetric } from '../../shared/contracts/fact-metrics';
 import { buildFactMetric } from '../../shared/domain/fact-metrics';
 import { factMetrics } from '../../shared/store/fact-metrics';
 import { factTableLookup } from '../../shared/store/fact-tables';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { resolveOwner } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { updateFactMetric } from '../../shared/contracts/fact-metrics';
 import { buildFactMetric, factMetricInputAfter, redefined, storedTablesLookup } from '../../shared/domain/fact-metrics';
 import { factMetrics } from '../../shared/store/fact-metrics';

@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { ConflictError } from '../../shared/api/errors';
-import { assertCan } from '../../shared/api/permissions';
+import { ConflictError } from '../../shared/errors';
+import { assertCan } from '../../shared/permissions';
 import { deleteFactTableFilter } from '../../shared/contracts/fact-tables';
 import { findFilter, withoutFilter } from '../../shared/domain/fact-tables';
 import { factTables, usersOfFactTable } from '../../shared/store/fact-tables';

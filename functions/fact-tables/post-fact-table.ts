@@ -1,9 +1,9 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postFactTable } from '../../shared/contracts/fact-tables';
 import { newFactTable, publicFactTable } from '../../shared/domain/fact-tables';
 import { factTables } from '../../shared/store/fact-tables';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { resolveOwner } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { updateFactTable } from '../../shared/contracts/fact-tables';
 import { publicFactTable, updatedFactTable } from '../../shared/domain/fact-tables';
 import { factTables } from '../../shared/store/fact-tables';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteFeature } from '../../shared/contracts/features';
 import { removeFeature } from '../../shared/store/features';
 

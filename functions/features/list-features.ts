@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
 import { paginated } from '../../shared/api/pagination';
 import { listFeatures } from '../../shared/contracts/features';
@@ -13,7 +13,7 @@ export const handler = endpoint(listFeatures, async ({ query, auth }) => {
   if (query.clientKey) {
     const connection = await findSdkKey(query.clientKey);
     if (!connection || connection.orgId !== auth.orgId) {
-      throw new BadRequestError(`Querystring: [clientKey] no SDK connection has the key ${query.clientKey}`);
+      throw new InvalidInputError(`Querystring: [clientKey] no SDK connection has the key ${query.clientKey}`);
     }
     // What the connection serves: on in its environment (and not archived), in one of its projects if it names any.
     filter.all.push(`env:${connection.environment}`);

@@ -1,6 +1,6 @@
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postFeature } from '../../shared/contracts/features';
 import { authorOf, newFeature } from '../../shared/domain/features';
 import { assertReferencesValid, createFeature, environmentIds, presentFeatures } from '../../shared/store/features';
@@ -10,7 +10,7 @@ import { projects } from '../../shared/store/projects';
 export const handler = endpoint(postFeature, async ({ body, auth }) => {
   assertCan(auth, 'write', body.project ? [body.project] : []);
   if (body.project && !(await projects.find(auth.orgId, body.project))) {
-    throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
+    throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
   }
   const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : { id: auth.memberId ?? '' };
   const environments = await environmentIds(auth.orgId);

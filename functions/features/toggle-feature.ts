@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { toggleFeature } from '../../shared/contracts/features';
 import { applyToggle, authorOf, toggleOn } from '../../shared/domain/features';
 import { changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';

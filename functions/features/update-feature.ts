@@ -1,6 +1,6 @@
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { updateFeature } from '../../shared/contracts/features';
 import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
 import { assertReferencesValid, changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';
@@ -20,7 +20,7 @@ export const handler = endpoint(updateFeature, async ({ params, body, auth }) =>
       if (body.project) {
         assertCan(auth, 'write', [body.project]);
         if (!(await projects.find(auth.orgId, body.project))) {
-          throw new BadRequestError(`Request body: [project] project ${body.project} does not exist`);
+          throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
         }
       }
       const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;

@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { postProject } from '../../shared/contracts/projects';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { createProject } from '../../shared/store/projects';
 
 export const handler = endpoint(postProject, async ({ body, auth }) => {

@@ -2,7 +2,7 @@ import { endpoint } from '../../shared/api/endpoint';
 import { addTargetRampSchedule } from '../../shared/contracts/ramp-schedules';
 import { addTarget } from '../../shared/domain/ramp-definition';
 import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { changeRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(addTargetRampSchedule, async ({ params, body, auth }) => {

@@ -3,7 +3,7 @@ import { createRampSchedule } from '../../shared/contracts/ramp-schedules';
 import { assertForcedValuesFit, newRampSchedule } from '../../shared/domain/ramp-definition';
 import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { features } from '../../shared/store/features';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { insertRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(createRampSchedule, async ({ body, auth }) => {

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteSavedGroup } from '../../shared/contracts/saved-groups';
 import { savedGroups } from '../../shared/store/saved-groups';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';

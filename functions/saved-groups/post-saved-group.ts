@@ -1,8 +1,8 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postSavedGroup } from '../../shared/contracts/saved-groups';
 import { savedGroupDefinition } from '../../shared/domain/saved-groups';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { resolveOwner } from '../../shared/store/members';
 import { savedGroups } from '../../shared/store/saved-groups';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { updateSavedGroup } from '../../shared/contracts/saved-groups';
 import { assertFitsType } from '../../shared/domain/saved-groups';
 import { resolveOwner } from '../../shared/store/members';

@@ -1,6 +1,6 @@
 import type { ScheduledEvent } from 'aws-lambda';
-import { NotFoundError } from '../../shared/api/errors';
-import { logger } from '../../shared/api/logger';
+import { NotFoundError } from '../../shared/errors';
+import { logger } from '../../shared/logger';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
 import {
   commitRampOutcome,

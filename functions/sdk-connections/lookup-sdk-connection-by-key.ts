@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../shared/api/errors';
+import { NotFoundError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
 import { lookupSdkConnectionByKey } from '../../shared/contracts/sdk-connections';
 import { findSdkKey, sdkConnections } from '../../shared/store/sdk-connections';

@@ -1,4 +1,4 @@
-import { NotFoundError } from '../../shared/api/errors';
+import { NotFoundError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
 import { HttpResponse } from '../../shared/api/responses';
 import { getFeaturesForSdk } from '../../shared/contracts/sdk-payload';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { deleteSegment } from '../../shared/contracts/segments';
 import { segments } from '../../shared/store/segments';
 

@@ -1,9 +1,9 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postSegment } from '../../shared/contracts/segments';
 import { segmentDefinition } from '../../shared/domain/segments';
 import { factTableLookup } from '../../shared/store/fact-tables';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { resolveOwner } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { segments } from '../../shared/store/segments';

@@ -1,5 +1,5 @@
 import { endpoint, type EndpointRequest } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { updateSegment } from '../../shared/contracts/segments';
 import { segmentDefinition, segmentDefinitionAfter } from '../../shared/domain/segments';
 import { factTableLookup } from '../../shared/store/fact-tables';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postExperimentSnapshot } from '../../shared/contracts/snapshots';
 import { assertAnalysable, newSnapshot, snapshotView } from '../../shared/domain/snapshots';
 import { newEvent, prepareEvent } from '../../shared/store/events';

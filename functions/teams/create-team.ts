@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { createTeam } from '../../shared/contracts/teams';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { assertTeamReferences, teams } from '../../shared/store/teams';
 
 export const handler = endpoint(createTeam, async ({ body, auth }) => {

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { ConflictError } from '../../shared/api/errors';
+import { ConflictError } from '../../shared/errors';
 import { deleteTeam } from '../../shared/contracts/teams';
 import { teams } from '../../shared/store/teams';
 

@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { ConflictError } from '../../shared/api/errors';
-import { assertCan } from '../../shared/api/permissions';
+import { ConflictError } from '../../shared/errors';
+import { assertCan } from '../../shared/permissions';
 import { postVisualChange } from '../../shared/contracts/visual-changesets';
 import { buildVisualChange } from '../../shared/domain/visual-changesets';
 import { experiments } from '../../shared/store/experiments';

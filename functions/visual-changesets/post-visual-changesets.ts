@@ -1,8 +1,8 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/api/permissions';
+import { assertCan } from '../../shared/permissions';
 import { postVisualChangesets } from '../../shared/contracts/visual-changesets';
 import { assertUrlPatterns, emptyVisualChanges, visualChangesetView } from '../../shared/domain/visual-changesets';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { createVisualChangeset } from '../../shared/store/visual-changesets';
 
 export const handler = endpoint(postVisualChangesets, async ({ params, body, auth }) => {

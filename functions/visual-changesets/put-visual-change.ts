@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { NotFoundError } from '../../shared/api/errors';
-import { assertCan } from '../../shared/api/permissions';
+import { NotFoundError } from '../../shared/errors';
+import { assertCan } from '../../shared/permissions';
 import { putVisualChange } from '../../shared/contracts/visual-changesets';
 import { contentChanged, patchVisualChange } from '../../shared/domain/visual-changesets';
 import { experiments } from '../../shared/store/experiments';

@@ -1,5 +1,5 @@
 import { UnauthorizedError } from './errors';
-import { higherRole, type Principal, type Role } from './permissions';
+import { higherRole, type Principal, type Role } from '../permissions';
 import { findApiKey, hashSecret, type ApiKeyRecord } from '../store/api-keys';
 import { members } from '../store/members';
 import { teams } from '../store/teams';

@@ -5,12 +5,12 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import type * as z from 'zod';
 import type { EndpointSpec } from '../contracts/spec';
 import { authenticate } from './auth';
-import { ApiError, ForbiddenError, PayloadTooLargeError, UnsupportedMediaTypeError, UnavailableError } from './errors';
-import { logger } from './logger';
-import { canSomewhere, roleAllows, type Principal } from './permissions';
+import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
+import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
+import { logger } from '../logger';
+import { canSomewhere, roleAllows, type Principal } from '../permissions';
 import { HttpResponse, jsonHeaders } from './responses';
 import { parseInput, validationError } from './validation';
-import { BadRequestError } from './errors';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -49,7 +49,7 @@ const jsonBody = (): Middleware => ({
     try {
       request.context.body = JSON.parse(raw.toString('utf8'));
     } catch {
-      throw new BadRequestError('Request body: is not valid JSON');
+      throw new InvalidInputError('Request body: is not valid JSON');
     }
   },
 });
@@ -86,13 +86,14 @@ function errorResponse(error: ApiError): APIGatewayProxyStructuredResultV2 {
 const jsonErrors = (spec: EndpointSpec): Middleware => ({
   onError: (request: Request) => {
     const error = request.error as Error & { $metadata?: unknown };
-    if (error instanceof ApiError) {
-      request.response = errorResponse(error);
+    const known = toApiError(error);
+    if (known) {
+      request.response = errorResponse(known);
     } else if (error?.name === 'ZodError') {
-      request.response = errorResponse(validationError('body', (error as unknown as z.ZodError).issues));
+      request.response = errorResponse(toApiError(validationError('body', (error as unknown as z.ZodError).issues))!);
     } else if (throttled.has(error?.name)) {
       logger.warn('DynamoDB unavailable after retries', { operationId: spec.operationId, error: error.name });
-      request.response = errorResponse(new UnavailableError());
+      request.response = errorResponse(toApiError(new UnavailableError())!);
     } else {
       logger.error('Unhandled error', { operationId: spec.operationId, error });
       request.response = errorResponse(new ApiError(500, 'internal', 'Internal server error'));

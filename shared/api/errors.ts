@@ -1,4 +1,13 @@
-/** Base of every error that maps to an HTTP status; the error handler turns it into `{message, code, details}`. */
+import {
+  ConflictError,
+  DomainError,
+  ForbiddenError,
+  InvalidInputError,
+  NotFoundError,
+  UnavailableError,
+} from '../errors';
+
+/** An error that exists only over HTTP (auth header, body size, content type); the error handler answers it as is. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -11,34 +20,9 @@ export class ApiError extends Error {
   }
 }
 
-export class BadRequestError extends ApiError {
-  constructor(message: string, details?: Record<string, unknown>) {
-    super(400, 'invalid_request', message, details);
-  }
-}
-
 export class UnauthorizedError extends ApiError {
   constructor(message = 'A valid API key is required') {
     super(401, 'unauthorized', message);
-  }
-}
-
-export class ForbiddenError extends ApiError {
-  constructor(message: string) {
-    super(403, 'forbidden', message);
-  }
-}
-
-export class NotFoundError extends ApiError {
-  constructor(message: string) {
-    super(404, 'not_found', message);
-  }
-}
-
-/** 409: the id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`). */
-export class ConflictError extends ApiError {
-  constructor(code: 'already_exists' | 'invalid_status' | 'conflict', message: string) {
-    super(409, code, message);
   }
 }
 
@@ -54,8 +38,22 @@ export class UnsupportedMediaTypeError extends ApiError {
   }
 }
 
-export class UnavailableError extends ApiError {
-  constructor(message = 'The data store is busy; retry shortly') {
-    super(503, 'unavailable', message);
-  }
+const statusByKind: [new (...args: never[]) => DomainError, number][] = [
+  [InvalidInputError, 400],
+  [ForbiddenError, 403],
+  [NotFoundError, 404],
+  [ConflictError, 409],
+  [UnavailableError, 503],
+];
+
+/** The HTTP status of a domain error kind. */
+export function httpStatusOf(error: DomainError): number {
+  return statusByKind.find(([kind]) => error instanceof kind)?.[1] ?? 500;
+}
+
+/** Any error the API answers deliberately, as an ApiError; undefined for a bug. */
+export function toApiError(error: unknown): ApiError | undefined {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) return new ApiError(httpStatusOf(error), error.code, error.message, error.details);
+  return undefined;
 }

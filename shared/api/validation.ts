@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { BadRequestError } from './errors';
+import { InvalidInputError } from '../errors';
 
 export type InputLocation = 'body' | 'query' | 'params';
 
@@ -18,9 +18,9 @@ export function describeIssues(issues: z.core.$ZodIssue[]): string[] {
 }
 
 /** A 400 whose message lists each failing field behind the location's prefix. */
-export function validationError(location: InputLocation, issues: z.core.$ZodIssue[]): BadRequestError {
+export function validationError(location: InputLocation, issues: z.core.$ZodIssue[]): InvalidInputError {
   const lines = describeIssues(issues);
-  return new BadRequestError(lines.map((line) => `${prefixes[location]} ${line}`).join('\n'), {
+  return new InvalidInputError(lines.map((line) => `${prefixes[location]} ${line}`).join('\n'), {
     location,
     issues: issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message })),
   });

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { roles } from '../api/permissions';
+import { roles } from '../permissions';
 import { defineEndpoint } from './spec';
 import { paginationFields, paginationQuery } from './common';
 

@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import type { Permission } from '../api/permissions';
+import type { Permission } from '../permissions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

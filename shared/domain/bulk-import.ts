@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { BulkImportFacts } from '../contracts/bulk-import';
 import type { FactMetric } from '../contracts/fact-metrics';
 import type { Versioned } from '../store/repository';
@@ -43,7 +43,7 @@ export interface ImportPlan {
 }
 
 const METRIC_PREFIX = 'fact__';
-const bad = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const bad = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** A fact metric id as stored: with the `fact__` prefix, added when missing. */
 export const factMetricId = (id: string) => (id.startsWith(METRIC_PREFIX) ? id : `${METRIC_PREFIX}${id}`);
@@ -72,7 +72,7 @@ export function planFactsImport(body: BulkImportFacts, existing: ImportExisting,
     try {
       check();
     } catch (error) {
-      if (!(error instanceof BadRequestError)) throw error;
+      if (!(error instanceof InvalidInputError)) throw error;
       errors.push(error.message);
     }
   };
@@ -171,6 +171,6 @@ export function planFactsImport(body: BulkImportFacts, existing: ImportExisting,
     }),
   );
 
-  if (errors.length) throw new BadRequestError(errors.join('\n'), { invalidItems: errors.length });
+  if (errors.length) throw new InvalidInputError(errors.join('\n'), { invalidItems: errors.length });
   return { tables: [...tables.values()], metrics, counts };
 }

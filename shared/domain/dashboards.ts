@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import {
   creatableBlockTypes,
   DASHBOARD_GRID_COLUMNS,
@@ -8,9 +8,9 @@ import {
   type NewBlock,
   type UpdateBlock,
 } from '../contracts/dashboards';
-import { newId } from '../store/ids';
+import { newId } from '../ids';
 
-const invalid = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** GrowthBook's uids are UUIDs without dashes. */
 const newUid = () => randomUUID().replace(/-/g, '');

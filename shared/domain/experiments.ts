@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type {
   Experiment,
   ExperimentPhase,
@@ -9,12 +9,12 @@ import type {
   VariationInput,
 } from '../contracts/experiments';
 import type { ExperimentTemplate } from '../contracts/experiment-templates';
-import { newId } from '../store/ids';
+import { newId } from '../ids';
 
 type Settings = Experiment['settings'];
 type MetricOverride = NonNullable<Settings['metricOverrides']>[number];
 
-const invalid = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** GrowthBook's default for the sequential testing tuning parameter. */
 export const DEFAULT_SEQUENTIAL_TUNING = 5000;

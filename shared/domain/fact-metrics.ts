@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { FactMetric, FactMetricInput, FactMetricUpdate, MetricType } from '../contracts/fact-metrics';
 import { factTableTags } from './fact-tables';
 
@@ -15,7 +15,7 @@ export type FactMetricDraft = Omit<FactMetric, 'id' | 'owner' | 'ownerEmail' | '
 
 type Side = FactMetricInput['numerator'] | NonNullable<FactMetricInput['denominator']>;
 
-const bad = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const bad = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** Metric types that count users, whose numerator column is always `$$distinctUsers`. */
 const countsUsers: MetricType[] = ['proportion', 'retention', 'dailyParticipation'];

@@ -1,4 +1,4 @@
-import { BadRequestError, NotFoundError } from '../api/errors';
+import { InvalidInputError, NotFoundError } from '../errors';
 import type {
   FactTable,
   FactTableColumn,
@@ -25,7 +25,7 @@ export interface OwnerFields {
 
 type Draft<T> = Omit<T, 'dateCreated' | 'dateUpdated'>;
 
-const bad = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const bad = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** The list-index tag of a metric or segment that uses a fact table. */
 export const usesTableTag = (factTableId: string) => `uses:${factTableId}`;

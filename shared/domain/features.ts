@@ -1,7 +1,7 @@
-import { BadRequestError } from '../api/errors';
-import type { Principal } from '../api/permissions';
+import { InvalidInputError } from '../errors';
+import type { Principal } from '../permissions';
 import type { EnvironmentInput, Feature, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
-import { newId } from '../store/ids';
+import { newId } from '../ids';
 import { parseSchema, schemaErrors } from './json-schema';
 
 /** One environment of a stored feature; `defaultValue` and `definition` are derived when it is read. */
@@ -20,7 +20,7 @@ export type StoredFeature = Omit<Feature, 'environments' | 'prerequisites'> & {
 /** What a change decides; the store owns `revision` and the dates. */
 export type FeatureContent = Omit<StoredFeature, 'revision' | 'dateCreated' | 'dateUpdated'>;
 
-const bad = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const bad = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** An environment a feature has never been configured in: off, no rules. */
 export const defaultSettings = (): EnvironmentSettings => ({ enabled: false, rules: [] });

@@ -2,7 +2,7 @@
  * A ramp schedule's definition, without I/O: creating one, PUT, adding and ejecting targets,
  * deleting, and the `t1` targetId shorthand. The lifecycle lives in `ramp-schedule.ts`.
  */
-import { BadRequestError, ConflictError } from '../api/errors';
+import { ConflictError, InvalidInputError } from '../errors';
 import type {
   AddTargetBody,
   CreateRampScheduleBody,
@@ -49,16 +49,16 @@ export function resolveActions(actions: RampActionInput[], targets: RampTarget[]
     if (!target && (action.targetId === undefined || action.targetId === 't1')) {
       const active = targets.filter((candidate) => candidate.status === 'active');
       if (active.length !== 1) {
-        throw new BadRequestError(
+        throw new InvalidInputError(
           `Request body: [${at}.targetId] name the target: the schedule has ${active.length} active targets, so it cannot be left out or be t1`,
         );
       }
       target = active[0];
     }
-    if (!target) throw new BadRequestError(`Request body: [${at}.targetId] the schedule has no target ${action.targetId}`);
+    if (!target) throw new InvalidInputError(`Request body: [${at}.targetId] the schedule has no target ${action.targetId}`);
     const ruleId = target.ruleId ?? '';
     if (action.patch.ruleId !== undefined && action.patch.ruleId !== ruleId) {
-      throw new BadRequestError(`Request body: [${at}.patch.ruleId] target ${target.id} controls rule ${ruleId}, not ${action.patch.ruleId}`);
+      throw new InvalidInputError(`Request body: [${at}.patch.ruleId] target ${target.id} controls rule ${ruleId}, not ${action.patch.ruleId}`);
     }
     return { targetType: 'feature-rule', targetId: target.id, patch: { ...action.patch, ruleId } };
   });
@@ -81,7 +81,7 @@ const normalizeEndCondition = (condition: RampEndConditionInput): RampEndConditi
 /** 400 when a patch cannot apply to its target's rule type (coverage on a force rule, for example). */
 function assertFits(schedule: Pick<RampScheduleRecord, 'steps' | 'endActions' | 'targets'>, features: RampableFeature[]): void {
   const misfits = patchMisfits(schedule, targetRules(schedule, features));
-  if (misfits.length) throw new BadRequestError(misfits.map((line) => `Request body: ${line}`).join('\n'));
+  if (misfits.length) throw new InvalidInputError(misfits.map((line) => `Request body: ${line}`).join('\n'));
 }
 
 /**
@@ -96,14 +96,14 @@ export function assertForcedValuesFit(schedule: Pick<RampScheduleRecord, 'steps'
   };
   schedule.steps.forEach((step, i) => step.actions.forEach((action, j) => check(action, `steps.${i}.actions.${j}`)));
   schedule.endActions.forEach((action, j) => check(action, `endActions.${j}`));
-  if (problems.length) throw new BadRequestError(problems.join('\n'));
+  if (problems.length) throw new InvalidInputError(problems.join('\n'));
 }
 
 /** A new target on `feature`'s rule; 400 when the feature has no such rule. */
 function newTarget(id: string, feature: RampableFeature, ruleId: string, environment: string | undefined): RampTarget {
   if (Object.keys(locateRule(feature, ruleId, environment)).length === 0) {
     const where = environment ? ` in environment ${environment}` : '';
-    throw new BadRequestError(`Request body: [ruleId] feature ${feature.id} has no rule ${ruleId}${where}`);
+    throw new InvalidInputError(`Request body: [ruleId] feature ${feature.id} has no rule ${ruleId}${where}`);
   }
   return { id, entityType: 'feature', entityId: feature.id, ruleId, environment: environment ?? null, status: 'active' };
 }
@@ -118,13 +118,13 @@ export function newRampSchedule(
   body: CreateRampScheduleBody,
   context: { id: string; targetId: string; organization?: string; feature?: RampableFeature },
 ): NewRampSchedule {
-  if (body.templateId !== undefined) throw new BadRequestError(`Request body: [templateId] ramp template ${body.templateId} not found`);
-  if (body.ruleId !== undefined && body.featureId === undefined) throw new BadRequestError('Request body: [featureId] is required with ruleId');
+  if (body.templateId !== undefined) throw new InvalidInputError(`Request body: [templateId] ramp template ${body.templateId} not found`);
+  if (body.ruleId !== undefined && body.featureId === undefined) throw new InvalidInputError('Request body: [featureId] is required with ruleId');
   if (body.environment !== undefined && body.ruleId === undefined) {
-    throw new BadRequestError('Request body: [environment] is only used together with ruleId');
+    throw new InvalidInputError('Request body: [environment] is only used together with ruleId');
   }
   if (body.featureId !== undefined && !context.feature) {
-    throw new BadRequestError(`Request body: [featureId] feature ${body.featureId} not found`);
+    throw new InvalidInputError(`Request body: [featureId] feature ${body.featureId} not found`);
   }
   const feature = context.feature;
   const targets = feature && body.ruleId !== undefined ? [newTarget(context.targetId, feature, body.ruleId, body.environment)] : [];
@@ -173,7 +173,7 @@ export function updateDefinition(
     next.steps = resolveSteps(body.steps, next.targets);
     if (next.currentStepIndex >= next.steps.length) {
       const kept = next.currentStepIndex + 1;
-      throw new BadRequestError(`Request body: [steps] the schedule is at step ${kept}; keep at least ${kept} steps`);
+      throw new InvalidInputError(`Request body: [steps] the schedule is at step ${kept}; keep at least ${kept} steps`);
     }
   }
   if (body.endActions !== undefined) next.endActions = resolveActions(body.endActions, next.targets, 'endActions');
@@ -201,9 +201,9 @@ export function addTarget(
 ): Transition {
   assertStatus(schedule, 'add a target to', editableStatuses);
   const { feature } = context;
-  if (!feature) throw new BadRequestError(`Request body: [featureId] feature ${body.featureId} not found`);
+  if (!feature) throw new InvalidInputError(`Request body: [featureId] feature ${body.featureId} not found`);
   if (schedule.entityId && schedule.entityId !== body.featureId) {
-    throw new BadRequestError(`Request body: [featureId] this schedule controls rules of feature ${schedule.entityId} only`);
+    throw new InvalidInputError(`Request body: [featureId] this schedule controls rules of feature ${schedule.entityId} only`);
   }
   const target = newTarget(context.targetId, feature, body.ruleId, body.environment);
   const overlapping = schedule.targets.find(
@@ -258,15 +258,15 @@ export function ejectTarget(
 function findTarget(schedule: RampScheduleRecord, body: EjectTargetBody): RampTarget {
   if (body.targetId !== undefined) {
     const target = schedule.targets.find((candidate) => candidate.id === body.targetId);
-    if (!target) throw new BadRequestError(`Request body: [targetId] the schedule has no target ${body.targetId}`);
+    if (!target) throw new InvalidInputError(`Request body: [targetId] the schedule has no target ${body.targetId}`);
     return target;
   }
-  if (body.ruleId === undefined) throw new BadRequestError('Request body: [targetId] give targetId, or ruleId');
+  if (body.ruleId === undefined) throw new InvalidInputError('Request body: [targetId] give targetId, or ruleId');
   const matches = schedule.targets.filter(
     (candidate) => candidate.ruleId === body.ruleId && (body.environment === undefined || candidate.environment === body.environment),
   );
-  if (matches.length === 0) throw new BadRequestError(`Request body: [ruleId] no target of the schedule controls rule ${body.ruleId}`);
-  if (matches.length > 1) throw new BadRequestError(`Request body: [environment] rule ${body.ruleId} is a target in several environments; name one`);
+  if (matches.length === 0) throw new InvalidInputError(`Request body: [ruleId] no target of the schedule controls rule ${body.ruleId}`);
+  if (matches.length > 1) throw new InvalidInputError(`Request body: [environment] rule ${body.ruleId} is a target in several environments; name one`);
   return matches[0];
 }
 

@@ -1,7 +1,7 @@
 /**
  * The ramp-schedule state machine, without I/O. Every function takes the stored schedule, the time
  * and (when rules change) the features whose rules the schedule controls, and returns the next
- * schedule with the rule writes to make in the same transaction — or throws an `ApiError`
+ * schedule with the rule writes to make in the same transaction — or throws a `DomainError`
  * (409 `invalid_status` when the status forbids the action) and changes nothing.
  *
  * The rule state model: a target rule's ramp-controlled fields always equal its state captured at
@@ -9,7 +9,7 @@
  * A(i) is `{enabled: true}` then the patches of steps 0..i in order (end actions too once completed).
  * Rollback goes back to the captured state; jump goes to captured + A(k).
  */
-import { BadRequestError, ConflictError } from '../api/errors';
+import { ConflictError, InvalidInputError } from '../errors';
 import type { RampAction, RampEndCondition, RampSchedule, RampStatus, RampStep, RampTarget, RampTrigger } from '../contracts/ramp-schedules';
 import {
   captureRuleState,
@@ -402,7 +402,7 @@ function resume(work: Work, rules: TargetRules): Transition {
 function jump(work: Work, rules: TargetRules, k: number): Transition {
   const s = work.schedule;
   if (!Number.isInteger(k) || k < -1 || k >= s.steps.length) {
-    throw new BadRequestError(`Request body: [targetStepIndex] must be between -1 and ${s.steps.length - 1}`);
+    throw new InvalidInputError(`Request body: [targetStepIndex] must be between -1 and ${s.steps.length - 1}`);
   }
   work.restore = true;
   work.actions.push(...accumulatedActions(s, k));

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { Segment, SegmentUpdate } from '../contracts/segments';
 import type { FactTableLookup } from './fact-metrics';
 
@@ -12,7 +12,7 @@ export interface SegmentDefinitionInput {
 }
 export type SegmentDefinition = Pick<Segment, 'type' | 'query' | 'factTableId' | 'filters'>;
 
-const bad = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const bad = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /**
  * The definition of a segment after checking it: a SQL segment needs `query` and takes no fact

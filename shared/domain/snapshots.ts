@@ -1,7 +1,7 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredSnapshot } from '../contracts/snapshots';
-import { newId } from '../store/ids';
+import { newId } from '../ids';
 
 /**
  * Why every snapshot ends in `error`: this service stores experiments but runs no queries and no
@@ -18,11 +18,11 @@ export interface SnapshotRequest {
 
 /** Raises 400 unless the experiment can be analysed: started, with a phase and a datasource. */
 export function assertAnalysable(experiment: Experiment, phase: number | undefined): void {
-  if (experiment.status === 'draft') throw new BadRequestError(`Experiment ${experiment.id} is a draft; start it before asking for results`);
-  if (experiment.phases.length === 0) throw new BadRequestError(`Experiment ${experiment.id} has no phases`);
-  if (!experiment.settings.datasourceId) throw new BadRequestError(`Experiment ${experiment.id} has no datasource`);
+  if (experiment.status === 'draft') throw new InvalidInputError(`Experiment ${experiment.id} is a draft; start it before asking for results`);
+  if (experiment.phases.length === 0) throw new InvalidInputError(`Experiment ${experiment.id} has no phases`);
+  if (!experiment.settings.datasourceId) throw new InvalidInputError(`Experiment ${experiment.id} has no datasource`);
   if (phase !== undefined && phase >= experiment.phases.length) {
-    throw new BadRequestError(`Request body: [phase] the experiment has phases 0 to ${experiment.phases.length - 1}`);
+    throw new InvalidInputError(`Request body: [phase] the experiment has phases 0 to ${experiment.phases.length - 1}`);
   }
 }
 

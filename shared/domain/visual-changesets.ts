@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type {
   StoredVisualChange,
@@ -7,11 +7,11 @@ import type {
   urlPattern,
 } from '../contracts/visual-changesets';
 import type * as z from 'zod';
-import { newId } from '../store/ids';
+import { newId } from '../ids';
 
 type UrlPattern = z.infer<typeof urlPattern>;
 
-const invalid = (field: string, problem: string) => new BadRequestError(`Request body: [${field}] ${problem}`);
+const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** Raises 400 for a `regex` URL pattern that does not compile. */
 export function assertUrlPatterns(patterns: UrlPattern[]): void {

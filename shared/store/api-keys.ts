@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import { ConflictError, NotFoundError } from '../api/errors';
-import type { Role } from '../api/permissions';
+import { ConflictError, NotFoundError } from '../errors';
+import type { Role } from '../permissions';
 import { db, tableName } from './client';
-import { newId } from './ids';
+import { newId } from '../ids';
 import { keys } from './keys';
 import { getItems, queryAll, toEntity } from './repository';
 

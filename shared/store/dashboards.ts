@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { Dashboard } from '../contracts/dashboards';
 import type { Experiment } from '../contracts/experiments';
 import type { BlockReferences } from '../domain/dashboards';
@@ -37,20 +37,20 @@ export async function assertDashboardReferences(
     assertReferences(orgId, factMetrics, blocks.metrics),
   ]);
   const byId = new Map(found.map((experiment) => [experiment.id, experiment]));
-  const missing = (field: string, id: string) => new BadRequestError(`Request body: [${field}] no experiment has the id ${id}`);
+  const missing = (field: string, id: string) => new InvalidInputError(`Request body: [${field}] no experiment has the id ${id}`);
   if (fields.experimentId && !byId.has(fields.experimentId)) throw missing('experimentId', fields.experimentId);
   for (const reference of blocks.experiments) {
     const experiment = byId.get(reference.id);
     if (!experiment) throw missing(reference.field, reference.id);
     const unknown = reference.variationIds.find((v) => !experiment.variations.some((own) => own.variationId === v.id));
-    if (unknown) throw new BadRequestError(`Request body: [${unknown.field}] experiment ${experiment.id} has no variation ${unknown.id}`);
+    if (unknown) throw new InvalidInputError(`Request body: [${unknown.field}] experiment ${experiment.id} has no variation ${unknown.id}`);
   }
   const snapshotsById = new Map(foundSnapshots.map((snapshot) => [snapshot.id, snapshot]));
   for (const reference of blocks.snapshots) {
     const snapshot = snapshotsById.get(reference.id);
-    if (!snapshot) throw new BadRequestError(`Request body: [${reference.field}] no snapshot has the id ${reference.id}`);
+    if (!snapshot) throw new InvalidInputError(`Request body: [${reference.field}] no snapshot has the id ${reference.id}`);
     if (snapshot.experiment !== reference.experimentId) {
-      throw new BadRequestError(`Request body: [${reference.field}] snapshot ${reference.id} is of experiment ${snapshot.experiment}`);
+      throw new InvalidInputError(`Request body: [${reference.field}] snapshot ${reference.id} is of experiment ${snapshot.experiment}`);
     }
   }
   return byId;

@@ -1,7 +1,7 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../api/errors';
+import { ConflictError } from '../errors';
 import { db, tableName } from './client';
-import { newId } from './ids';
+import { newId } from '../ids';
 import { keys } from './keys';
 import type { TransactionOp } from './repository';
 

@@ -1,4 +1,4 @@
-import { BadRequestError, ConflictError } from '../api/errors';
+import { ConflictError, InvalidInputError } from '../errors';
 import type { Experiment, PostExperimentBody } from '../contracts/experiments';
 import { metricReferences, phaseReferences } from '../domain/experiments';
 import { factMetrics } from './fact-metrics';
@@ -32,9 +32,9 @@ export async function assertMetrics(orgId: string, references: Reference[], data
   const found = new Map((await factMetrics.getMany(orgId, references.map((r) => r.id))).map((m) => [m.id, m]));
   for (const { field, id } of references) {
     const metric = found.get(id);
-    if (!metric) throw new BadRequestError(`Request body: [${field}] no fact metric has the id ${id}`);
+    if (!metric) throw new InvalidInputError(`Request body: [${field}] no fact metric has the id ${id}`);
     if (metric.datasource !== datasource) {
-      throw new BadRequestError(`Request body: [${field}] fact metric ${id} uses datasource ${metric.datasource}, not ${datasource}`);
+      throw new InvalidInputError(`Request body: [${field}] fact metric ${id} uses datasource ${metric.datasource}, not ${datasource}`);
     }
   }
 }

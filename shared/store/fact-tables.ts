@@ -1,5 +1,5 @@
-import { ApiError } from '../api/errors';
-import { logger } from '../api/logger';
+import { ConflictError, DomainError } from '../errors';
+import { logger } from '../logger';
 import type { FactMetric } from '../contracts/fact-metrics';
 import type { FactTableLookup } from '../domain/fact-metrics';
 import { usesFilterTag, usesTableTag, type StoredFactTable } from '../domain/fact-tables';
@@ -89,9 +89,8 @@ export async function transactInChunks(ops: TransactionOp[]): Promise<void> {
     } catch (error) {
       if (written === 0) throw error;
       logger.warn('Chunked write stopped part way', { written, total: ops.length, error: (error as Error).name });
-      if (!(error instanceof ApiError)) throw error;
-      throw new ApiError(
-        error.status,
+      if (!(error instanceof ConflictError)) throw error;
+      throw new ConflictError(
         error.code,
         `${error.message}. ${written} of ${ops.length} records were already written; sending the same import again completes it.`,
         error.details,

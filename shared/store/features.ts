@@ -1,5 +1,5 @@
 import { BatchWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import {
   featureListTags,
@@ -318,7 +318,7 @@ export async function assertReferencesValid(orgId: string, feature: FeatureConte
     new Map([...refs[kind]].filter(([id]) => !before?.[kind].has(id)));
   const [newFeatures, newGroups, newExperiments] = [added('features'), added('savedGroups'), added('experiments')];
   const selfReference = refs.features.get(feature.id);
-  if (selfReference) throw new BadRequestError(`Request body: [${selfReference}] a feature cannot be its own prerequisite`);
+  if (selfReference) throw new InvalidInputError(`Request body: [${selfReference}] a feature cannot be its own prerequisite`);
   const [parents, groups, found] = await Promise.all([
     features.getMany(orgId, [...newFeatures.keys()]),
     savedGroups.getMany(orgId, [...newGroups.keys()]),
@@ -327,7 +327,7 @@ export async function assertReferencesValid(orgId: string, feature: FeatureConte
   const assertFound = (wanted: Map<string, string>, present: Array<{ id: string }>, what: string) => {
     const ids = new Set(present.map((item) => item.id));
     for (const [id, field] of wanted) {
-      if (!ids.has(id)) throw new BadRequestError(`Request body: [${field}] ${what} ${id} does not exist`);
+      if (!ids.has(id)) throw new InvalidInputError(`Request body: [${field}] ${what} ${id} does not exist`);
     }
   };
   assertFound(newFeatures, parents, 'feature');
@@ -348,7 +348,7 @@ function assertVariationsKnown(feature: FeatureContent, found: Array<{ id: strin
       const known = variationsOf.get(rule.experimentId);
       rule.variations.forEach((variation, j) => {
         if (known && !known.has(variation.variationId)) {
-          throw new BadRequestError(
+          throw new InvalidInputError(
             `Request body: [environments.${env}.rules.${i}.variations.${j}.variationId] experiment ${rule.experimentId} has no variation ${variation.variationId}`,
           );
         }
@@ -368,7 +368,7 @@ async function assertNoCycle(orgId: string, feature: FeatureContent, parents: St
     for (const id of unseen) if (!graph.has(id)) graph.set(id, []);
   }
   const cycle = findCycle(feature.id, (id) => graph.get(id) ?? []);
-  if (cycle) throw new BadRequestError(`Request body: [prerequisites] would form a cycle: ${cycle.join(' -> ')}`);
+  if (cycle) throw new InvalidInputError(`Request body: [prerequisites] would form a cycle: ${cycle.join(' -> ')}`);
 }
 
 /** The organization's environment ids, in creation order. */

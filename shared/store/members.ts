@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError, ConflictError } from '../api/errors';
+import { ConflictError, InvalidInputError } from '../errors';
 import type { StoredMember } from '../contracts/members';
 import { db, tableName } from './client';
-import { newId } from './ids';
+import { newId } from '../ids';
 import { keys } from './keys';
 import { repository, transact } from './repository';
 
@@ -59,10 +59,10 @@ const looksLikeEmail = (owner: string) => owner.includes('@');
 export async function resolveOwner(orgId: string, owner: string, field = 'owner'): Promise<{ id: string; email: string }> {
   if (looksLikeEmail(owner)) {
     const id = await memberIdByEmail(orgId, owner);
-    if (!id) throw new BadRequestError(`Request body: [${field}] no member has the e-mail ${owner}`);
+    if (!id) throw new InvalidInputError(`Request body: [${field}] no member has the e-mail ${owner}`);
     return { id, email: owner };
   }
   const member = await members.find(orgId, owner);
-  if (!member) throw new BadRequestError(`Request body: [${field}] no member has the id ${owner}`);
+  if (!member) throw new InvalidInputError(`Request body: [${field}] no member has the id ${owner}`);
   return { id: member.id, email: member.email };
 }

@@ -1,8 +1,8 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../api/errors';
+import { ConflictError } from '../errors';
 import { db, tableName } from './client';
 import { environments } from './environments';
-import { newId } from './ids';
+import { newId } from '../ids';
 import { keys } from './keys';
 import { transact } from './repository';
 

@@ -1,5 +1,5 @@
 import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../api/errors';
+import { ConflictError } from '../errors';
 import { db, tableName } from './client';
 import { keys, type EntityType, type ItemKey } from './keys';
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { Project } from '../contracts/projects';
 import { tableName } from './client';
 import { keys } from './keys';
@@ -17,7 +17,7 @@ export async function unknownProjects(orgId: string, ids: string[]): Promise<str
 /** Raises 400 naming `field` unless every id in `ids` is a project of the organization. */
 export async function assertProjectsExist(orgId: string, ids: string[] | undefined, field = 'projects'): Promise<void> {
   const unknown = await unknownProjects(orgId, ids ?? []);
-  if (unknown.length) throw new BadRequestError(`Request body: [${field}] unknown project ${unknown.join(', ')}`);
+  if (unknown.length) throw new InvalidInputError(`Request body: [${field}] unknown project ${unknown.join(', ')}`);
 }
 
 /** A URL-safe slug of a project name: lowercase letters, numbers and single dashes. */

@@ -1,6 +1,6 @@
 import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, NotFoundError } from '../api/errors';
-import { assertCan, type Principal } from '../api/permissions';
+import { ConflictError, NotFoundError } from '../errors';
+import { assertCan, type Principal } from '../permissions';
 import { assertValuesValid, type StoredFeature } from '../domain/features';
 import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';

@@ -8,7 +8,7 @@ import {
   type QueryCommandInput,
 } from '@aws-sdk/lib-dynamodb';
 import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
-import { ApiError, BadRequestError, ConflictError, NotFoundError } from '../api/errors';
+import { ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors';
 import { db, tableName } from './client';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
 import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
@@ -36,7 +36,7 @@ export interface Page<T> {
 /** One write of a transaction, and the error to raise when its condition fails. */
 export interface TransactionOp {
   op: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
-  onConditionFailed: () => ApiError;
+  onConditionFailed: () => DomainError;
 }
 
 const UPDATE_ATTEMPTS = 10;
@@ -116,7 +116,7 @@ export async function assertReferences(
   const found = new Set((await repo.getMany(orgId, references.map((r) => r.id))).map((entity) => entity.id));
   const missing = references.find((r) => !found.has(r.id));
   if (missing) {
-    throw new BadRequestError(`Request body: [${missing.field}] no ${repo.label.toLowerCase()} has the id ${missing.id}`);
+    throw new InvalidInputError(`Request body: [${missing.field}] no ${repo.label.toLowerCase()} has the id ${missing.id}`);
   }
 }
 
@@ -163,7 +163,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
   function toItem(orgId: string, entity: T, version: number): StoredItem {
     if (Buffer.byteLength(JSON.stringify(entity)) > MAX_ITEM_BYTES) {
-      throw new BadRequestError(`${label} is too large to store: keep it under ${MAX_ITEM_BYTES / 1024} KB`);
+      throw new InvalidInputError(`${label} is too large to store: keep it under ${MAX_ITEM_BYTES / 1024} KB`);
     }
     const key = keys.entity(orgId, type, entity.id);
     return {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { BadRequestError, ConflictError, NotFoundError } from '../api/errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
 import { db, tableName } from './client';
 import { environments } from './environments';
-import { newId } from './ids';
+import { newId } from '../ids';
 import { keys } from './keys';
 import { projects } from './projects';
 import { repository, transact, type TransactionOp } from './repository';
@@ -49,11 +49,11 @@ export async function assertTargetsExist(orgId: string, settings: Pick<SdkConnec
     settings.projects?.length ? projects.getMany(orgId, settings.projects) : [],
   ]);
   if (settings.environment && !environment) {
-    throw new BadRequestError(`Request body: [environment] environment ${settings.environment} does not exist`);
+    throw new InvalidInputError(`Request body: [environment] environment ${settings.environment} does not exist`);
   }
   const present = new Set(found.map((project) => project.id));
   settings.projects?.forEach((project, i) => {
-    if (!present.has(project)) throw new BadRequestError(`Request body: [projects.${i}] project ${project} does not exist`);
+    if (!present.has(project)) throw new InvalidInputError(`Request body: [projects.${i}] project ${project} does not exist`);
   });
 }
 

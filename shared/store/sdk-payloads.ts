@@ -1,6 +1,6 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../api/errors';
+import { ConflictError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { SavedGroup } from '../contracts/saved-groups';
 import { canonicalJson, type FeatureContent } from '../domain/features';

@@ -1,4 +1,4 @@
-import { BadRequestError } from '../api/errors';
+import { InvalidInputError } from '../errors';
 import type { Team } from '../contracts/teams';
 import { environments } from './environments';
 import { members } from './members';
@@ -17,7 +17,7 @@ function firstMissing(ids: string[], found: { id: string }[]): [string, number] 
 /** Raises 400 naming the field unless every id in `ids` is a member of the organization. */
 export async function assertMembersExist(orgId: string, ids: string[]): Promise<void> {
   const missing = firstMissing(ids, await members.getMany(orgId, ids));
-  if (missing) throw new BadRequestError(`Request body: [members.${missing[1]}] no member has the id ${missing[0]}`);
+  if (missing) throw new InvalidInputError(`Request body: [members.${missing[1]}] no member has the id ${missing[0]}`);
 }
 
 /**
@@ -43,8 +43,8 @@ export async function assertTeamReferences(
   ]);
   for (const [field, ids] of environmentLists) {
     const missing = firstMissing(ids, foundEnvironments);
-    if (missing) throw new BadRequestError(`Request body: [${field}.${missing[1]}] no environment has the id ${missing[0]}`);
+    if (missing) throw new InvalidInputError(`Request body: [${field}.${missing[1]}] no environment has the id ${missing[0]}`);
   }
   const unknownField = projectFields.find(([, id]) => unknown.includes(id));
-  if (unknownField) throw new BadRequestError(`Request body: [${unknownField[0]}] unknown project ${unknownField[1]}`);
+  if (unknownField) throw new InvalidInputError(`Request body: [${unknownField[0]}] unknown project ${unknownField[1]}`);
 }

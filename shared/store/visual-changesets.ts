@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../api/errors';
+import { ConflictError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredVisualChangeset } from '../contracts/visual-changesets';
 import { experiments } from './experiments';

@@ -1,5 +1,5 @@
 import * as contract from '../../shared/contracts/experiment-templates';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 

@@ -1,6 +1,6 @@
 import * as contract from '../../shared/contracts/experiments';
 import { createApiKey } from '../../shared/store/api-keys';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { addMember } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';

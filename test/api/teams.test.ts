@@ -1,6 +1,6 @@
 import * as contract from '../../shared/contracts/teams';
 import { clearAuthCache } from '../../shared/api/auth';
-import type { Role } from '../../shared/api/permissions';
+import type { Role } from '../../shared/permissions';
 import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';

@@ -1,5 +1,5 @@
 import { dynamoMeter } from '../../shared/store/client';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { readPageIndex } from '../../shared/store/page-index';
 import { repository } from '../../shared/store/repository';
 
@@ -84,7 +84,7 @@ describe('the page index', () => {
     await seed(org, 3);
     await indexed.list(org, { offset: 0, limit: 1 }); // builds the index
 
-    await expect(indexed.remove(org, 'nope')).rejects.toMatchObject({ status: 404 });
+    await expect(indexed.remove(org, 'nope')).rejects.toMatchObject({ name: 'NotFoundError' });
     expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: false, count: 3 });
   });
 

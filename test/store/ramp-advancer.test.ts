@@ -7,7 +7,7 @@ import { newFeature } from '../../shared/domain/features';
 import { newRampSchedule } from '../../shared/domain/ramp-definition';
 import { db, tableName } from '../../shared/store/client';
 import { createFeature, featureRevisions, features } from '../../shared/store/features';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { keys } from '../../shared/store/keys';
 import { createOrganization } from '../../shared/store/organizations';
 import { actOnRampSchedule, dueRampSchedules, insertRampSchedule, rampSchedules } from '../../shared/store/ramp-schedules';

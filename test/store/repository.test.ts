@@ -1,6 +1,6 @@
 import { dynamoMeter } from '../../shared/store/client';
 import { assertReferences, getItems, repository } from '../../shared/store/repository';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 import { keys } from '../../shared/store/keys';
 
 interface Thing {
@@ -39,7 +39,7 @@ describe('the versioned repository', () => {
     const org = orgId();
     await things.create(org, { id: 'dup', name: 'one' });
 
-    await expect(things.create(org, { id: 'dup', name: 'two' })).rejects.toMatchObject({ status: 409, code: 'already_exists' });
+    await expect(things.create(org, { id: 'dup', name: 'two' })).rejects.toMatchObject({ name: 'ConflictError', code: 'already_exists' });
     expect((await things.get(org, 'dup')).name).toBe('one');
   });
 
@@ -57,10 +57,10 @@ describe('the versioned repository', () => {
   it('answers 404 for get, update and remove of a missing id', async () => {
     const org = orgId();
 
-    await expect(things.get(org, 'none')).rejects.toMatchObject({ status: 404 });
-    await expect(things.update(org, 'none', (t) => t)).rejects.toMatchObject({ status: 404 });
-    await expect(things.remove(org, 'none')).rejects.toMatchObject({ status: 404 });
-    await expect(things.remove(org, 'none', () => undefined)).rejects.toMatchObject({ status: 404 });
+    await expect(things.get(org, 'none')).rejects.toMatchObject({ name: 'NotFoundError' });
+    await expect(things.update(org, 'none', (t) => t)).rejects.toMatchObject({ name: 'NotFoundError' });
+    await expect(things.remove(org, 'none')).rejects.toMatchObject({ name: 'NotFoundError' });
+    await expect(things.remove(org, 'none', () => undefined)).rejects.toMatchObject({ name: 'NotFoundError' });
   });
 
   it('keeps organizations apart', async () => {
@@ -180,12 +180,12 @@ describe('the versioned repository', () => {
       { field: 'third', id: 'phantom' },
     ]);
 
-    await expect(missing).rejects.toMatchObject({ status: 400, message: 'Request body: [second.0] no thing has the id ghost' });
+    await expect(missing).rejects.toMatchObject({ name: 'InvalidInputError', message: 'Request body: [second.0] no thing has the id ghost' });
     await expect(assertReferences(org, things, [{ field: 'first', id: 'real' }])).resolves.toBeUndefined();
   });
 
   it('refuses an entity too large for DynamoDB with 400', async () => {
-    await expect(things.create(orgId(), { id: 'big', name: 'x'.repeat(400 * 1024) })).rejects.toMatchObject({ status: 400 });
+    await expect(things.create(orgId(), { id: 'big', name: 'x'.repeat(400 * 1024) })).rejects.toMatchObject({ name: 'InvalidInputError' });
   });
 
   it('reads one item with one round trip and writes one with one', async () => {

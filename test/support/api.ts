@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { startApiServer } from '../../infra/local/server';
-import { roles, type Role } from '../../shared/api/permissions';
+import { roles, type Role } from '../../shared/permissions';
 import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
 import { createOrganization } from '../../shared/store/organizations';

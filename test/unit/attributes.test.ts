@@ -1,10 +1,10 @@
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import { attributeDatatypes } from '../../shared/contracts/attributes';
 import { assertEnumHasValues } from '../../shared/domain/attributes';
 
 describe('assertEnumHasValues', () => {
   it.each([undefined, '', '   '])('refuses an enum attribute whose values are %p', (values) => {
-    expect(() => assertEnumHasValues({ datatype: 'enum', enum: values })).toThrow(BadRequestError);
+    expect(() => assertEnumHasValues({ datatype: 'enum', enum: values })).toThrow(InvalidInputError);
   });
 
   it('names the enum field in its message', () => {

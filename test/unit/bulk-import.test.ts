@@ -2,7 +2,7 @@ import type { BulkImportFacts } from '../../shared/contracts/bulk-import';
 import { factMetricId, planFactsImport, type ImportExisting, type ImportResolved } from '../../shared/domain/bulk-import';
 import { newFactTable, type StoredFactTable } from '../../shared/domain/fact-tables';
 import { factTables, transactInChunks, transactionChunks } from '../../shared/store/fact-tables';
-import { newId } from '../../shared/store/ids';
+import { newId } from '../../shared/ids';
 
 const table = (name: string) => ({ name, datasource: 'ds', userIdTypes: ['id'], sql: 'S' });
 const nothingStored: ImportExisting = { tables: new Map(), metrics: new Map() };
@@ -106,7 +106,7 @@ describe('transactInChunks', () => {
 
     const attempt = transactInChunks(ops);
 
-    await expect(attempt).rejects.toMatchObject({ status: 409, message: expect.stringContaining('100 of 150 records were already written') });
+    await expect(attempt).rejects.toMatchObject({ name: 'ConflictError', message: expect.stringContaining('100 of 150 records were already written') });
     expect((await factTables.list(orgId, { limit: 1, offset: 0 })).total).toBe(101);
     expect((await factTables.get(orgId, 't120')).name).toBe('Raced');
   });

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { BadRequestError } from '../../shared/api/errors';
+import { InvalidInputError } from '../../shared/errors';
 import type { Experiment, PostExperimentBody } from '../../shared/contracts/experiments';
 import {
   buildPhase,
@@ -202,7 +202,7 @@ describe('snapshots', () => {
     ['no datasource', { status: 'running' as const }, /no datasource/],
   ])('refuses to analyse %s', (_case, fields, message) => {
     expect(() => assertAnalysable(experiment(fields), undefined)).toThrow(message);
-    expect(() => assertAnalysable(experiment(fields), undefined)).toThrow(BadRequestError);
+    expect(() => assertAnalysable(experiment(fields), undefined)).toThrow(InvalidInputError);
   });
 
   it('never claims success: a snapshot ends in error, saying why', () => {

@@ -40,7 +40,7 @@ describe('filters of a fact table', () => {
   });
 
   it('answers 404 when removing a filter the table does not have', () => {
-    expect(() => withoutFilter(table(), 'missing')).toThrow(expect.objectContaining({ status: 404 }));
+    expect(() => withoutFilter(table(), 'missing')).toThrow(expect.objectContaining({ name: 'NotFoundError' }));
   });
 });
 

@@ -1,4 +1,4 @@
-import { can, canSomewhere, higherRole, roleAllows, type Permission, type Principal, type Role } from '../../shared/api/permissions';
+import { can, canSomewhere, higherRole, roleAllows, type Permission, type Principal, type Role } from '../../shared/permissions';
 import { secretFromHeader } from '../../shared/api/auth';
 
 // The table of BEHAVIOR.md, row by row.

@@ -1,4 +1,4 @@
-import { ApiError } from '../../shared/api/errors';
+import { ApiError, toApiError } from '../../shared/api/errors';
 import { createRampScheduleBody, type CreateRampScheduleBody, type RampStatus } from '../../shared/contracts/ramp-schedules';
 import { newRampSchedule } from '../../shared/domain/ramp-definition';
 import { applyRuleWrites, type RampableFeature, type RampableRule } from '../../shared/domain/ramp-rules';
@@ -101,7 +101,8 @@ export function errorOf(run: () => unknown): ApiError | undefined {
     run();
     return undefined;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    const known = toApiError(error);
+    if (known) return known;
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ApiError } from '../../shared/api/errors';
+import { toApiError } from '../../shared/api/errors';
 import { updateRampScheduleBody, type RampAction } from '../../shared/contracts/ramp-schedules';
 import { addTarget, updateDefinition } from '../../shared/domain/ramp-definition';
 import { applyRulePatch, captureRuleState, type RampableFeature, type RampableRule } from '../../shared/domain/ramp-rules';
@@ -109,7 +109,8 @@ function run(world: World, cmd: Command): { transition: Transition; now: number 
   try {
     return { transition: act(world.schedule, action, at(world.now), [world.feature]), now: world.now };
   } catch (error) {
-    if (!(error instanceof ApiError) || ![400, 409].includes(error.status)) throw error;
+    const known = toApiError(error);
+    if (!known || ![400, 409].includes(known.status)) throw error;
     return undefined;
   }
 }
