@@ -6,7 +6,7 @@ import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
 import { assertReferencesValid, changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
-import type { KnownReferences } from '../../shared/store/sdk-payloads';
+import type { KnownReferences } from '../../shared/store/payload-references';
 
 export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
   const environments = await environmentIds(auth.orgId);

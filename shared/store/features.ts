@@ -19,7 +19,8 @@ import { keys } from './keys';
 import { prepareAppend, readPageIndex } from './page-index';
 import { queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
 import { savedGroups } from './saved-groups';
-import { loadPayloadReferences, preparePayloadChanges, type KnownReferences } from './sdk-payloads';
+import { loadPayloadReferences, type KnownReferences } from './payload-references';
+import { preparePayloadChanges } from './sdk-payloads';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });

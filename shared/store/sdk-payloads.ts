@@ -1,25 +1,19 @@
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
-import type { Experiment } from '../contracts/experiments';
-import type { SavedGroup } from '../contracts/saved-groups';
 import { canonicalJson, type FeatureContent } from '../domain/features';
 import {
   payloadEntry,
-  payloadReferenceIds,
   sdkPayload,
   entriesForProjects,
   type PayloadEntry,
-  type PayloadExperiment,
-  type PayloadReferences,
   type SdkPayload,
 } from '../domain/sdk-payload';
 import { db, tableName } from './client';
 import { environments } from './environments';
-import { experiments } from './experiments';
 import { keys } from './keys';
 import { getItems, type StoredItem, type TransactionOp } from './repository';
-import { savedGroups } from './saved-groups';
+import { loadPayloadReferences } from './payload-references';
 
 /**
  * The materialised SDK payload: one item per organization and environment holding the payload
@@ -171,36 +165,6 @@ export async function touchSdkPayloads(orgId: string): Promise<void> {
         }),
     ),
   );
-}
-
-/** Saved groups and experiments already read in this request, which `loadPayloadReferences` need not read again. */
-export interface KnownReferences {
-  savedGroups?: SavedGroup[];
-  experiments?: Experiment[];
-}
-
-/** Reads the saved groups and experiments some payload entries name, except those already `known`. */
-export async function loadPayloadReferences(
-  orgId: string,
-  entries: PayloadEntry[],
-  known: KnownReferences = {},
-): Promise<PayloadReferences & { dates: string[] }> {
-  const ids = payloadReferenceIds(entries);
-  const knownGroups = new Map((known.savedGroups ?? []).map((group) => [group.id, group]));
-  const knownExperiments = new Map((known.experiments ?? []).map((experiment) => [experiment.id, experiment]));
-  const groupIds = ids.savedGroups.filter((id) => !knownGroups.has(id));
-  const experimentIds = ids.experiments.filter((id) => !knownExperiments.has(id));
-  const [readGroups, readExperiments] = await Promise.all([
-    groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
-    experimentIds.length ? experiments.getMany(orgId, experimentIds) : [],
-  ]);
-  const groups = [...ids.savedGroups.flatMap((id) => knownGroups.get(id) ?? []), ...readGroups];
-  const found = [...ids.experiments.flatMap((id) => knownExperiments.get(id) ?? []), ...readExperiments];
-  return {
-    savedGroups: new Map(groups.map((group) => [group.id, group])),
-    experiments: new Map(found.map((experiment) => [experiment.id, experiment satisfies PayloadExperiment])),
-    dates: [...groups, ...found].map((item) => item.dateUpdated),
-  };
 }
 
 /** What an SDK connection asks for: one environment, and projects (none means all). */
