@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -310,5 +311,100 @@ describe('toApiAnalysis', () => {
       ciHigh: variation.ci[1],
       pValue: variation.pValue,
     });
+  });
+});
+
+describe('statistical properties', () => {
+  const metric: MetricSettings = {
+    id: 'm',
+    statistic_type: 'mean',
+    main_metric_type: 'count',
+    inverse: false,
+    prior_proper: false,
+    prior_mean: 0,
+    prior_stddev: 0.3,
+  };
+  const analysis: AnalysisSettings = {
+    stats_engine: 'frequentist',
+    difference_type: 'relative',
+    alpha: 0.05,
+    sequential_testing_enabled: false,
+    sequential_tuning_parameter: 5000,
+    one_sided_intervals: false,
+    weights: [0.5, 0.5],
+    var_ids: ['a', 'b'],
+    baseline_index: 0,
+  };
+  // A variation from its size, mean and standard deviation, as the SQL step would sum it.
+  const variation = fc
+    .record({ users: fc.integer({ min: 5, max: 50_000 }), mean: fc.double({ min: 0.5, max: 50, noNaN: true }), sd: fc.double({ min: 0.1, max: 30, noNaN: true }) })
+    .map(({ users, mean, sd }) => ({ users, main_sum: users * mean, main_sum_squares: (users - 1) * sd ** 2 + users * mean ** 2 }));
+  const settings = fc.record({
+    difference_type: fc.constantFrom('relative' as const, 'absolute' as const),
+    sequential_testing_enabled: fc.boolean(),
+    alpha: fc.constantFrom(0.01, 0.05, 0.1, 0.2),
+  });
+
+  it('reject at alpha exactly when the two-sided interval leaves out zero', () => {
+    fc.assert(
+      fc.property(variation, variation, settings, (a, b, s) => {
+        const rows = [{ variation: 'a', ...a }, { variation: 'b', ...b }];
+        const result = analyseMetric(rows, metric, { ...analysis, ...s }).dimensions[0].variations[1] as {
+          expected: number;
+          ci: number[];
+          pValue: number;
+        };
+        expect(result.ci[0]).toBeLessThanOrEqual(result.expected);
+        expect(result.ci[1]).toBeGreaterThanOrEqual(result.expected);
+        expect(result.pValue).toBeGreaterThanOrEqual(0);
+        expect(result.pValue).toBeLessThanOrEqual(1);
+        // Away from the boundary, where rounding could tip either side.
+        if (Math.abs(result.pValue - s.alpha) > 1e-9) {
+          expect(result.pValue < s.alpha).toBe(result.ci[0] > 0 || result.ci[1] < 0);
+        }
+      }),
+    );
+  });
+
+  it('give an inverse metric the complementary chance to win and swapped risks', () => {
+    fc.assert(
+      fc.property(variation, variation, fc.boolean(), (a, b, proper) => {
+        const rows = [{ variation: 'a', ...a }, { variation: 'b', ...b }];
+        const bayesian = { ...analysis, stats_engine: 'bayesian' as const };
+        const m = { ...metric, prior_proper: proper };
+        const up = analyseMetric(rows, m, bayesian).dimensions[0].variations[1] as { chanceToWin: number; risk: number[]; expected: number };
+        const down = analyseMetric(rows, { ...m, inverse: true }, bayesian).dimensions[0].variations[1] as typeof up;
+        expect(up.chanceToWin + down.chanceToWin).toBeCloseTo(1, 12);
+        expect(down.risk).toEqual([up.risk[1], up.risk[0]]);
+        expect(down.expected).toBe(up.expected);
+        // Risk difference is the posterior mean: E[max(X,0)] - E[max(-X,0)] = E[X].
+        expect(up.risk[0] - up.risk[1]).toBeCloseTo(up.expected, 9);
+      }),
+    );
+  });
+});
+
+describe('uncapped supplement', () => {
+  it('analyses the *_uncapped columns in place of the capped ones', () => {
+    const metric: MetricSettings = {
+      id: 'm', statistic_type: 'mean', main_metric_type: 'count', inverse: false,
+      prior_proper: false, prior_mean: 0, prior_stddev: 0.3, compute_uncapped_metric: true,
+    };
+    const analysis: AnalysisSettings = {
+      stats_engine: 'frequentist', difference_type: 'relative', alpha: 0.05, sequential_testing_enabled: false,
+      sequential_tuning_parameter: 5000, one_sided_intervals: false, weights: [0.5, 0.5], var_ids: ['a', 'b'], baseline_index: 0,
+    };
+    const capped = [
+      { variation: 'a', users: 100, main_sum: 200, main_sum_squares: 500, main_sum_uncapped: 260, main_sum_squares_uncapped: 2500 },
+      { variation: 'b', users: 100, main_sum: 230, main_sum_squares: 640, main_sum_uncapped: 400, main_sum_squares_uncapped: 9000 },
+    ];
+    const uncapped = capped.map((r) => ({ variation: r.variation, users: r.users, main_sum: r.main_sum_uncapped, main_sum_squares: r.main_sum_squares_uncapped }));
+
+    const withSupplement = analyseMetric(capped, metric, analysis).dimensions[0].variations[1];
+    const direct = analyseMetric(uncapped, { ...metric, compute_uncapped_metric: false }, analysis).dimensions[0].variations[1];
+
+    const { supplementalResults: _ignored, ...directIndividual } = direct;
+    expect(withSupplement.supplementalResults.uncapped).toEqual(directIndividual);
+    expect(withSupplement.value).toBe(230);
   });
 });
