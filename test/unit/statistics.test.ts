@@ -223,10 +223,10 @@ describe('analyseMetric on unusual rows', () => {
     ]);
   });
 
-  it('reads numbers given as text, as Athena returns them', () => {
+  it('reads numbers given as text (Athena), bigints (DuckDB) and NULL dimensions', () => {
     const asText = analyseMetric([
-      { variation: 'a', users: '100', main_sum: '200', main_sum_squares: '500' },
-      { variation: 'b', users: '100', main_sum: '260', main_sum_squares: '800' },
+      { variation: 'a', dimension: null, users: '100', main_sum: '200', main_sum_squares: '500' },
+      { variation: 'b', dimension: null, users: 100n, main_sum: 260n, main_sum_squares: 800n },
     ], metric, analysis);
     const asNumbers = analyseMetric([row('a', '', 100, 200, 500), row('b', '', 100, 260, 800)], metric, analysis);
 

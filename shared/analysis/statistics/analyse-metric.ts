@@ -60,9 +60,10 @@ export interface AnalysisSettings {
 /**
  * One row of the metric query per variation (and dimension value): the sufficient statistics without gbstats'
  * `m{i}_` prefix (`users`, `main_sum`, `main_sum_squares`, `denominator_sum`, ...), `variation` (the variation id)
- * and an optional `dimension`. Numbers may arrive as strings (Athena returns text).
+ * and an optional `dimension`. Numbers may arrive as strings (Athena returns text) or bigints (DuckDB's integer
+ * sums); a NULL sum counts as 0.
  */
-export type VariationRow = Record<string, number | string>;
+export type VariationRow = Record<string, number | string | bigint | null>;
 
 export interface MetricStats {
   users: number;
@@ -161,7 +162,7 @@ function validate(metric: MetricSettings, analysis: AnalysisSettings): void {
 }
 
 /** Reads a column as a number; absent or non-numeric cells count as 0. */
-function numberOf(row: Record<string, number | string>, column: string): number {
+function numberOf(row: VariationRow, column: string): number {
   const value = Number(row[column] ?? 0);
   return Number.isFinite(value) ? value : 0;
 }
@@ -177,7 +178,7 @@ function groupRows(rows: VariationRow[], analysis: AnalysisSettings) {
       if (variation !== MULTIPLE_EXPOSURES_ID) unknown.add(variation);
       continue;
     }
-    const dimension = row.dimension === undefined || row.dimension === '' ? DEFAULT_DIMENSION : String(row.dimension);
+    const dimension = row.dimension === undefined || row.dimension === null || row.dimension === '' ? DEFAULT_DIMENSION : String(row.dimension);
     let data = byDimension.get(dimension);
     if (!data) {
       data = { dimension, totalUsers: 0, variations: analysis.var_ids.map(() => ({})) };
