@@ -337,7 +337,11 @@ describe('statistical properties', () => {
   };
   // A variation from its size, mean and standard deviation, as the SQL step would sum it.
   const variation = fc
-    .record({ users: fc.integer({ min: 5, max: 50_000 }), mean: fc.double({ min: 0.5, max: 50, noNaN: true }), sd: fc.double({ min: 0.1, max: 30, noNaN: true }) })
+    .record({
+      users: fc.integer({ min: 5, max: 50_000 }),
+      mean: fc.double({ min: 0.5, max: 50, noNaN: true }),
+      sd: fc.double({ min: 0.1, max: 30, noNaN: true }),
+    })
     .map(({ users, mean, sd }) => ({ users, main_sum: users * mean, main_sum_squares: (users - 1) * sd ** 2 + users * mean ** 2 }));
   const settings = fc.record({
     difference_type: fc.constantFrom('relative' as const, 'absolute' as const),
@@ -372,8 +376,9 @@ describe('statistical properties', () => {
         const rows = [{ variation: 'a', ...a }, { variation: 'b', ...b }];
         const bayesian = { ...analysis, stats_engine: 'bayesian' as const };
         const m = { ...metric, prior_proper: proper };
-        const up = analyseMetric(rows, m, bayesian).dimensions[0].variations[1] as { chanceToWin: number; risk: number[]; expected: number };
-        const down = analyseMetric(rows, { ...m, inverse: true }, bayesian).dimensions[0].variations[1] as typeof up;
+        type Outcome = { chanceToWin: number; risk: number[]; expected: number };
+        const up = analyseMetric(rows, m, bayesian).dimensions[0].variations[1] as Outcome;
+        const down = analyseMetric(rows, { ...m, inverse: true }, bayesian).dimensions[0].variations[1] as Outcome;
         expect(up.chanceToWin + down.chanceToWin).toBeCloseTo(1, 12);
         expect(down.risk).toEqual([up.risk[1], up.risk[0]]);
         expect(down.expected).toBe(up.expected);
@@ -398,7 +403,12 @@ describe('uncapped supplement', () => {
       { variation: 'a', users: 100, main_sum: 200, main_sum_squares: 500, main_sum_uncapped: 260, main_sum_squares_uncapped: 2500 },
       { variation: 'b', users: 100, main_sum: 230, main_sum_squares: 640, main_sum_uncapped: 400, main_sum_squares_uncapped: 9000 },
     ];
-    const uncapped = capped.map((r) => ({ variation: r.variation, users: r.users, main_sum: r.main_sum_uncapped, main_sum_squares: r.main_sum_squares_uncapped }));
+    const uncapped = capped.map((r) => ({
+      variation: r.variation,
+      users: r.users,
+      main_sum: r.main_sum_uncapped,
+      main_sum_squares: r.main_sum_squares_uncapped,
+    }));
 
     const withSupplement = analyseMetric(capped, metric, analysis).dimensions[0].variations[1];
     const direct = analyseMetric(uncapped, { ...metric, compute_uncapped_metric: false }, analysis).dimensions[0].variations[1];

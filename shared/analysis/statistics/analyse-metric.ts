@@ -178,7 +178,7 @@ function groupRows(rows: VariationRow[], analysis: AnalysisSettings) {
       if (variation !== MULTIPLE_EXPOSURES_ID) unknown.add(variation);
       continue;
     }
-    const dimension = row.dimension === undefined || row.dimension === null || row.dimension === '' ? DEFAULT_DIMENSION : String(row.dimension);
+    const dimension = row.dimension == null || row.dimension === '' ? DEFAULT_DIMENSION : String(row.dimension);
     let data = byDimension.get(dimension);
     if (!data) {
       data = { dimension, totalUsers: 0, variations: analysis.var_ids.map(() => ({})) };
