@@ -6,6 +6,7 @@ import {
   type MetricSettings,
   type VariationRow,
   analyseMetric,
+  metricRows,
   srmPValue,
   toApiAnalysis,
 } from '../../shared/analysis/statistics';
@@ -40,19 +41,6 @@ function readFixture(file: string): Fixture {
   return JSON.parse(text, (_key, value) =>
     value === 'Infinity' ? Infinity : value === '-Infinity' ? -Infinity : value === 'NaN' ? NaN : value,
   );
-}
-
-/** The rows of the i-th metric of a query, without its `m{i}_` prefix and without other metrics' columns. */
-function rowsOfMetric(rows: VariationRow[], i: number): VariationRow[] {
-  const prefix = `m${i}_`;
-  return rows.map((row) => {
-    const out: VariationRow = {};
-    for (const [column, value] of Object.entries(row)) {
-      if (column.startsWith(prefix)) out[column.slice(prefix.length)] = value;
-      else if (!/^m\d+_/.test(column)) out[column] = value;
-    }
-    return out;
-  });
 }
 
 function close(expected: number, actual: number): boolean {
@@ -102,7 +90,7 @@ describe('statistics against gbstats golden fixtures', () => {
       // Arrange
       const index = query.metrics.indexOf(expectedMetric.metric);
       const metric = input.metrics[expectedMetric.metric];
-      const rows = rowsOfMetric(query.rows, index);
+      const rows = metricRows(query.rows, index);
       const counter = { numbers: 0 };
 
       // Act
@@ -119,7 +107,7 @@ describe('statistics against gbstats golden fixtures', () => {
 describe('the fixture comparison', () => {
   const fixture = readFixture('two-variations-all-engines.json');
   const input = fixture.input.data[0].data;
-  const rows = rowsOfMetric(input.query_results[0].rows, 0);
+  const rows = metricRows(input.query_results[0].rows, 0);
   const expected = fixture.expected[0].analyses[0];
 
   it('reports a number that is off by more than the tolerance', () => {
@@ -142,6 +130,14 @@ describe('the fixture comparison', () => {
       expect.stringContaining('.errorMessage'),
       expect.stringContaining('.pValue: missing'),
     ]);
+  });
+});
+
+describe('metricRows', () => {
+  it('keeps one metric\'s columns without their prefix and the shared columns as they are', () => {
+    const rows = [{ variation: '1', dimension: 'All', users: 10, m1_main_sum: 4, m10_main_sum: 99, m0_main_sum: 7 }];
+
+    expect(metricRows(rows, 1)).toEqual([{ variation: '1', dimension: 'All', users: 10, main_sum: 4 }]);
   });
 });
 
@@ -267,7 +263,7 @@ describe('analyseMetric on unusual rows', () => {
 describe('sequential one-sided tests', () => {
   const fixture = readFixture('one-sided-intervals.json');
   const input = fixture.input.data[0].data;
-  const rows = rowsOfMetric(input.query_results[0].rows, 1);
+  const rows = metricRows(input.query_results[0].rows, 1);
   const metric = input.metrics.m_rev;
 
   it('give the alpha at which the one-sided bound reaches zero as p-value', () => {
@@ -297,7 +293,7 @@ describe('sequential one-sided tests', () => {
 describe('toApiAnalysis', () => {
   const fixture = readFixture('one-sided-intervals.json');
   const input = fixture.input.data[0].data;
-  const rows = rowsOfMetric(input.query_results[0].rows, 2);
+  const rows = metricRows(input.query_results[0].rows, 2);
 
   it('maps a ratio variation, turning the open end of a one-sided interval into 0', () => {
     const result = analyseMetric(rows, input.metrics.m_rps, input.analyses[0]);

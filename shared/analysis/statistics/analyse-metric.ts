@@ -136,6 +136,23 @@ interface DimensionData {
   variations: Record<string, number>[];
 }
 
+/**
+ * The rows of the `index`-th metric of a query whose columns carry gbstats' `m{index}_` prefix: that metric's columns
+ * without the prefix, the shared columns (`variation`, `dimension`, `users`, `count`) as they are, other metrics'
+ * columns left out.
+ */
+export function metricRows(rows: VariationRow[], index: number): VariationRow[] {
+  const prefix = `m${index}_`;
+  return rows.map((row) => {
+    const out: VariationRow = {};
+    for (const [column, value] of Object.entries(row)) {
+      if (column.startsWith(prefix)) out[column.slice(prefix.length)] = value;
+      else if (!/^m\d+_/.test(column)) out[column] = value;
+    }
+    return out;
+  });
+}
+
 /** Analyses one metric under one analysis setting; `rows` carry the metric's columns without their prefix. */
 export function analyseMetric(rows: VariationRow[], metric: MetricSettings, analysis: AnalysisSettings): MetricResult {
   validate(metric, analysis);

@@ -2,6 +2,7 @@
 // CUPED, ratios and the SRM check, computed from per-variation sufficient statistics.
 export {
   analyseMetric,
+  metricRows,
   statisticOf,
   type AnalysisSettings,
   type BayesianVariationResult,
