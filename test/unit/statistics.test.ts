@@ -414,3 +414,69 @@ describe('uncapped supplement', () => {
     expect(withSupplement.value).toBe(230);
   });
 });
+
+describe('degenerate input', () => {
+  // Small, empty or constant variations of every statistic type, under every engine and setting.
+  const columns = fc.record({
+    users: fc.integer({ min: 0, max: 30 }),
+    main_sum: fc.integer({ min: 0, max: 30 }),
+    main_sum_squares: fc.integer({ min: 0, max: 900 }),
+    denominator_sum: fc.integer({ min: 0, max: 30 }),
+    denominator_sum_squares: fc.integer({ min: 0, max: 900 }),
+    main_denominator_sum_product: fc.integer({ min: 0, max: 900 }),
+    covariate_sum: fc.integer({ min: 0, max: 30 }),
+    covariate_sum_squares: fc.integer({ min: 0, max: 900 }),
+    main_covariate_sum_product: fc.integer({ min: 0, max: 900 }),
+    denominator_pre_sum: fc.integer({ min: 0, max: 30 }),
+    denominator_pre_sum_squares: fc.integer({ min: 0, max: 900 }),
+    main_post_denominator_pre_sum_product: fc.integer({ min: 0, max: 900 }),
+    main_pre_denominator_post_sum_product: fc.integer({ min: 0, max: 900 }),
+    main_pre_denominator_pre_sum_product: fc.integer({ min: 0, max: 900 }),
+    denominator_post_denominator_pre_sum_product: fc.integer({ min: 0, max: 900 }),
+  });
+  const type = fc.constantFrom('binomial' as const, 'count' as const);
+  const metric = fc.record({
+    id: fc.constant('m'),
+    statistic_type: fc.constantFrom('mean' as const, 'ratio' as const, 'mean_ra' as const, 'ratio_ra' as const),
+    main_metric_type: type,
+    denominator_metric_type: type,
+    covariate_metric_type: type,
+    inverse: fc.boolean(),
+    prior_proper: fc.boolean(),
+    prior_mean: fc.constantFrom(0, 0.1),
+    prior_stddev: fc.constantFrom(0.1, 0.3),
+  });
+  const analysis = fc.record({
+    stats_engine: fc.constantFrom('frequentist' as const, 'bayesian' as const),
+    difference_type: fc.constantFrom('relative' as const, 'absolute' as const),
+    alpha: fc.constantFrom(0.05, 0.1),
+    sequential_testing_enabled: fc.boolean(),
+    sequential_tuning_parameter: fc.constantFrom(100, 5000),
+    one_sided_intervals: fc.boolean(),
+    weights: fc.constant([0.5, 0.5]),
+    var_ids: fc.constant(['a', 'b']),
+    baseline_index: fc.constant(0),
+  });
+
+  function numbersOf(value: unknown, path: string): [string, number][] {
+    if (typeof value === 'number') return [[path, value]];
+    if (value === null || typeof value !== 'object') return [];
+    return Object.entries(value).flatMap(([key, inner]) => numbersOf(inner, `${path}.${key}`));
+  }
+
+  it('never gives NaN, and infinity only at the open end of a one-sided interval', () => {
+    fc.assert(
+      fc.property(columns, columns, metric, analysis, (a, b, m, s) => {
+        const result = analyseMetric([{ variation: 'a', ...a }, { variation: 'b', ...b }], m, s);
+
+        for (const [path, value] of numbersOf(result, 'result')) {
+          if (Number.isFinite(value)) continue;
+          expect([path, value]).toEqual([expect.stringMatching(/\.ci\.[01]$/), expect.any(Number)]);
+          expect(Number.isNaN(value)).toBe(false);
+          expect(s.one_sided_intervals && s.stats_engine === 'frequentist').toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});
