@@ -239,6 +239,10 @@ describe('analyseMetric on unusual rows', () => {
     expect(result.dimensions[0].variations[0]).toHaveProperty('pValue');
   });
 
+  it('refuses a baseline index outside the variations', () => {
+    expect(() => analyseMetric([], metric, { ...analysis, baseline_index: 2 })).toThrow(/baseline_index/);
+  });
+
   it('refuses a ratio metric without a denominator type', () => {
     expect(() => analyseMetric([], { ...metric, statistic_type: 'ratio' }, analysis)).toThrow(/denominator_metric_type/);
   });

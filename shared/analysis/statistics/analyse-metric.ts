@@ -165,6 +165,9 @@ function validate(metric: MetricSettings, analysis: AnalysisSettings): void {
   if (analysis.weights.length !== analysis.var_ids.length) {
     throw new InvalidInputError('The analysis needs one weight per variation');
   }
+  if (!Number.isInteger(analysis.baseline_index) || analysis.baseline_index < 0 || analysis.baseline_index >= analysis.var_ids.length) {
+    throw new InvalidInputError('baseline_index must point at one of the variations');
+  }
   if (!(analysis.alpha > 0 && analysis.alpha < 1)) throw new InvalidInputError('alpha must be between 0 and 1');
   if (analysis.sequential_testing_enabled && !(analysis.sequential_tuning_parameter > 0)) {
     throw new InvalidInputError('The sequential tuning parameter must be positive');
