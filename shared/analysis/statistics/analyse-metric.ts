@@ -42,9 +42,9 @@ export interface AnalysisSettings {
   sequential_tuning_parameter: number;
   one_sided_intervals: boolean;
   /** Expected traffic share of each variation (same order as `var_ids`), for the SRM check. */
-  weights: number[];
-  var_ids: string[];
-  var_names?: string[];
+  weights: readonly number[];
+  var_ids: readonly string[];
+  var_names?: readonly string[];
   /** Where the baseline is placed in each dimension's `variations`. */
   baseline_index: number;
   /** Keep this many dimension values (by users); the rest are merged into "(other)". */

@@ -6,7 +6,7 @@ import { chisquareSf } from './distributions';
  * weights (normalised to sum to 1). Variations with a weight of 0 or less are left out of the statistic; with no
  * users at all there is nothing to test and the answer is 1.
  */
-export function srmPValue(users: number[], weights: number[]): number {
+export function srmPValue(users: readonly number[], weights: readonly number[]): number {
   if (users.length !== weights.length) throw new InvalidInputError('SRM needs one weight per variation');
   const total = users.reduce((sum, u) => sum + u, 0);
   if (!total) return 1;
