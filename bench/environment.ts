@@ -11,13 +11,32 @@ export async function benchDynamo(): Promise<LocalDynamo> {
   return dynamo;
 }
 
-/** A fresh organization with an admin key and an admin member with a personal access token. */
+/**
+ * A fresh organization with an admin key, an admin member with a personal access token, and the
+ * data source the bench scenario's resources name.
+ */
 export async function benchOrganization() {
   const { createOrganization } = await import('../shared/store/organizations');
   const { createApiKey } = await import('../shared/store/api-keys');
   const { addMember } = await import('../shared/store/members');
   const org = await createOrganization('Bench');
   const { secret } = await createApiKey({ orgId: org.id, role: 'admin', description: 'bench' });
+  const { dataSources } = await import('../shared/store/data-sources');
+  const { scenarioDataSourceId } = await import('./scenarios');
+  await dataSources.create(org.id, {
+    id: scenarioDataSourceId,
+    type: 'duckdb',
+    params: {},
+    name: 'Bench data source',
+    description: '',
+    projectIds: [],
+    eventTracker: '',
+    identifierTypes: [{ id: 'user_id', description: '' }],
+    assignmentQueries: [
+      { id: 'user_id', name: 'Users', description: '', identifierType: 'user_id', sql: 'SELECT 1', includesNameColumns: false, dimensionColumns: [] },
+    ],
+    identifierJoinQueries: [],
+  });
   const member = await addMember(org.id, { name: 'Bench', email: `bench-${org.id}@example.com`, role: 'admin', projectRoles: [] });
   return { orgId: org.id, key: secret, memberId: member.id, email: `bench-${org.id}@example.com` };
 }

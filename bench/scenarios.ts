@@ -17,6 +17,13 @@ export interface Step {
   minimum: { calls: number; why: string };
 }
 
+/**
+ * The data source the scenario's fact tables, segments, experiments and templates name: the caller
+ * stores it in the organization first (`ds_bench`, assignment query `user_id`), because those
+ * resources are never all deleted, so the one `postDataSource` makes is the one deleted at the end.
+ */
+export const scenarioDataSourceId = 'ds_bench';
+
 /** A suffix of this run for the ids a client chooses (feature, attribute, environment...), so runs never collide. */
 const run = (ids: Ids) => (ids.run ??= randomBytes(4).toString('hex'));
 
@@ -163,6 +170,32 @@ const creating: Step[] = [
     minimum: { calls: 1, why: 'one query of the organization partition' },
   },
   {
+    operationId: 'postDataSource',
+    method: 'POST',
+    path: () => `${v1}/data-sources`,
+    body: () => ({
+      name: 'Bench warehouse',
+      type: 'athena',
+      params: { workGroup: 'primary', database: 'events' },
+      identifierTypes: [{ id: 'user_id' }],
+      assignmentQueries: [{ id: 'user_id', name: 'Users', identifierType: 'user_id', sql: 'SELECT user_id, timestamp, experiment_id, variation_id FROM exposures' }],
+    }),
+    capture: (body, ids) => (ids.dataSourceId = body.dataSource.id),
+    minimum: { calls: 1, why: 'one conditional put' },
+  },
+  {
+    operationId: 'getDataSource',
+    method: 'GET',
+    path: (ids) => `${v1}/data-sources/${ids.dataSourceId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listDataSources',
+    method: 'GET',
+    path: () => `${v1}/data-sources?limit=10`,
+    minimum: { calls: 1, why: 'one query of the organization partition (a handful per organization, paged in memory by id)' },
+  },
+  {
     operationId: 'postSegment',
     method: 'POST',
     path: () => `${v1}/segments`,
@@ -194,7 +227,7 @@ const creating: Step[] = [
     path: () => `${v1}/fact-tables`,
     body: () => ({ name: 'Orders', datasource: 'ds_bench', userIdTypes: ['user_id'], sql: 'SELECT * FROM orders' }),
     capture: (body, ids) => (ids.factTableId = body.factTable.id),
-    minimum: { calls: 1, why: 'one conditional put' },
+    minimum: { calls: 2, why: 'data source check + conditional put' },
   },
   {
     operationId: 'getFactTable',
@@ -268,7 +301,7 @@ const creating: Step[] = [
         },
       ],
     }),
-    minimum: { calls: 2, why: 'one BatchGet of every id (upsert versions) + one transaction' },
+    minimum: { calls: 2, why: 'one BatchGet of every id (upsert versions, data sources) + one transaction' },
   },
   {
     operationId: 'postExperiment',
@@ -279,6 +312,7 @@ const creating: Step[] = [
       name: 'Bench experiment',
       status: 'running',
       datasourceId: 'ds_bench',
+      assignmentQueryId: 'user_id',
       metrics: [ids.factMetricId],
       variations: [
         { key: '0', name: 'Control' },
@@ -289,7 +323,7 @@ const creating: Step[] = [
       ids.experimentId = body.experiment.id;
       ids.variationId = body.experiment.variations[1].variationId;
     },
-    minimum: { calls: 4, why: 'metric check + trackingKey query + page-index read + one transaction' },
+    minimum: { calls: 5, why: 'data source check + metric check + trackingKey query + page-index read + one transaction' },
   },
   {
     operationId: 'getExperiment',
@@ -351,7 +385,7 @@ const creating: Step[] = [
     path: () => `${v1}/experiment-templates`,
     body: () => template,
     capture: (body, ids) => (ids.templateId = body.experimentTemplate.id),
-    minimum: { calls: 1, why: 'one conditional put' },
+    minimum: { calls: 2, why: 'data source check + conditional put' },
   },
   {
     operationId: 'getExperimentTemplate',
@@ -370,7 +404,7 @@ const creating: Step[] = [
     method: 'POST',
     path: () => `${v1}/experiment-templates/bulk-import`,
     body: (ids) => ({ templates: [{ id: `imported-${run(ids)}`, data: { ...template, templateMetadata: { name: 'Imported template' } } }] }),
-    minimum: { calls: 2, why: 'read the ids (upsert versions) + one transaction' },
+    minimum: { calls: 3, why: 'data source check + read the ids (upsert versions) + one transaction' },
   },
   {
     operationId: 'createDashboard',
@@ -573,6 +607,13 @@ const updating: Step[] = [
     path: (ids) => `${v1}/teams/${ids.teamId}/members`,
     body: (ids) => ({ members: [ids.memberId] }),
     minimum: { calls: 3, why: 'member existence check + read + conditional write' },
+  },
+  {
+    operationId: 'updateDataSource',
+    method: 'POST',
+    path: (ids) => `${v1}/data-sources/${ids.dataSourceId}`,
+    body: () => ({ description: 'Updated by the bench', params: { workGroup: 'analytics', database: 'events' } }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
   {
     operationId: 'updateSegment',
@@ -797,6 +838,12 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/fact-tables/${ids.factTableId}`,
     minimum: { calls: 4, why: 'read + users check (metrics, segments index keys) + conditional delete' },
+  },
+  {
+    operationId: 'deleteDataSource',
+    method: 'DELETE',
+    path: (ids) => `${v1}/data-sources/${ids.dataSourceId}`,
+    minimum: { calls: 6, why: 'read + users check (fact tables, experiments, segments index keys; templates) + conditional delete' },
   },
   {
     operationId: 'deleteSegment',

@@ -17,7 +17,12 @@ import { unknownProjects } from '../../shared/store/projects';
  */
 export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
   const { orgId } = auth;
-  const { tables, metrics } = await readFactsVersioned(orgId, factTableIdsOf(body), body.factMetrics.map((item) => factMetricId(item.id)));
+  const { tables, metrics, dataSources } = await readFactsVersioned(
+    orgId,
+    factTableIdsOf(body),
+    body.factMetrics.map((item) => factMetricId(item.id)),
+    body.factTables.map((item) => item.data.datasource),
+  );
 
   // The caller must be allowed to write every item: as it is stored and as it will be.
   const written = new Set([...body.factTables.map((item) => item.id), ...body.factTableFilters.map((item) => item.factTableId)]);
@@ -37,6 +42,12 @@ export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
       }
     }),
   );
+  // A stored table's datasource never changes (the plan refuses it), so only new tables need theirs to exist.
+  body.factTables.forEach((item, i) => {
+    if (!tables.has(item.id) && !dataSources.has(item.data.datasource)) {
+      throw new InvalidInputError(`Request body: [factTables.${i}.data.datasource] no data source has the id ${item.data.datasource}`);
+    }
+  });
   const projectIds = [...body.factTables, ...body.factMetrics].flatMap((item) => item.data.projects ?? []);
 
   const plan = planFactsImport(

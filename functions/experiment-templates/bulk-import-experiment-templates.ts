@@ -10,7 +10,7 @@ const TRANSACTION_ITEMS = 100;
 
 export const handler = endpoint(bulkImportExperimentTemplates, async ({ body, auth }) => {
   // Everything is checked before anything is written.
-  await Promise.all(body.templates.map(({ data }, i) => assertTemplateReferences(auth.orgId, data, data.datasource, `templates.${i}.data.`)));
+  await Promise.all(body.templates.map(({ data }, i) => assertTemplateReferences(auth.orgId, data, data, `templates.${i}.data.`)));
   const ids = [...new Set(body.templates.map((t) => normalizeTemplateId(t.id)))];
   const current = new Map((await experimentTemplates.readMany(auth.orgId, ids)).map((found) => [found.entity.id, found]));
   const plan = planImport(body.templates, new Set(current.keys()));

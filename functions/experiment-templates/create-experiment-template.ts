@@ -6,7 +6,7 @@ import { newId } from '../../shared/ids';
 
 export const handler = endpoint(createExperimentTemplate, async ({ body, auth }) => {
   assertCan(auth, 'write', body.project ? [body.project] : []);
-  await assertTemplateReferences(auth.orgId, body, body.datasource);
+  await assertTemplateReferences(auth.orgId, body, body);
   const experimentTemplate = await experimentTemplates.create(auth.orgId, {
     ...body,
     id: newId(TEMPLATE_ID_PREFIX),

@@ -8,7 +8,7 @@ export const handler = endpoint(updateExperimentTemplate, async ({ params, body,
     assertCan(auth, 'write', current.project ? [current.project] : []);
     if (body.project) assertCan(auth, 'write', [body.project]);
     const next = { ...current, ...body };
-    await assertTemplateReferences(auth.orgId, body, next.datasource);
+    await assertTemplateReferences(auth.orgId, body, next);
     return next;
   });
   return { experimentTemplate };

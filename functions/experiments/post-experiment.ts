@@ -29,7 +29,7 @@ export const handler = endpoint(postExperiment, async ({ body: input, auth }) =>
   const owner = ownerId ? await resolveOwner(auth.orgId, ownerId) : undefined;
   const data = newExperiment(body, owner, now);
   await Promise.all([
-    assertExperimentReferences(auth.orgId, body, data.settings.datasourceId),
+    assertExperimentReferences(auth.orgId, body, data.settings),
     assertReferences(auth.orgId, features, phaseReferences(body.phases).features),
     assertReferences(auth.orgId, dashboards, body.defaultDashboardId ? [{ field: 'defaultDashboardId', id: body.defaultDashboardId }] : []),
   ]);

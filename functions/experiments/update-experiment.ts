@@ -16,7 +16,7 @@ export const handler = endpoint(updateExperiment, async ({ params, body, auth })
     const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
     const next = updatedExperiment(current, body, owner, now);
     await Promise.all([
-      assertExperimentReferences(auth.orgId, body, next.settings.datasourceId),
+      assertExperimentReferences(auth.orgId, body, next.settings),
       assertReferences(auth.orgId, features, phaseReferences(body.phases).features),
       assertReferences(auth.orgId, dashboards, body.defaultDashboardId ? [{ field: 'defaultDashboardId', id: body.defaultDashboardId }] : []),
     ]);

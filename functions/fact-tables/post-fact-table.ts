@@ -6,10 +6,15 @@ import { factTables } from '../../shared/store/fact-tables';
 import { newId } from '../../shared/ids';
 import { resolveOwner } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
+import { dataSources } from '../../shared/store/data-sources';
+import { assertReferences } from '../../shared/store/repository';
 
 export const handler = endpoint(postFactTable, async ({ body, auth }) => {
   assertCan(auth, 'write', body.projects);
-  await assertProjectsExist(auth.orgId, body.projects);
+  await Promise.all([
+    assertProjectsExist(auth.orgId, body.projects),
+    assertReferences(auth.orgId, dataSources, [{ field: 'datasource', id: body.datasource }]),
+  ]);
   const { owner: ownerInput, ...data } = body;
   const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
   const table = await factTables.create(

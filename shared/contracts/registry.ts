@@ -20,6 +20,7 @@ import { rampScheduleEndpoints } from './ramp-schedules';
 import { memberEndpoints } from './members';
 import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
+import { dataSourceEndpoints } from './data-sources';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -47,6 +48,7 @@ export const routes: Route[] = [
   ...inFolder('archetypes', archetypeEndpoints),
   ...inFolder('projects', projectEndpoints),
   ...inFolder('environments', environmentEndpoints),
+  ...inFolder('data-sources', dataSourceEndpoints),
   ...inFolder('segments', segmentEndpoints),
   ...inFolder('fact-tables', factTableEndpoints),
   ...inFolder('fact-metrics', factMetricEndpoints),

@@ -1,5 +1,7 @@
 import type { ExperimentTemplate, TemplateFields } from '../contracts/experiment-templates';
+import { dataSourceReference } from '../domain/data-sources';
 import { templateReferences } from '../domain/experiment-templates';
+import { assertDataSourceReferences } from './data-sources';
 import { assertMetrics } from './experiments';
 import { features } from './features';
 import { resolveOwner } from './members';
@@ -11,17 +13,27 @@ import { segments } from './segments';
 export const experimentTemplates = repository<ExperimentTemplate>({ type: 'EXPERIMENT_TEMPLATE', label: 'Experiment template' });
 
 /**
- * Checks every resource a template's fields name (its metrics against `datasource`, the
- * template's own): 400 naming the first missing one.
+ * Checks every resource a template's fields name (its metrics against `analysis.datasource`, the
+ * template's own after the change): 400 naming the first missing one. The data source is read
+ * only when the fields name it or its exposure query.
  */
 export async function assertTemplateReferences(
   orgId: string,
   fields: Partial<TemplateFields>,
-  datasource: string,
+  analysis: Pick<TemplateFields, 'datasource' | 'exposureQueryId'>,
   prefix = '',
 ): Promise<void> {
+  const { datasource } = analysis;
   const references = templateReferences(fields, prefix);
+  const named = fields.datasource !== undefined || fields.exposureQueryId !== undefined;
+  const reference = named
+    ? dataSourceReference(
+        { datasource, query: analysis.exposureQueryId },
+        { datasource: `${prefix}datasource`, query: `${prefix}exposureQueryId` },
+      )
+    : undefined;
   await Promise.all([
+    assertDataSourceReferences(orgId, reference ? [reference] : []),
     assertReferences(orgId, projects, references.projects),
     assertReferences(orgId, savedGroups, references.savedGroups),
     assertReferences(orgId, features, references.features),

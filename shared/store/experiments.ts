@@ -1,6 +1,8 @@
 import { ConflictError, InvalidInputError } from '../errors';
 import type { Experiment, PostExperimentBody } from '../contracts/experiments';
+import { dataSourceReference } from '../domain/data-sources';
 import { metricReferences, phaseReferences } from '../domain/experiments';
+import { assertDataSourceReferences } from './data-sources';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
 import { assertReferences, repository, type Reference } from './repository';
@@ -52,16 +54,39 @@ export async function assertTrackingKeyFree(orgId: string, trackingKey: string):
 
 type ReferencingFields = Pick<
   PostExperimentBody,
-  'project' | 'phases' | 'segmentId' | 'metrics' | 'secondaryMetrics' | 'guardrailMetrics' | 'activationMetric' | 'metricOverrides'
+  | 'project'
+  | 'phases'
+  | 'segmentId'
+  | 'metrics'
+  | 'secondaryMetrics'
+  | 'guardrailMetrics'
+  | 'activationMetric'
+  | 'metricOverrides'
+  | 'datasourceId'
+  | 'assignmentQueryId'
 >;
 
 /**
- * Checks what an experiment create or update body names, against the experiment's datasource:
- * 400 naming the first missing one. The handlers check `defaultDashboardId` and prerequisite
- * features themselves, because those stores depend on this one.
+ * Checks what an experiment create or update body names, against the experiment's analysis
+ * settings after the change: 400 naming the first missing one. The data source is read only when
+ * the body names it or its assignment query. The handlers check `defaultDashboardId` and
+ * prerequisite features themselves, because those stores depend on this one.
  */
-export async function assertExperimentReferences(orgId: string, body: Partial<ReferencingFields>, datasource: string): Promise<void> {
+export async function assertExperimentReferences(
+  orgId: string,
+  body: Partial<ReferencingFields>,
+  settings: { datasourceId: string; assignmentQueryId: string },
+): Promise<void> {
+  const datasource = settings.datasourceId;
+  const named = body.datasourceId !== undefined || body.assignmentQueryId !== undefined;
+  const reference = named
+    ? dataSourceReference(
+        { datasource: settings.datasourceId, query: settings.assignmentQueryId },
+        { datasource: 'datasourceId', query: 'assignmentQueryId' },
+      )
+    : undefined;
   await Promise.all([
+    assertDataSourceReferences(orgId, reference ? [reference] : []),
     assertReferences(orgId, projects, body.project ? [{ field: 'project', id: body.project }] : []),
     assertReferences(orgId, savedGroups, phaseReferences(body.phases).savedGroups),
     assertReferences(orgId, segments, body.segmentId ? [{ field: 'segmentId', id: body.segmentId }] : []),

@@ -3,6 +3,7 @@ import { logger } from '../logger';
 import type { FactMetric } from '../contracts/fact-metrics';
 import type { FactTableLookup } from '../domain/fact-metrics';
 import { usesFilterTag, usesTableTag, type StoredFactTable } from '../domain/fact-tables';
+import { dataSources } from './data-sources';
 import { factMetrics } from './fact-metrics';
 import { keys } from './keys';
 import { getItems, repository, toVersioned, transact, type TransactionOp, type Versioned } from './repository';
@@ -34,21 +35,33 @@ export async function usersOfFactTable(orgId: string, factTableId: string, filte
 
 /**
  * The fact tables and fact metrics that exist among these ids, each with the version it was read
- * at, read together: one BatchGet per hundred ids, whatever their type.
+ * at, and which of `dataSourceIds` exist, read together: one BatchGet per hundred ids, whatever
+ * their type.
  */
 export async function readFactsVersioned(
   orgId: string,
   tableIds: string[],
   metricIds: string[],
-): Promise<{ tables: Map<string, Versioned<StoredFactTable>>; metrics: Map<string, Versioned<FactMetric>> }> {
-  const [tableSet, metricSet] = [[...new Set(tableIds)], [...new Set(metricIds)]];
+  dataSourceIds: string[] = [],
+): Promise<{
+  tables: Map<string, Versioned<StoredFactTable>>;
+  metrics: Map<string, Versioned<FactMetric>>;
+  dataSources: Set<string>;
+}> {
+  const [tableSet, metricSet, dataSourceSet] = [[...new Set(tableIds)], [...new Set(metricIds)], [...new Set(dataSourceIds)]];
   const items = await getItems([
     ...tableSet.map((id) => keys.entity(orgId, factTables.type, id)),
     ...metricSet.map((id) => keys.entity(orgId, factMetrics.type, id)),
+    ...dataSourceSet.map((id) => keys.entity(orgId, dataSources.type, id)),
   ]);
   const found = <T>(ids: string[], offset: number) =>
     new Map(ids.flatMap((id, i) => (items[offset + i] ? [[id, toVersioned<T>(items[offset + i]!)] as const] : [])));
-  return { tables: found<StoredFactTable>(tableSet, 0), metrics: found<FactMetric>(metricSet, tableSet.length) };
+  const dataSourceOffset = tableSet.length + metricSet.length;
+  return {
+    tables: found<StoredFactTable>(tableSet, 0),
+    metrics: found<FactMetric>(metricSet, tableSet.length),
+    dataSources: new Set(dataSourceSet.filter((_, i) => items[dataSourceOffset + i])),
+  };
 }
 
 /** DynamoDB's limits for one TransactWriteItems call. */

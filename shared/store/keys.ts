@@ -43,6 +43,7 @@ export const entityTypes = [
   'SNAPSHOT',
   'VISUAL_CHANGESET',
   'EXPERIMENT_TEMPLATE',
+  'DATA_SOURCE',
   'DASHBOARD',
   'FEATURE',
   'SDK_CONNECTION',

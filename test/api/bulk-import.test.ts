@@ -2,13 +2,16 @@ import * as contract from '../../shared/contracts/bulk-import';
 import { db } from '../../shared/store/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_main', 'ds_other'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
 });
 afterAll(() => api.close());
 
@@ -241,7 +244,7 @@ describe('POST /bulk-import/facts with hundreds of items', () => {
   };
 
   it('imports 300 items with exact counts, then updates all of them on a second run', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
 
     const first = await importFacts(large('big'), fresh.keys.admin);
     const second = await importFacts(large('big'), fresh.keys.admin);
@@ -266,7 +269,7 @@ describe('POST /bulk-import/facts with hundreds of items', () => {
   });
 
   it('reads the stored tables and metrics together, one BatchGet per hundred ids', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     await totals(fresh.keys.admin); // the key is resolved and cached, as in a warm container
     const sent: string[] = [];
     const name = `count-${Math.random()}`;
@@ -289,7 +292,7 @@ describe('POST /bulk-import/facts with hundreds of items', () => {
   });
 
   it('writes nothing when the last of 300 items is invalid', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const body = large('doomed');
     body.factMetrics[149].data.numerator.factTableId = 'ftb_missing';
 

@@ -5,13 +5,16 @@ import { addMember } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_1'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
 });
 afterAll(() => api.close());
 
@@ -176,7 +179,7 @@ describe('POST /dashboards', () => {
     ['a block naming an unknown experiment', { blocks: [metadata('exp_missing')] }, /\[blocks\.0\.experimentId\]/],
     ['an unknown field', { isDefault: true }, /isDefault/],
   ])('answers 400 for %s and stores nothing', async (_case, fields, message) => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
 
     const response = await create(general(fields), fresh.keys.admin);
 
@@ -238,7 +241,7 @@ describe('POST /dashboards', () => {
 
 describe('GET /dashboards and /dashboards/{id}', () => {
   it('lists every dashboard of the organization and gets one', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const first = await create(general(), fresh.keys.admin);
     const second = await create(general({ title: 'Second' }), fresh.keys.admin);
 

@@ -3,13 +3,16 @@ import { newId } from '../../shared/ids';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_warehouse', 'ds_other'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
 });
 afterAll(() => api.close());
 
@@ -89,7 +92,7 @@ describe('POST /experiment-templates', () => {
     ['an unknown prerequisite feature', { targeting: { coverage: 1, condition: '{}', prerequisites: [{ id: 'no-flag', condition: '{}' }] } }, /\[targeting\.prerequisites\.0\.id\]/],
     ['an unknown field', { owner: 'someone' }, /owner/],
   ])('answers 400 for %s and stores nothing', async (_case, fields, message) => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const elsewhere = await factMetric(fresh, 'ds_other');
     const body = JSON.parse(JSON.stringify(template(fields)).replace('OTHER_DATASOURCE', elsewhere));
 
@@ -109,7 +112,7 @@ describe('POST /experiment-templates', () => {
 
 describe('GET /experiment-templates', () => {
   it('lists every template, or those of one project', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const project = await newProject(fresh.orgId);
     const plain = await create(template(), fresh.keys.admin);
     const inProject = await create(template({ project }), fresh.keys.admin);
@@ -125,7 +128,7 @@ describe('GET /experiment-templates', () => {
   it('never shows another organization its templates', async () => {
     await create(template());
 
-    const response = await list(await createTestOrg());
+    const response = await list(await createTestOrg('Test org', { dataSources }));
 
     expect(response.body).toEqual({ experimentTemplates: [] });
   });
@@ -238,7 +241,7 @@ describe('POST /experiment-templates/bulk-import', () => {
     api.request('POST', '/api/v1/experiment-templates/bulk-import', { key, body: { templates } });
 
   it('creates new templates and updates existing ones, adding the id prefix where missing', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const { body: existing } = await create(template({ hypothesis: 'old' }), fresh.keys.admin);
 
     const response = await bulk(
@@ -260,7 +263,7 @@ describe('POST /experiment-templates/bulk-import', () => {
   });
 
   it('counts a repeated id as an addition then an update, keeping the last data', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
 
     const response = await bulk(
       [
@@ -275,7 +278,7 @@ describe('POST /experiment-templates/bulk-import', () => {
   });
 
   it('writes more templates than fit in one transaction', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const templates = Array.from({ length: 130 }, (_, i) => ({ id: `many-${i}`, data: template() }));
 
     const response = await bulk(templates, fresh.keys.admin);
@@ -290,7 +293,7 @@ describe('POST /experiment-templates/bulk-import', () => {
     ['an item naming an unknown saved group', [{ id: 'a', data: template() }, { id: 'b', data: template({ targeting: { coverage: 1, condition: '{}', savedGroups: [{ match: 'all', ids: ['grp_none'] }] } }) }], /\[templates\.1\.data\.targeting\.savedGroups\.0\.ids\.0\]/],
     ['an unknown field', [{ id: 'a', data: template(), extra: true }], /extra/],
   ])('answers 400 for %s and writes nothing', async (_case, templates, message) => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
 
     const response = await bulk(templates, fresh.keys.admin);
 

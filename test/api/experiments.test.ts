@@ -5,13 +5,16 @@ import { addMember } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['d', 'ds_2', 'ds_tmpl', 'ds_1', 'ds_filter', 'ds_other', 'ds_set', 'ds_x'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
 });
 afterAll(() => api.close());
 
@@ -383,7 +386,7 @@ describe('GET /experiments/{id}', () => {
 
 describe('GET /experiments', () => {
   it('pages through experiments in creation order', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await create(minimal(), fresh.keys.admin)).body.experiment.id);
 
@@ -397,7 +400,7 @@ describe('GET /experiments', () => {
   });
 
   it('filters by project, datasource, tracking key (also as experimentId) and status', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const project = await newProject(fresh.orgId);
     const inProject = await create({ ...minimal(), project }, fresh.keys.admin);
     const withSource = await create({ ...minimal(), datasourceId: 'ds_filter', status: 'running' }, fresh.keys.admin);
@@ -413,7 +416,7 @@ describe('GET /experiments', () => {
   });
 
   it('never shows another organization its experiments', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
 
     const response = await api.request('GET', '/api/v1/experiments', { key: fresh.keys.admin });
 

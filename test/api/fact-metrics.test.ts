@@ -2,6 +2,9 @@ import * as contract from '../../shared/contracts/fact-metrics';
 import { dynamoMeter } from '../../shared/store/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_main', 'ds_other', 'ds_a', 'ds_c'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
@@ -11,7 +14,7 @@ const f = { orders: '', visits: '' };
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
   const table = async (name: string, datasource: string) =>
     (await api.request('POST', '/api/v1/fact-tables', { key: org.keys.admin, body: { name, datasource, userIdTypes: ['id'], sql: 'SELECT 1' } })).body
       .factTable.id;
@@ -251,7 +254,7 @@ describe('GET /fact-metrics/{id}', () => {
 
 describe('GET /fact-metrics', () => {
   it('pages in creation order and filters by datasourceId, projectId and numerator factTableId', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const post = (path: string, body: unknown) => api.request('POST', `/api/v1${path}`, { key: fresh.keys.admin, body });
     const table = async (datasource: string) => (await post('/fact-tables', { name: 'T', datasource, userIdTypes: ['id'], sql: 'S' })).body.factTable.id;
     const [a, b, c] = [await table('ds_a'), await table('ds_a'), await table('ds_c')];

@@ -1,13 +1,16 @@
 import * as contract from '../../shared/contracts/fact-tables';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_a', 'ds_b', 'ds_main', 'ds_other'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
 });
 afterAll(() => api.close());
 
@@ -106,7 +109,7 @@ describe('GET /fact-tables/{id}', () => {
 
 describe('GET /fact-tables', () => {
   it('pages in creation order and filters by datasourceId and projectId', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const project = (await api.request('POST', '/api/v1/projects', { key: fresh.keys.admin, body: { name: 'P' } })).body.project;
     const a = (await createTable({ ...orders, datasource: 'ds_a' }, fresh.keys.admin)).body.factTable.id;
     const b = (await createTable({ ...orders, datasource: 'ds_b', projects: [project.id] }, fresh.keys.admin)).body.factTable.id;

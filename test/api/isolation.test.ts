@@ -1,4 +1,4 @@
-import { scenario, type Ids, type Step } from '../../bench/scenarios';
+import { scenario, scenarioDataSourceId, type Ids, type Step } from '../../bench/scenarios';
 import { routes, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
@@ -42,7 +42,7 @@ const secretsOfA = () => [
 
 beforeAll(async () => {
   api = await startApi();
-  [a, b] = await Promise.all([createTestOrg('Isolated A'), createTestOrg('Isolated B')]);
+  [a, b] = await Promise.all([createTestOrg('Isolated A', { dataSources: [scenarioDataSourceId] }), createTestOrg('Isolated B')]);
   Object.assign(idsA, { memberId: a.admin.memberId, email: a.admin.email });
   for (const creating of scenario.filter((s) => s.method !== 'DELETE')) {
     const response = await api.request(creating.method, creating.path(idsA), { key: a.keys.admin, body: creating.body?.(idsA) });

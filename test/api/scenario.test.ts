@@ -1,5 +1,5 @@
 import { call } from '../../bench/dynamo-cost';
-import { scenario, type Ids } from '../../bench/scenarios';
+import { scenario, scenarioDataSourceId, type Ids } from '../../bench/scenarios';
 import { routes } from '../../shared/contracts/registry';
 import { createTestOrg, type TestOrg } from '../support/api';
 
@@ -12,7 +12,7 @@ const specOf = new Map(routes.map((route) => [route.spec.operationId, route.spec
 let org: TestOrg;
 
 beforeAll(async () => {
-  org = await createTestOrg('Scenario');
+  org = await createTestOrg('Scenario', { dataSources: [scenarioDataSourceId] });
 });
 
 describe('the bench scenario', () => {

@@ -1,6 +1,9 @@
 import * as contract from '../../shared/contracts/segments';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_main', 'ds_other'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
@@ -13,7 +16,7 @@ const sqlSegment = { name: 'Annual', datasourceId: 'ds_main', identifierType: 'u
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
   const table = (body: unknown) => api.request('POST', '/api/v1/fact-tables', { key: org.keys.admin, body });
   const filter = (id: string) => api.request('POST', `/api/v1/fact-tables/${id}/filters`, { key: org.keys.admin, body: { name: 'US', value: "c = 'US'" } });
   tableId = (await table({ name: 'Orders', datasource: 'ds_main', userIdTypes: ['user_id'], sql: 'SELECT 1' })).body.factTable.id;
@@ -117,7 +120,7 @@ describe('GET /segments/{id}', () => {
 
 describe('GET /segments', () => {
   it('pages in creation order and filters by datasourceId', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const ids: string[] = [];
     for (const datasourceId of ['ds_a', 'ds_b', 'ds_a']) ids.push((await create({ ...sqlSegment, datasourceId }, fresh.keys.admin)).body.segment.id);
 

@@ -7,13 +7,16 @@ import { keys } from '../../shared/store/keys';
 import { snapshots } from '../../shared/store/snapshots';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
+/** The data sources the fact tables, experiments and templates of this file name. */
+const dataSources = ['ds_warehouse'];
+
 let api: Api;
 let org: TestOrg;
 let other: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources }), createTestOrg('Other org', { dataSources })]);
 });
 afterAll(() => api.close());
 
@@ -90,7 +93,7 @@ describe('POST /experiments/{id}/snapshot', () => {
   });
 
   it('writes the scheduled-refresh event when triggered by schedule', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const { id } = await experiment({}, fresh);
 
     const response = await trigger(id, { triggeredBy: 'schedule' }, fresh.keys.admin);
@@ -108,7 +111,7 @@ describe('POST /experiments/{id}/snapshot', () => {
   });
 
   it('writes no event when triggered manually', async () => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const { id } = await experiment({}, fresh);
 
     await trigger(id, { triggeredBy: 'manual' }, fresh.keys.admin);
@@ -124,7 +127,7 @@ describe('POST /experiments/{id}/snapshot', () => {
     ['an unknown triggeredBy', {}, { triggeredBy: 'cron' }, /\[triggeredBy\]/],
     ['an unknown field', {}, { refresh: true }, /refresh/],
   ])('answers 400 for %s and records nothing', async (_case, fields, body, message) => {
-    const fresh = await createTestOrg();
+    const fresh = await createTestOrg('Test org', { dataSources });
     const { id } = await experiment(fields, fresh);
 
     const response = await trigger(id, body ?? { triggeredBy: 'schedule' }, fresh.keys.admin);

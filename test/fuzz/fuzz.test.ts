@@ -1,5 +1,5 @@
 import * as fc from 'fast-check';
-import { scenario, type Ids } from '../../bench/scenarios';
+import { scenario, scenarioDataSourceId, type Ids } from '../../bench/scenarios';
 import { routes } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
@@ -19,7 +19,7 @@ const ids: Ids = {};
 
 beforeAll(async () => {
   api = await startApi();
-  org = await createTestOrg('Fuzz');
+  org = await createTestOrg('Fuzz', { dataSources: [scenarioDataSourceId] });
   Object.assign(ids, { memberId: org.admin.memberId, email: org.admin.email });
   for (const step of scenario.filter((candidate) => candidate.method !== 'DELETE')) {
     const response = await api.request(step.method, step.path(ids), { key: org.keys.admin, body: step.body?.(ids) });

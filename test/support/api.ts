@@ -5,6 +5,7 @@ import { roles, type Role } from '../../shared/permissions';
 import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
 import { createOrganization } from '../../shared/store/organizations';
+import { createTestDataSources } from './data-sources';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -61,9 +62,14 @@ export interface TestOrg {
 
 let counter = 0;
 
-/** A fresh organization with a key per role and an admin member, so tests never share data. */
-export async function createTestOrg(name = 'Test org'): Promise<TestOrg> {
+/**
+ * A fresh organization with a key per role and an admin member, so tests never share data; with
+ * `dataSources`, also data sources of those ids (see `createTestDataSources`) for the fact tables,
+ * experiments and templates the test makes to name.
+ */
+export async function createTestOrg(name = 'Test org', options: { dataSources?: string[] } = {}): Promise<TestOrg> {
   const organization = await createOrganization(`${name} ${++counter}`);
+  await createTestDataSources(organization.id, options.dataSources ?? []);
   const keys = {} as Record<Role, string>;
   for (const role of roles) {
     keys[role] = (await createApiKey({ orgId: organization.id, role, description: `test ${role}` })).secret;

@@ -1,0 +1,155 @@
+import * as z from 'zod';
+import { defineEndpoint } from './spec';
+import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
+
+/** The query engines a data source can run on. */
+export const dataSourceTypes = ['athena', 'duckdb'] as const;
+export type DataSourceType = (typeof dataSourceTypes)[number];
+
+/** Where an Athena data source runs its queries; access comes from the analysis role, never from stored secrets. */
+export const athenaParams = z.strictObject({
+  workGroup: z.string().trim().min(1).max(128),
+  database: z.string().trim().min(1).max(255),
+  catalog: z.string().trim().min(1).max(255).optional(),
+  outputLocation: z
+    .string()
+    .regex(/^s3:\/\/[a-z0-9.-]{3,63}(\/.*)?$/, 'must be an S3 URI such as s3://bucket/prefix/')
+    .max(1024)
+    .optional(),
+});
+export type AthenaParams = z.infer<typeof athenaParams>;
+
+/** An embedded DuckDB data source needs nothing: its SQL reads files under `ANALYSIS_DATA_DIR`. */
+export const duckdbParams = z.strictObject({});
+export type DuckdbParams = z.infer<typeof duckdbParams>;
+
+const identifierType = z.object({ id: z.string(), description: z.string() });
+const assignmentQuery = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  identifierType: z.string(),
+  sql: z.string(),
+  includesNameColumns: z.boolean(),
+  dimensionColumns: z.array(z.string()),
+});
+export type AssignmentQuery = z.infer<typeof assignmentQuery>;
+const identifierJoinQuery = z.object({ identifierTypes: z.array(z.string()), sql: z.string() });
+
+const commonFields = {
+  id: z.string(),
+  dateCreated: z.string(),
+  dateUpdated: z.string(),
+  name: z.string(),
+  description: z.string(),
+  projectIds: z.array(z.string()),
+  eventTracker: z.string(),
+  identifierTypes: z.array(identifierType),
+  assignmentQueries: z.array(assignmentQuery),
+  identifierJoinQueries: z.array(identifierJoinQuery),
+};
+
+/** GrowthBook's `DataSource`, plus the engine's `params` (GrowthBook keeps those private). */
+export const dataSource = z.discriminatedUnion('type', [
+  z.object({ ...commonFields, type: z.literal('athena'), params: athenaParams }),
+  z.object({ ...commonFields, type: z.literal('duckdb'), params: duckdbParams }),
+]);
+export type DataSource = z.infer<typeof dataSource>;
+
+const id = z.string().trim().min(1).max(256).regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _ . : -');
+const sql = z.string().trim().min(1).max(100_000);
+const description = z.string().max(10_000);
+
+const identifierTypeInput = z.strictObject({ id, description: description.optional() });
+const assignmentQueryInput = z.strictObject({
+  id: id.optional(),
+  name: z.string().trim().min(1).max(256),
+  description: description.optional(),
+  identifierType: id,
+  sql,
+  includesNameColumns: z.boolean().optional(),
+  dimensionColumns: z.array(z.string().trim().min(1).max(256)).max(100).optional(),
+});
+export type AssignmentQueryInput = z.infer<typeof assignmentQueryInput>;
+const identifierJoinQueryInput = z.strictObject({ identifierTypes: z.array(id).min(2).max(20), sql });
+
+const bodyFields = {
+  name: z.string().trim().min(1).max(256),
+  description: description.optional(),
+  projectIds: stringList.optional(),
+  eventTracker: z.string().max(256).optional(),
+  identifierTypes: z.array(identifierTypeInput).min(1).max(50),
+  assignmentQueries: z.array(assignmentQueryInput).max(100).optional(),
+  identifierJoinQueries: z.array(identifierJoinQueryInput).max(100).optional(),
+  type: z.enum(dataSourceTypes),
+  // Checked against `type` once both are known (an update may change either), so errors name the right fields.
+  params: z
+    .record(z.string(), z.unknown())
+    .describe('athena: {workGroup, database, catalog?, outputLocation?}; duckdb: {}')
+    .optional(),
+};
+
+const createBody = z.strictObject(bodyFields);
+export type DataSourceCreate = z.infer<typeof createBody>;
+const updateBody = createBody.partial();
+export type DataSourceUpdate = z.infer<typeof updateBody>;
+
+const dataSourceResponse = z.object({ dataSource });
+
+export const listDataSources = defineEndpoint({
+  operationId: 'listDataSources',
+  method: 'GET',
+  path: '/data-sources',
+  summary: 'List data sources',
+  tag: 'data-sources',
+  permission: 'read',
+  query: paginationQuery.extend({ projectId: z.string().min(1).max(256).optional() }),
+  response: z.object({ dataSources: z.array(dataSource) }).extend(paginationFields.shape),
+});
+
+export const getDataSource = defineEndpoint({
+  operationId: 'getDataSource',
+  method: 'GET',
+  path: '/data-sources/{id}',
+  summary: 'Get a data source',
+  tag: 'data-sources',
+  permission: 'read',
+  params: idParams,
+  response: dataSourceResponse,
+});
+
+export const postDataSource = defineEndpoint({
+  operationId: 'postDataSource',
+  method: 'POST',
+  path: '/data-sources',
+  summary: 'Create a data source',
+  tag: 'data-sources',
+  permission: 'manage',
+  body: createBody,
+  response: dataSourceResponse,
+});
+
+export const updateDataSource = defineEndpoint({
+  operationId: 'updateDataSource',
+  method: 'POST',
+  path: '/data-sources/{id}',
+  summary: 'Partially update a data source',
+  tag: 'data-sources',
+  permission: 'manage',
+  params: idParams,
+  body: updateBody,
+  response: dataSourceResponse,
+});
+
+export const deleteDataSource = defineEndpoint({
+  operationId: 'deleteDataSource',
+  method: 'DELETE',
+  path: '/data-sources/{id}',
+  summary: 'Delete a data source',
+  tag: 'data-sources',
+  permission: 'manage',
+  params: idParams,
+  response: deletedResponse,
+});
+
+export const dataSourceEndpoints = [listDataSources, getDataSource, postDataSource, updateDataSource, deleteDataSource];
