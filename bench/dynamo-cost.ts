@@ -6,7 +6,7 @@ import { invoke } from '../infra/local/server';
 import { clearAuthCache } from '../shared/api/auth';
 import { dynamoMeter } from '../shared/store/client';
 import { printTable, round, saveResults, type Row } from './report';
-import { scenario, type Ids } from './scenarios';
+import { scenario, type Ids, type Step } from './scenarios';
 
 /** One request through the in-process API Gateway emulator, as the bench and the scenario test send it. */
 export async function call(key: string, method: string, url: string, body?: unknown) {
@@ -19,12 +19,23 @@ export async function call(key: string, method: string, url: string, body?: unkn
   return { status: result.statusCode ?? 200, body: result.body ? JSON.parse(result.body) : undefined };
 }
 
+/** Waits (polling, at most a minute) for the background work a step depends on. */
+export async function settle(key: string, step: Step, ids: Ids): Promise<void> {
+  if (!step.settle) return;
+  const { path, done } = step.settle(ids);
+  for (let i = 0; i < 600; i++) {
+    if (done((await call(key, 'GET', path)).body)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 /** Runs the scenario with a warm key cache and returns one row per endpoint. */
 export async function measureDynamoCost(seed: { key: string; ids: Ids }) {
   const ids = { ...seed.ids };
   await call(seed.key, 'GET', '/api/v1/members'); // warm the key cache, as a warm container has it
   const rows: Row[] = [];
   for (const step of scenario) {
+    await settle(seed.key, step, ids);
     dynamoMeter.reset();
     const response = await call(seed.key, step.method, step.path(ids), step.body?.(ids));
     const used = dynamoMeter.snapshot();

@@ -22,7 +22,7 @@ export async function benchOrganization() {
   const org = await createOrganization('Bench');
   const { secret } = await createApiKey({ orgId: org.id, role: 'admin', description: 'bench' });
   const { dataSources } = await import('../shared/store/data-sources');
-  const { scenarioDataSourceId } = await import('./scenarios');
+  const { SCENARIO_ASSIGNMENT_SQL, scenarioDataSourceId } = await import('./scenarios');
   await dataSources.create(org.id, {
     id: scenarioDataSourceId,
     type: 'duckdb',
@@ -33,7 +33,7 @@ export async function benchOrganization() {
     eventTracker: '',
     identifierTypes: [{ id: 'user_id', description: '' }],
     assignmentQueries: [
-      { id: 'user_id', name: 'Users', description: '', identifierType: 'user_id', sql: 'SELECT 1', includesNameColumns: false, dimensionColumns: [] },
+      { id: 'user_id', name: 'Users', description: '', identifierType: 'user_id', sql: SCENARIO_ASSIGNMENT_SQL, includesNameColumns: false, dimensionColumns: [] },
     ],
     identifierJoinQueries: [],
   });

@@ -15,6 +15,12 @@ export interface Step {
   /** Remembers ids from the response for later steps. */
   capture?: (body: any, ids: Ids) => void;
   minimum: { calls: number; why: string };
+  /**
+   * Work this step must wait for (a snapshot run in the background): the runner polls `path` with
+   * GET until `done` holds, outside the measurement. Runners that serve each request from a fresh
+   * process (latency) skip it, and the step may then answer 404.
+   */
+  settle?: (ids: Ids) => { path: string; done: (body: any) => boolean };
 }
 
 /**
@@ -23,6 +29,11 @@ export interface Step {
  * resources are never all deleted, so the one `postDataSource` makes is the one deleted at the end.
  */
 export const scenarioDataSourceId = 'ds_bench';
+
+/** Exposures and events of the scenario's experiment as inline rows: its snapshot succeeds on DuckDB without files. */
+export const SCENARIO_ASSIGNMENT_SQL =
+  "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-02 00:00:00', 'bench', '0'), ('u2', TIMESTAMP '2024-01-02 00:00:00', 'bench', '1')) t(user_id, timestamp, experiment_id, variation_id)";
+const SCENARIO_FACT_SQL = "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-03 00:00:00', 10.0, 'paid')) t(user_id, timestamp, amount, status)";
 
 /** A suffix of this run for the ids a client chooses (feature, attribute, environment...), so runs never collide. */
 const run = (ids: Ids) => (ids.run ??= randomBytes(4).toString('hex'));
@@ -225,7 +236,8 @@ const creating: Step[] = [
     operationId: 'postFactTable',
     method: 'POST',
     path: () => `${v1}/fact-tables`,
-    body: () => ({ name: 'Orders', datasource: 'ds_bench', userIdTypes: ['user_id'], sql: 'SELECT * FROM orders' }),
+    // Inline rows, so the scenario's snapshot runs on DuckDB without any file.
+    body: () => ({ name: 'Orders', datasource: 'ds_bench', userIdTypes: ['user_id'], sql: SCENARIO_FACT_SQL }),
     capture: (body, ids) => (ids.factTableId = body.factTable.id),
     minimum: { calls: 2, why: 'data source check + conditional put' },
   },
@@ -343,13 +355,20 @@ const creating: Step[] = [
     path: (ids) => `${v1}/experiments/${ids.experimentId}/snapshot`,
     body: () => ({ triggeredBy: 'manual' }),
     capture: (body, ids) => (ids.snapshotId = body.snapshot.id),
-    minimum: { calls: 2, why: 'experiment read (analysable, project) + put' },
+    minimum: { calls: 4, why: 'experiment read + data source and metrics (parallel) + fact tables + one transaction' },
   },
   {
     operationId: 'getExperimentSnapshot',
     method: 'GET',
     path: (ids) => `${v1}/snapshots/${ids.snapshotId}`,
     minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'getExperimentResults',
+    method: 'GET',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/results?phase=0`,
+    settle: (ids) => ({ path: `${v1}/snapshots/${ids.snapshotId}`, done: (body) => body?.snapshot?.status !== 'running' }),
+    minimum: { calls: 2, why: 'experiment and results pointers (parallel) + the snapshot results (one Query)' },
   },
   {
     operationId: 'postVisualChangesets',

@@ -13,6 +13,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
@@ -23,7 +24,12 @@ import { ServiceFunction, type TableAccess } from './lambda';
 export interface ApiStackProps extends StackProps {
   config: SwitchyardConfig;
   table: ITable;
+  /** The state machine that computes snapshots; the snapshot request starts it. */
+  snapshotStateMachine?: IStateMachine;
 }
+
+/** The endpoint that starts snapshot runs: it alone may start the snapshot state machine. */
+export const snapshotStarter = 'postExperimentSnapshot';
 
 /** What an endpoint may do with the table, from its spec: GET and public endpoints only read. */
 export function tableAccessFor(spec: Pick<EndpointSpec, 'method' | 'permission'>): TableAccess {
@@ -127,16 +133,19 @@ export class ApiStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: `${this.stage.url}api/v1`, description: 'Base URL of the API' });
   }
 
-  private addEndpoint(scope: Construct, route: Route, { config, table }: ApiStackProps) {
+  private addEndpoint(scope: Construct, route: Route, { config, table, snapshotStateMachine }: ApiStackProps) {
     const { spec } = route;
     const id = pascal(spec.operationId);
+    const startsSnapshots = spec.operationId === snapshotStarter && snapshotStateMachine;
     const fn = new ServiceFunction(scope, id, {
       entry: route.handler,
       description: `${spec.method} ${fullPath(spec)}`,
       config,
       table,
       tableAccess: tableAccessFor(spec),
+      ...(startsSnapshots ? { environment: { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } } : {}),
     });
+    if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);
     new HttpRoute(scope, `${id}Route`, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(fullPath(spec), HttpMethod[spec.method]),

@@ -1,4 +1,5 @@
 import { App, Tags, type AppProps } from 'aws-cdk-lib';
+import { AnalysisStack } from './analysis-stack';
 import { ApiStack } from './api-stack';
 import { readConfig } from './config';
 import { DataStack } from './data-stack';
@@ -6,7 +7,7 @@ import { EventsStack } from './events-stack';
 import { addChecks } from './nag';
 import { SchedulerStack } from './scheduler-stack';
 
-/** The whole deployment of one stage: the table, the API, the ramp scheduler and event publishing. */
+/** The whole deployment of one stage: the table, the API, the ramp scheduler, event publishing and snapshot analysis. */
 export function createApp(props: AppProps = {}) {
   const app = new App(props);
   const config = readConfig(app.node);
@@ -14,14 +15,20 @@ export function createApp(props: AppProps = {}) {
 
   const data = new DataStack(app, name('data'), { config, description: 'Switchyard: the single DynamoDB table' });
   const { table } = data;
-  const api = new ApiStack(app, name('api'), { config, table, description: 'Switchyard: HTTP API, one Lambda per endpoint' });
+  const analysis = new AnalysisStack(app, name('analysis'), { config, table, description: 'Switchyard: experiment snapshots on Athena (Step Functions)' });
+  const api = new ApiStack(app, name('api'), {
+    config,
+    table,
+    snapshotStateMachine: analysis.stateMachine,
+    description: 'Switchyard: HTTP API, one Lambda per endpoint',
+  });
   const scheduler = new SchedulerStack(app, name('scheduler'), { config, table, description: 'Switchyard: ramp schedule advancer' });
   const events = new EventsStack(app, name('events'), { config, table, description: 'Switchyard: events to EventBridge' });
 
   Tags.of(app).add('application', 'switchyard');
   Tags.of(app).add('stage', config.stage);
   addChecks(app);
-  return { app, config, data, api, scheduler, events };
+  return { app, config, data, api, scheduler, events, analysis };
 }
 
 // `cdk synth` runs this file; tests import createApp instead.

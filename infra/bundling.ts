@@ -12,7 +12,7 @@ export const runtime = Runtime.NODEJS_22_X;
 
 /**
  * How every function is bundled; bench/bundle-sizes.ts bundles with exactly these options. The SDK
- * is bundled (nothing external), so esbuild keeps only the commands a function imports instead of
+ * is bundled (only DuckDB is external), so esbuild keeps only the commands a function imports instead of
  * loading the runtime's whole SDK at cold start. Stack traces need only the mappings, not the sources.
  */
 export const esbuildOptions = {
@@ -23,7 +23,9 @@ export const esbuildOptions = {
   minify: true,
   sourcemap: true,
   sourcesContent: false,
-  external: [],
+  // DuckDB (a native module) is for local runs only; the analysis code loads it lazily and never
+  // on a Lambda path, so it is left out of every bundle rather than shipped unused.
+  external: ['@duckdb/node-api'],
   logLevel: 'warning',
 } satisfies BuildOptions;
 

@@ -31,6 +31,21 @@ export interface SwitchyardConfig {
   serverErrorAlarmPercent: number;
   /** SNS topic every alarm notifies; none by default (alarms are visible in CloudWatch only). */
   alarmTopicArn?: string;
+  /** Athena workgroups the snapshot state machine may run queries in (data sources' `params.workGroup`). */
+  athenaWorkGroups: string[];
+  /** Glue data catalog the queries read (data sources' `params.catalog`). */
+  athenaCatalog: string;
+  /** Glue databases of that catalog the queries may read (data sources' `params.database`); none by default. */
+  athenaDatabases: string[];
+  /** S3 locations (`s3://bucket/prefix/`) of the tables' data, which the queries may read; none by default. */
+  athenaDataLocations: string[];
+  /**
+   * Where Athena writes query results (`s3://bucket/prefix/`); by default a bucket the analysis
+   * stack creates, whose results expire after a week.
+   */
+  athenaOutputLocation?: string;
+  /** A snapshot run that takes longer is stopped and its snapshot marked `error`. */
+  analysisTimeoutMinutes: number;
 }
 
 /** The defaults, documented in docs/deploy.md. */
@@ -49,6 +64,11 @@ export function defaultConfig(stage = 'prod'): SwitchyardConfig {
     logRetentionDays: 30,
     latencyAlarmMs: 1000,
     serverErrorAlarmPercent: 1,
+    athenaWorkGroups: ['primary'],
+    athenaCatalog: 'AwsDataCatalog',
+    athenaDatabases: [],
+    athenaDataLocations: [],
+    analysisTimeoutMinutes: 30,
   };
 }
 
@@ -67,6 +87,19 @@ function boolean(name: string, value: unknown): boolean {
   throw new Error(`Context ${name} must be true or false, got ${JSON.stringify(value)}`);
 }
 
+function list(value: unknown): string[] {
+  return (Array.isArray(value) ? value.map(String) : String(value).split(',')).map((item) => item.trim()).filter(Boolean);
+}
+
+const s3Location = /^s3:\/\/[a-z0-9.-]{3,63}(\/.*)?$/;
+
+function s3Locations(name: string, value: unknown): string[] {
+  const locations = list(value);
+  const bad = locations.find((location) => !s3Location.test(location));
+  if (bad) throw new Error(`Context ${name} must be S3 URIs such as s3://bucket/prefix/, got ${bad}`);
+  return locations;
+}
+
 /**
  * The configuration from CDK context: defaults for what is not set. Values given with `-c` arrive
  * as strings, so numbers, booleans and lists are parsed here, and nonsense fails the synth early.
@@ -80,6 +113,11 @@ export function readConfig(node: Node): SwitchyardConfig {
   const logLevel = String(given('logLevel') ?? config.logLevel).toUpperCase();
   if (!logLevels.includes(logLevel as LogLevel)) throw new Error(`Context logLevel must be one of ${logLevels.join(', ')}`);
   const origins = given('corsOrigins') ?? config.corsOrigins;
+  const analysisTimeoutMinutes = positiveInteger('analysisTimeoutMinutes', given('analysisTimeoutMinutes') ?? config.analysisTimeoutMinutes);
+  // Step Functions standard workflows run at most a year; a snapshot that long is a mistake.
+  if (analysisTimeoutMinutes > 24 * 60) throw new Error('Context analysisTimeoutMinutes must be at most 1440 (a day)');
+  const athenaOutputLocation = given('athenaOutputLocation') ? s3Locations('athenaOutputLocation', given('athenaOutputLocation')) : [];
+  if (athenaOutputLocation.length > 1) throw new Error('Context athenaOutputLocation must be one S3 URI');
   const logRetention = positiveInteger('logRetentionDays', given('logRetentionDays') ?? config.logRetentionDays);
   if (!retentionDays.includes(logRetention)) throw new Error(`Context logRetentionDays must be one of ${retentionDays.join(', ')}`);
   const memoryMb = positiveInteger('memoryMb', given('memoryMb') ?? config.memoryMb);
@@ -107,5 +145,11 @@ export function readConfig(node: Node): SwitchyardConfig {
     latencyAlarmMs: positiveInteger('latencyAlarmMs', given('latencyAlarmMs') ?? config.latencyAlarmMs),
     serverErrorAlarmPercent,
     ...(given('alarmTopicArn') ? { alarmTopicArn: String(given('alarmTopicArn')) } : {}),
+    athenaWorkGroups: list(given('athenaWorkGroups') ?? config.athenaWorkGroups),
+    athenaCatalog: String(given('athenaCatalog') ?? config.athenaCatalog),
+    athenaDatabases: list(given('athenaDatabases') ?? config.athenaDatabases),
+    athenaDataLocations: s3Locations('athenaDataLocations', given('athenaDataLocations') ?? config.athenaDataLocations),
+    ...(athenaOutputLocation.length ? { athenaOutputLocation: athenaOutputLocation[0] } : {}),
+    analysisTimeoutMinutes,
   };
 }

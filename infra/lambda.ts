@@ -14,6 +14,9 @@ export const architecture = Architecture.ARM_64;
 
 export const rampAdvancerHandler = 'functions/scheduler/advance-ramp-schedules.ts';
 export const eventPublisherHandler = 'functions/events/publish-events.ts';
+export const planSnapshotHandler = 'functions/analysis/plan-snapshot.ts';
+export const analyseSnapshotHandler = 'functions/analysis/analyse-snapshot.ts';
+export const failSnapshotHandler = 'functions/analysis/fail-snapshot.ts';
 
 /** Every handler the app deploys; they are bundled together in one esbuild run. */
 export const allHandlers = () => [
@@ -21,6 +24,9 @@ export const allHandlers = () => [
   ...routes.map((route) => route.handler),
   rampAdvancerHandler,
   eventPublisherHandler,
+  planSnapshotHandler,
+  analyseSnapshotHandler,
+  failSnapshotHandler,
 ];
 
 /** What a function may do with the table. */
@@ -108,6 +114,8 @@ export class ServiceFunction extends NodejsFunction {
         POWERTOOLS_SERVICE_NAME: 'switchyard',
         API_ALLOW_SKIP_PAGINATION: String(config.allowSkipPagination),
         NODE_OPTIONS: '--enable-source-maps',
+        // Lambda has no DuckDB: data sources must be athena (see shared/domain/data-sources.ts).
+        ANALYSIS_ENGINES: 'athena',
         ...props.environment,
       },
     });

@@ -1,6 +1,8 @@
 import * as z from 'zod';
 import { defineEndpoint } from './spec';
 import { idParams } from './common';
+import { analysisSettings, experiment } from './experiments';
+import type { AnalysisInputs } from '../analysis/inputs';
 
 export const snapshot = z.object({
   id: z.string(),
@@ -24,6 +26,10 @@ export interface StoredSnapshot {
   triggeredByMemberId?: string;
   phase: number;
   dimension?: string;
+  /** The analysis inputs, frozen when the snapshot was asked for. */
+  inputs?: AnalysisInputs;
+  /** The ids of the queries it ran (one per fact table). */
+  queryIds?: string[];
   dateCreated: string;
   dateUpdated: string;
 }
@@ -41,7 +47,8 @@ export const postExperimentSnapshot = defineEndpoint({
   params: idParams,
   body: z.strictObject({
     triggeredBy: z.enum(['manual', 'schedule']).default('manual'),
-    dimension: z.string().min(1).max(256).optional(),
+    // "" asks for the overall results, as leaving it out does.
+    dimension: z.string().max(256).optional(),
     phase: z.number().int().min(0).optional(),
   }),
   response: snapshotResponse,
@@ -58,4 +65,69 @@ export const getExperimentSnapshot = defineEndpoint({
   response: snapshotResponse,
 });
 
-export const snapshotEndpoints = [postExperimentSnapshot, getExperimentSnapshot];
+const variationAnalysis = z.strictObject({
+  engine: z.enum(['bayesian', 'frequentist']),
+  numerator: z.number(),
+  denominator: z.number(),
+  mean: z.number(),
+  stddev: z.number(),
+  percentChange: z.number(),
+  ciLow: z.number(),
+  ciHigh: z.number(),
+  pValue: z.number().optional(),
+  risk: z.number().optional(),
+  chanceToBeatControl: z.number().optional(),
+});
+
+/** GrowthBook's `ExperimentResults`: one entry per dimension value, each with its SRM check and metrics. */
+export const experimentResults = z.strictObject({
+  id: z.string(),
+  dateUpdated: z.string(),
+  experimentId: z.string(),
+  phase: z.string(),
+  dateStart: z.string(),
+  dateEnd: z.string(),
+  dimension: z.strictObject({ type: z.string(), id: z.string().optional() }),
+  settings: analysisSettings,
+  queryIds: z.array(z.string()),
+  results: z.array(
+    z.strictObject({
+      dimension: z.string(),
+      totalUsers: z.number(),
+      checks: z.strictObject({ srm: z.number() }),
+      metrics: z.array(
+        z.strictObject({
+          metricId: z.string(),
+          metricName: z.string().optional(),
+          variations: z.array(
+            z.strictObject({
+              variationId: z.string(),
+              variationName: z.string().optional(),
+              users: z.number().optional(),
+              analyses: z.array(variationAnalysis),
+            }),
+          ),
+        }),
+      ),
+    }),
+  ),
+});
+export type ExperimentResults = z.infer<typeof experimentResults>;
+
+export const getExperimentResults = defineEndpoint({
+  operationId: 'getExperimentResults',
+  method: 'GET',
+  path: '/experiments/{id}/results',
+  summary: 'Get the results of the latest successful snapshot of an experiment',
+  tag: 'experiments',
+  permission: 'read',
+  params: idParams,
+  query: z.object({
+    // GrowthBook's phase is a string; empty means the latest phase, as leaving it out does.
+    phase: z.string().regex(/^\d*$/, 'must be a phase index (0, 1, ...)').optional(),
+    dimension: z.string().max(256).optional(),
+  }),
+  response: z.object({ experiment, result: experimentResults }),
+});
+
+export const snapshotEndpoints = [postExperimentSnapshot, getExperimentSnapshot, getExperimentResults];

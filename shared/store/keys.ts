@@ -15,6 +15,8 @@
  * | SDK payload, chunk n     | ORG#<org>           | SDK_PAYLOAD#<env>#<n>  |                         |                     |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
+ * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
+ * | latest successful snapshot | ORG#<org>   | SNAPSHOT_LATEST#<experiment>#<dimension>#<phase> |      |          |
  *
  * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
@@ -88,6 +90,15 @@ export const keys = {
     PK: orgPk(orgId),
     SK: `RAMP_RULE_LOCK#${featureId}#${ruleId}`,
   }),
+  /** One part of a snapshot's results: `SUMMARY`, or `M#<metric index>` for one metric's aggregates and analyses. */
+  snapshotResult: (orgId: string, snapshotId: string, part: string): ItemKey => ({ PK: orgPk(orgId), SK: `SNAPSHOT_RESULT#${snapshotId}#${part}` }),
+  snapshotResultPrefix: (snapshotId: string) => `SNAPSHOT_RESULT#${snapshotId}#`,
+  /** The latest successful snapshot of an experiment's dimension (`""` is overall) and phase. */
+  latestSnapshot: (orgId: string, experimentId: string, dimension: string, phase: number): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SNAPSHOT_LATEST#${experimentId}#${dimension}#${String(phase).padStart(4, '0')}`,
+  }),
+  latestSnapshotPrefix: (experimentId: string, dimension: string) => `SNAPSHOT_LATEST#${experimentId}#${dimension}#`,
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
 };

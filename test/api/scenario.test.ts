@@ -1,5 +1,6 @@
-import { call } from '../../bench/dynamo-cost';
-import { scenario, scenarioDataSourceId, type Ids } from '../../bench/scenarios';
+import { call, settle } from '../../bench/dynamo-cost';
+import { SCENARIO_ASSIGNMENT_SQL, scenario, scenarioDataSourceId, type Ids } from '../../bench/scenarios';
+import { dataSources } from '../../shared/store/data-sources';
 import { routes } from '../../shared/contracts/registry';
 import { createTestOrg, type TestOrg } from '../support/api';
 
@@ -13,6 +14,11 @@ let org: TestOrg;
 
 beforeAll(async () => {
   org = await createTestOrg('Scenario', { dataSources: [scenarioDataSourceId] });
+  // The scenario's snapshot runs for real on DuckDB: its assignment query reads inline rows.
+  await dataSources.update(org.orgId, scenarioDataSourceId, (ds) => ({
+    ...ds,
+    assignmentQueries: ds.assignmentQueries.map((q) => (q.id === 'user_id' ? { ...q, sql: SCENARIO_ASSIGNMENT_SQL } : q)),
+  }));
 });
 
 describe('the bench scenario', () => {
@@ -21,6 +27,7 @@ describe('the bench scenario', () => {
     const failures: { operationId: string; status: number; problem: unknown }[] = [];
 
     for (const step of scenario) {
+      await settle(org.keys.admin, step, ids);
       const response = await call(org.keys.admin, step.method, step.path(ids), step.body?.(ids));
       if (response.status < 200 || response.status >= 300) {
         failures.push({ operationId: step.operationId, status: response.status, problem: response.body });

@@ -1,6 +1,5 @@
 import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as contract from '../../shared/contracts/snapshots';
-import { NO_RESULTS_ENGINE } from '../../shared/domain/snapshots';
 import { findApiKey, hashSecret } from '../../shared/store/api-keys';
 import { db, tableName } from '../../shared/store/client';
 import { keys } from '../../shared/store/keys';
@@ -20,8 +19,21 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
+/** A fact metric of the organization's data source (its file need not exist: these tests look at requests, not results). */
+const metricOf = async (testOrg: TestOrg) => {
+  const post = (path: string, body: unknown) => api.request('POST', `/api/v1${path}`, { key: testOrg.keys.admin, body });
+  const table = await post('/fact-tables', { name: 'Events', datasource: 'ds_warehouse', userIdTypes: ['user_id'], sql: "SELECT * FROM read_csv('events.csv')" });
+  const metric = await post('/fact-metrics', {
+    name: 'Purchased',
+    metricType: 'proportion',
+    numerator: { factTableId: table.body.factTable.id, column: '$$distinctUsers' },
+  });
+  return metric.body.factMetric.id as string;
+};
+
 let counter = 0;
 const experiment = async (fields: Record<string, unknown> = {}, testOrg = org) => {
+  const metrics = 'metrics' in fields ? [] : [await metricOf(testOrg)];
   const response = await api.request('POST', '/api/v1/experiments', {
     key: testOrg.keys.admin,
     body: {
@@ -33,6 +45,7 @@ const experiment = async (fields: Record<string, unknown> = {}, testOrg = org) =
       ],
       status: 'running',
       datasourceId: 'ds_warehouse',
+      metrics,
       ...fields,
     },
   });
@@ -55,16 +68,22 @@ async function eventsOf(orgId: string) {
 }
 
 describe('POST /experiments/{id}/snapshot', () => {
-  it('records a snapshot that says honestly it will have no results', async () => {
+  it('answers a running snapshot at once, with the analysis inputs frozen on it', async () => {
     const { id } = await experiment();
 
     const response = await trigger(id, { triggeredBy: 'manual' });
 
     expect(response.status).toBe(200);
     expectShape(contract.postExperimentSnapshot, response.body);
-    expect(response.body.snapshot).toEqual({ id: expect.stringMatching(/^snp_/), experiment: id, status: 'error' });
+    expect(response.body.snapshot).toEqual({ id: expect.stringMatching(/^snp_/), experiment: id, status: 'running' });
     const stored = await snapshots.get(org.orgId, response.body.snapshot.id);
-    expect(stored.error).toBe(NO_RESULTS_ENGINE);
+    expect(stored.inputs).toMatchObject({
+      engine: 'duckdb',
+      datasourceId: 'ds_warehouse',
+      experimentId: id,
+      variations: [expect.objectContaining({ key: '0', weight: 0.5 }), expect.objectContaining({ key: '1', weight: 0.5 })],
+      factTables: [expect.objectContaining({ sql: "SELECT * FROM read_csv('events.csv')" })],
+    });
   });
 
   it('records who asked, how, and for the latest phase', async () => {
@@ -86,10 +105,10 @@ describe('POST /experiments/{id}/snapshot', () => {
   it('records the member behind a personal access token, and the phase and dimension asked for', async () => {
     const { id } = await experiment();
 
-    const response = await trigger(id, { phase: 0, dimension: 'exp:country' }, org.admin.token);
+    const response = await trigger(id, { phase: 0, dimension: 'pre:date' }, org.admin.token);
 
     const stored = await snapshots.get(org.orgId, response.body.snapshot.id);
-    expect(stored).toMatchObject({ triggeredByMemberId: org.admin.memberId, phase: 0, dimension: 'exp:country' });
+    expect(stored).toMatchObject({ triggeredByMemberId: org.admin.memberId, phase: 0, dimension: 'pre:date' });
   });
 
   it('writes the scheduled-refresh event when triggered by schedule', async () => {
@@ -99,7 +118,8 @@ describe('POST /experiments/{id}/snapshot', () => {
     const response = await trigger(id, { triggeredBy: 'schedule' }, fresh.keys.admin);
 
     expect(response.status).toBe(200);
-    const events = await eventsOf(fresh.orgId);
+    // The run's own outcome event may follow; the scheduled event is written with the request.
+    const events = (await eventsOf(fresh.orgId)).filter((e) => e.event === 'experiment.snapshot.scheduled');
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
       event: 'experiment.snapshot.scheduled',
@@ -116,16 +136,19 @@ describe('POST /experiments/{id}/snapshot', () => {
 
     await trigger(id, { triggeredBy: 'manual' }, fresh.keys.admin);
 
-    expect(await eventsOf(fresh.orgId)).toEqual([]);
+    expect((await eventsOf(fresh.orgId)).filter((e) => e.event === 'experiment.snapshot.scheduled')).toEqual([]);
   });
 
   it.each([
     ['a draft', { status: 'draft' }, undefined, /draft/],
     ['an experiment without phases', { phases: [] }, undefined, /no phases/],
-    ['an experiment without a datasource', { datasourceId: undefined }, undefined, /no datasource/],
+    ['an experiment without a datasource', { datasourceId: undefined, metrics: [] }, undefined, /no datasource/],
     ['a phase it does not have', {}, { phase: 3 }, /\[phase\]/],
     ['an unknown triggeredBy', {}, { triggeredBy: 'cron' }, /\[triggeredBy\]/],
     ['an unknown field', {}, { refresh: true }, /refresh/],
+    ['an experiment without metrics', { metrics: [] }, undefined, /no metrics/],
+    ['a unit dimension', {}, { dimension: 'dim_abc' }, /\[dimension\] dim_abc is not supported/],
+    ['a column the assignment query does not have', {}, { dimension: 'exp:country' }, /\[dimension\] country is not a dimension column/],
   ])('answers 400 for %s and records nothing', async (_case, fields, body, message) => {
     const fresh = await createTestOrg('Test org', { dataSources });
     const { id } = await experiment(fields, fresh);
@@ -171,7 +194,7 @@ describe('GET /snapshots/{id}', () => {
 
     expect(response.status).toBe(200);
     expectShape(contract.getExperimentSnapshot, response.body);
-    expect(response.body).toEqual(created);
+    expect(response.body.snapshot).toMatchObject({ id: created.snapshot.id, experiment: id, status: expect.stringMatching(/^(running|error)$/) });
   });
 
   it('answers 404 for an experiment id', async () => {
@@ -194,6 +217,44 @@ describe('GET /snapshots/{id}', () => {
 
   it('answers 403 for a key without access', async () => {
     const response = await api.request('GET', '/api/v1/snapshots/snp_any', { key: org.keys.noaccess });
+
+    expect(response.status).toBe(403);
+  });
+});
+
+describe('GET /experiments/{id}/results', () => {
+  const results = (experimentId: string, query = '', key = org.keys.admin) =>
+    api.request('GET', `/api/v1/experiments/${experimentId}/results${query}`, { key });
+
+  it('answers 404 saying no snapshot has been run', async () => {
+    const { id } = await experiment();
+
+    const response = await results(id, '?phase=0');
+
+    expect(response.status).toBe(404);
+    expect(response.body.message).toMatch(/no snapshot has been run/);
+  });
+
+  it('answers 400 for a phase that is not an index', async () => {
+    const { id } = await experiment();
+
+    const response = await results(id, '?phase=first');
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[phase\]/);
+  });
+
+  it("answers 404 for another organization's experiment", async () => {
+    const { id } = await experiment();
+
+    const response = await results(id, '', other.keys.admin);
+
+    expect(response.status).toBe(404);
+    expect(response.body.message).toContain(id);
+  });
+
+  it('answers 403 for a key without access', async () => {
+    const response = await results('exp_any', '', org.keys.noaccess);
 
     expect(response.status).toBe(403);
   });

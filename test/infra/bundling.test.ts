@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
 import { bundleHandlers } from '../../infra/bundling';
-import { eventPublisherHandler } from '../../infra/lambda';
+import { analyseSnapshotHandler, eventPublisherHandler, failSnapshotHandler, planSnapshotHandler } from '../../infra/lambda';
 import { unknownRouteHandler } from '../../shared/contracts/registry';
 
 const endpointHandler = 'functions/saved-groups/get-saved-group.ts';
+const snapshotHandler = 'functions/snapshots/post-experiment-snapshot.ts';
+const analysisHandlers = [planSnapshotHandler, analyseSnapshotHandler, failSnapshotHandler];
 const outdir = mkdtempSync(join(tmpdir(), 'switchyard-bundling-test-'));
 const bundleOf = (handler: string) => join(outdir, handler.replace(/\.ts$/, ''), 'index.js');
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -17,7 +19,7 @@ const request = (path: string): APIGatewayProxyEventV2 =>
 
 describe('the bundles the stack deploys', () => {
   beforeAll(() => {
-    bundleHandlers([unknownRouteHandler, endpointHandler, eventPublisherHandler], outdir);
+    bundleHandlers([unknownRouteHandler, endpointHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler], outdir);
   }, 60_000);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
@@ -54,5 +56,12 @@ describe('the bundles the stack deploys', () => {
     const result = await load(eventPublisherHandler)({ Records: [] }, { awsRequestId: 'r1', functionName: 'publisher' } as Context);
 
     expect(result).toEqual({ batchItemFailures: [] });
+  });
+
+  it.each([...analysisHandlers, snapshotHandler])('leave DuckDB out of %s, which never runs it in Lambda', (handler) => {
+    const code = readFileSync(bundleOf(handler), 'utf8');
+
+    expect(code).not.toContain('@duckdb/node-api');
+    expect(code).not.toMatch(/duckdb[-_.a-z]*\.node/);
   });
 });

@@ -10,7 +10,8 @@ import {
   templateDefaults,
   updatedExperiment,
 } from '../../shared/domain/experiments';
-import { assertAnalysable, newSnapshot, NO_RESULTS_ENGINE } from '../../shared/domain/snapshots';
+import { assertAnalysable, newSnapshot } from '../../shared/domain/snapshots';
+import type { AnalysisInputs } from '../../shared/analysis/inputs';
 
 const NOW = '2024-06-01T00:00:00.000Z';
 const body = (fields: Partial<PostExperimentBody> = {}): PostExperimentBody => ({
@@ -205,9 +206,11 @@ describe('snapshots', () => {
     expect(() => assertAnalysable(experiment(fields), undefined)).toThrow(InvalidInputError);
   });
 
-  it('never claims success: a snapshot ends in error, saying why', () => {
-    const snapshot = newSnapshot(analysable(), { triggeredBy: 'schedule' }, { keyId: 'key_1' });
+  it('starts a snapshot running, with the inputs it froze, for the latest phase', () => {
+    const inputs = { experimentId: 'exp_1' } as AnalysisInputs;
 
-    expect(snapshot).toMatchObject({ status: 'error', error: NO_RESULTS_ENGINE, triggeredBy: 'schedule', triggeredByKeyId: 'key_1', phase: 0 });
+    const snapshot = newSnapshot(analysable(), { triggeredBy: 'schedule' }, { keyId: 'key_1' }, inputs);
+
+    expect(snapshot).toMatchObject({ status: 'running', inputs, triggeredBy: 'schedule', triggeredByKeyId: 'key_1', phase: 0 });
   });
 });

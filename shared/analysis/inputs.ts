@@ -1,0 +1,75 @@
+/**
+ * The analysis inputs a snapshot freezes when it is asked for: everything the SQL builder and the
+ * statistics need, copied from the experiment, its metrics, their fact tables and the data source,
+ * so later edits to any of them do not change what a running (or re-analysed) snapshot computes.
+ */
+
+/** One side (numerator or denominator) of a metric, with its filters already turned into SQL conditions. */
+export interface MetricSide {
+  factTableId: string;
+  /** A column of the fact table, or `$$distinctUsers`, `$$count`, `$$distinctDates`. */
+  column: string;
+  aggregation: 'sum' | 'max' | 'count distinct';
+  /** SQL conditions on the fact table's rows (fact-table filters, inline and row filters), ANDed. */
+  where: string[];
+}
+
+export interface FrozenMetric {
+  id: string;
+  name: string;
+  type: 'proportion' | 'mean' | 'ratio';
+  inverse: boolean;
+  numerator: MetricSide;
+  denominator?: MetricSide;
+  capping: { type: 'none' | 'absolute' | 'percentile'; value: number; ignoreZeros: boolean };
+  /** Hours are resolved from the metric's `windowSettings` and the experiment's overrides. */
+  window: { type: 'none' | 'conversion' | 'lookback'; delayHours: number; windowHours: number };
+  /** CUPED: whether a pre-exposure covariate is used, and over how many days before exposure. */
+  regressionAdjustment: { enabled: boolean; days: number };
+  prior: { proper: boolean; mean: number; stddev: number };
+}
+
+export interface FrozenFactTable {
+  id: string;
+  name: string;
+  sql: string;
+  userIdTypes: string[];
+  eventName?: string;
+}
+
+export interface FrozenAssignmentQuery {
+  id: string;
+  name: string;
+  sql: string;
+  /** The unit column, e.g. `user_id`; the fact tables must have it too. */
+  identifierType: string;
+  dimensionColumns: string[];
+}
+
+export type FrozenDimension = { type: 'experiment'; id: string; column: string } | { type: 'date'; id: string };
+
+export interface AnalysisInputs {
+  engine: 'duckdb' | 'athena';
+  datasourceId: string;
+  experimentId: string;
+  trackingKey: string;
+  phase: number;
+  /** ISO dates: the phase's start, and its end (or the time the snapshot was asked for, while it runs). */
+  start: string;
+  end: string;
+  variations: { variationId: string; key: string; name: string; weight: number }[];
+  assignmentQuery: FrozenAssignmentQuery;
+  dimension: FrozenDimension | null;
+  attributionModel: 'firstExposure' | 'experimentDuration' | 'lookbackOverride';
+  /** With `lookbackOverride`: the window every metric uses, in hours back from the end, or a date. */
+  lookbackOverride?: { hours?: number; date?: string };
+  inProgressConversions: 'include' | 'exclude';
+  queryFilter: string;
+  statsEngine: 'bayesian' | 'frequentist';
+  sequentialTestingEnabled: boolean;
+  sequentialTestingTuningParameter: number;
+  /** The experiment's analysis settings as they were, shown back in the results. */
+  settings: Record<string, unknown>;
+  metrics: FrozenMetric[];
+  factTables: FrozenFactTable[];
+}

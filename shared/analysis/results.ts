@@ -1,0 +1,167 @@
+import type { ExperimentResults } from '../contracts/snapshots';
+import type { StoredMetricResult, StoredResultSummary } from '../store/snapshot-results';
+import type { AnalysisInputs, FrozenMetric } from './inputs';
+import type { PlannedQuery } from './sql/snapshot-queries';
+import { analyseMetric, srmPValue, toApiAnalysis, type AnalysisSettings, type MetricSettings, type VariationRow } from './statistics';
+
+const MULTIPLE_EXPOSURES = '__multiple__';
+/** GrowthBook's defaults: a 5% significance level, at most 20 dimension values (the rest merged as "(other)"). */
+const ALPHA = 0.05;
+const MAX_DIMENSIONS = 20;
+
+/** The gbstats settings of a metric. */
+export function metricSettings(metric: FrozenMetric): MetricSettings {
+  const ratio = metric.type === 'ratio';
+  const ra = metric.regressionAdjustment.enabled;
+  const main = metric.type === 'proportion' ? 'binomial' : 'count';
+  return {
+    id: metric.id,
+    name: metric.name,
+    statistic_type: ratio ? (ra ? 'ratio_ra' : 'ratio') : ra ? 'mean_ra' : 'mean',
+    main_metric_type: main,
+    ...(ratio ? { denominator_metric_type: 'count' as const } : {}),
+    ...(ra ? { covariate_metric_type: main } : {}),
+    inverse: metric.inverse,
+    prior_proper: metric.prior.proper,
+    prior_mean: metric.prior.mean,
+    prior_stddev: metric.prior.stddev,
+  };
+}
+
+/** The gbstats settings of a snapshot's analysis: its engine, variations (baseline first) and weights. */
+export function analysisSettings(inputs: AnalysisInputs): AnalysisSettings {
+  const days = (Date.parse(inputs.end) - Date.parse(inputs.start)) / 86_400_000;
+  return {
+    stats_engine: inputs.statsEngine,
+    difference_type: 'relative',
+    alpha: ALPHA,
+    sequential_testing_enabled: inputs.sequentialTestingEnabled,
+    sequential_tuning_parameter: inputs.sequentialTestingTuningParameter,
+    one_sided_intervals: false,
+    weights: inputs.variations.map((v) => v.weight),
+    var_ids: inputs.variations.map((v) => v.key),
+    var_names: inputs.variations.map((v) => v.name),
+    baseline_index: 0,
+    max_dimensions: MAX_DIMENSIONS,
+    dimension: inputs.dimension?.id ?? '',
+    phase_length_days: days,
+  };
+}
+
+/** One metric's columns of a query's rows, without its `m<i>_` prefix. */
+export function metricRows(rows: Record<string, unknown>[], index: number): VariationRow[] {
+  const prefix = `m${index}_`;
+  return rows.map((row) => {
+    const out: VariationRow = { variation: String(row.variation), dimension: String(row.dimension ?? 'All'), users: Number(row.users ?? 0) };
+    for (const [key, value] of Object.entries(row)) {
+      if (key.startsWith(prefix)) out[key.slice(prefix.length)] = Number(value ?? 0);
+    }
+    return out;
+  });
+}
+
+/**
+ * Analyses every metric of a snapshot from its queries' rows: per metric its aggregates and
+ * per-variation analyses (GrowthBook's API mapping), and per dimension value the users and SRM.
+ */
+export function analyseSnapshotRows(
+  snapshotId: string,
+  inputs: AnalysisInputs,
+  queries: PlannedQuery[],
+  rowsByQuery: Record<string, Record<string, unknown>[]>,
+  now: Date,
+): { summary: StoredResultSummary; metrics: StoredMetricResult[] } {
+  const settings = analysisSettings(inputs);
+  const byMetric = new Map(inputs.metrics.map((m) => [m.id, m]));
+  const metrics: StoredMetricResult[] = [];
+  for (const query of queries) {
+    const rows = rowsByQuery[query.id];
+    if (!rows) throw new Error(`Query ${query.id} returned no result`);
+    query.metricIds.forEach((metricId, i) => {
+      const metric = byMetric.get(metricId)!;
+      const variationRows = metricRows(rows, i);
+      let analysed;
+      try {
+        analysed = analyseMetric(variationRows, metricSettings(metric), settings);
+      } catch (error) {
+        throw new Error(`Analysis of metric ${metric.id} (${metric.name}) failed: ${(error as Error).message}`);
+      }
+      metrics.push({
+        metricId,
+        metricName: metric.name,
+        queryId: query.id,
+        rows: variationRows,
+        dimensions: analysed.dimensions.map((d) => ({
+          dimension: d.dimension,
+          variations: d.variations.map((v, index) => ({
+            variationId: inputs.variations[index]!.variationId,
+            users: v.users,
+            analyses: [{ ...toApiAnalysis(v, inputs.statsEngine) }],
+          })),
+        })),
+      });
+    });
+  }
+
+  // Users and SRM per dimension value come from the exposures, which every query shares; the first one is read.
+  const firstRows = queries.length ? (rowsByQuery[queries[0]!.id] ?? []) : [];
+  const keys = inputs.variations.map((v) => v.key);
+  const dimensionNames = metrics[0]?.dimensions.map((d) => d.dimension) ?? [...new Set(firstRows.map((r) => String(r.dimension ?? 'All')))];
+  const usersOf = (dimension: string) =>
+    keys.map((key) =>
+      firstRows
+        .filter((r) => String(r.variation) === key && (dimension === '(other)' ? !dimensionNames.includes(String(r.dimension)) : String(r.dimension) === dimension))
+        .reduce((sum, r) => sum + Number(r.users ?? 0), 0),
+    );
+  const dimensions = dimensionNames.map((dimension) => {
+    const users = usersOf(dimension);
+    return { dimension, totalUsers: users.reduce((a, b) => a + b, 0), srm: srmPValue(users, settings.weights) };
+  });
+  const multipleExposures = firstRows.filter((r) => r.variation === MULTIPLE_EXPOSURES).reduce((sum, r) => sum + Number(r.users ?? 0), 0);
+  return {
+    summary: {
+      snapshotId,
+      experimentId: inputs.experimentId,
+      phase: inputs.phase,
+      dimension: inputs.dimension?.id ?? '',
+      dateStart: inputs.start,
+      dateEnd: inputs.end,
+      dateUpdated: now.toISOString(),
+      queryIds: queries.map((q) => q.id),
+      multipleExposures,
+      settings: inputs.settings,
+      dimensions,
+      metricCount: metrics.length,
+    },
+    metrics,
+  };
+}
+
+/** GrowthBook's `ExperimentResults` from a snapshot's stored results. */
+export function toExperimentResults(summary: StoredResultSummary, metrics: StoredMetricResult[]): ExperimentResults {
+  const dimensionType = summary.dimension.startsWith('exp:') ? 'experiment' : summary.dimension.startsWith('pre:') ? 'date' : 'none';
+  return {
+    id: summary.snapshotId,
+    dateUpdated: summary.dateUpdated,
+    experimentId: summary.experimentId,
+    phase: String(summary.phase),
+    dateStart: summary.dateStart,
+    dateEnd: summary.dateEnd,
+    dimension: summary.dimension ? { type: dimensionType, id: summary.dimension } : { type: 'none' },
+    settings: summary.settings as ExperimentResults['settings'],
+    queryIds: summary.queryIds,
+    results: summary.dimensions.map((d) => ({
+      dimension: d.dimension,
+      totalUsers: d.totalUsers,
+      checks: { srm: d.srm },
+      metrics: metrics.map((m) => ({
+        metricId: m.metricId,
+        variations: (m.dimensions.find((md) => md.dimension === d.dimension)?.variations ?? []).map((v) => ({
+          variationId: v.variationId,
+          users: v.users,
+          analyses: v.analyses as ExperimentResults['results'][number]['metrics'][number]['variations'][number]['analyses'],
+        })),
+      })),
+    })),
+  };
+}

@@ -1,0 +1,164 @@
+import { ConflictError, InvalidInputError } from '../errors';
+import { logger } from '../logger';
+import type { StoredSnapshot } from '../contracts/snapshots';
+import { newEvent, prepareEvent } from '../store/events';
+import { transact, type TransactionOp } from '../store/repository';
+import { NewerSnapshotHoldsPointerError, prepareLatestPointer, writeSnapshotResults } from '../store/snapshot-results';
+import { snapshots } from '../store/snapshots';
+import { analyseSnapshotRows } from './results';
+import { buildSnapshotQueries } from './sql/snapshot-queries';
+
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+const FINISH_ATTEMPTS = 5;
+
+async function frozenInputs(orgId: string, snapshotId: string) {
+  const snapshot = await snapshots.get(orgId, snapshotId);
+  if (!snapshot.inputs) throw new InvalidInputError(`Snapshot ${snapshotId} has no frozen analysis inputs`);
+  return { snapshot, inputs: snapshot.inputs };
+}
+
+/** The SQL a snapshot runs: one query per fact table, built from its frozen inputs. */
+export async function planSnapshot(orgId: string, snapshotId: string): Promise<{ queries: { id: string; sql: string }[] }> {
+  const { inputs } = await frozenInputs(orgId, snapshotId);
+  return { queries: buildSnapshotQueries(inputs).map(({ id, sql }) => ({ id, sql })) };
+}
+
+const eventData = (snapshot: StoredSnapshot) => ({
+  snapshotId: snapshot.id,
+  phase: snapshot.phase,
+  dimension: snapshot.dimension ?? null,
+  status: snapshot.status,
+  triggeredBy: snapshot.triggeredBy,
+  ...(snapshot.error ? { error: snapshot.error } : {}),
+});
+
+/**
+ * Moves a running snapshot to its final status in one transaction with `extra` writes and its
+ * event; does nothing when it has already finished (a timeout or another worker got there first).
+ */
+async function finish(
+  orgId: string,
+  snapshotId: string,
+  change: Pick<StoredSnapshot, 'status'> & Partial<StoredSnapshot>,
+  extra: (snapshot: StoredSnapshot) => TransactionOp[] = () => [],
+): Promise<boolean> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await snapshots.read(orgId, snapshotId);
+    if (!current) return false;
+    if (current.entity.status !== 'running') return false;
+    const update = snapshots.prepareUpdate(orgId, current, { ...current.entity, ...change });
+    const event = newEvent(orgId, `experiment.snapshot.${change.status === 'success' ? 'completed' : 'failed'}`, {
+      type: 'experiment',
+      id: current.entity.experiment,
+    }, eventData(update.entity));
+    const ops = [update, prepareEvent(event)];
+    try {
+      await transact([...ops, ...extra(current.entity)]);
+      return true;
+    } catch (error) {
+      if (error instanceof NewerSnapshotHoldsPointerError) {
+        // A snapshot asked for later already serves these results: this one still succeeds, without the pointer.
+        extra = () => [];
+        continue;
+      }
+      if (!(error instanceof ConflictError) || attempt === FINISH_ATTEMPTS) throw error;
+    }
+  }
+}
+
+/**
+ * Analyses a snapshot from its queries' rows: runs the statistics, stores the results (one item per
+ * metric, with its aggregates), then in one transaction marks the snapshot `success`, points the
+ * experiment's results at it (unless a newer snapshot already holds the pointer) and writes the
+ * `experiment.snapshot.completed` event. Results are never visible before that transaction.
+ */
+export async function analyseSnapshot(orgId: string, snapshotId: string, rowsByQuery: Record<string, Record<string, unknown>[]>): Promise<void> {
+  const { snapshot, inputs } = await frozenInputs(orgId, snapshotId);
+  if (snapshot.status !== 'running') return;
+  const queries = buildSnapshotQueries(inputs);
+  const { summary, metrics } = analyseSnapshotRows(snapshotId, inputs, queries, rowsByQuery, new Date());
+  await writeSnapshotResults(orgId, summary, metrics);
+  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds }, (current) => [
+    prepareLatestPointer(orgId, {
+      experimentId: current.experiment,
+      phase: current.phase,
+      dimension: current.dimension ?? '',
+      snapshotId,
+      createdOrder: `${current.dateCreated}#${current.id}`,
+    }),
+  ]);
+}
+
+/** Marks a running snapshot `error` with a message a user can act on, and writes `experiment.snapshot.failed`. */
+export async function failSnapshot(orgId: string, snapshotId: string, message: string): Promise<void> {
+  await finish(orgId, snapshotId, { status: 'error', error: message.slice(0, 4000) });
+}
+
+/** A user-facing message for a failed run: which query failed and the engine's own words. */
+function failureMessage(error: unknown, factTables: Map<string, string>): string {
+  const { message, queryId } = error as { message?: string; queryId?: string };
+  if (queryId) {
+    const table = [...factTables].find(([id]) => queryId.endsWith(`_${id}`));
+    return `Query ${queryId}${table ? ` (fact table ${table[1]})` : ''} failed: ${message}`;
+  }
+  return message ?? String(error);
+}
+
+/** Runs a snapshot in this process on DuckDB: plan, run every query, analyse; `signal` stops it. */
+async function runLocally(orgId: string, snapshotId: string, signal: AbortSignal): Promise<void> {
+  const { inputs } = await frozenInputs(orgId, snapshotId);
+  if (inputs.engine !== 'duckdb') {
+    throw new Error('Athena data sources run in AWS: this deployment has no snapshot state machine (SNAPSHOT_STATE_MACHINE_ARN)');
+  }
+  const { queries } = await planSnapshot(orgId, snapshotId);
+  // Loaded on use: the engine is for local runs only and must stay out of Lambda bundles' start-up path.
+  const { runDuckDbQueries } = await import('./engines/duckdb');
+  const { rowsByQuery } = await runDuckDbQueries(queries, { signal });
+  signal.throwIfAborted();
+  await analyseSnapshot(orgId, snapshotId, rowsByQuery);
+}
+
+/** How long a local snapshot may run before it is stopped and marked `error` (`SNAPSHOT_TIMEOUT_MS`). */
+export const snapshotTimeoutMs = () => Number(process.env.SNAPSHOT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS;
+
+/**
+ * Starts a snapshot's run without waiting for it. In AWS (`SNAPSHOT_STATE_MACHINE_ARN` set) it
+ * starts the Step Functions workflow, which owns retries, timeout and failure recording. Locally it
+ * runs in this process (queries on DuckDB) and always ends `success` or `error`: failures and the
+ * timeout are recorded with `failSnapshot`, never dropped.
+ */
+export async function startSnapshotRun(orgId: string, snapshotId: string): Promise<void> {
+  if (process.env.SNAPSHOT_STATE_MACHINE_ARN) {
+    try {
+      await import('./aws/start-run').then((m) => m.startSnapshotStateMachine({ orgId, snapshotId }));
+    } catch (error) {
+      // The workflow never started, so nothing else will finish this snapshot.
+      await failSnapshot(orgId, snapshotId, `The snapshot could not be started: ${(error as Error).message}`);
+    }
+    return;
+  }
+  const timeoutMs = snapshotTimeoutMs();
+  const controller = new AbortController();
+  const timedOut = new Promise<never>((_, reject) => {
+    const timer = setTimeout(() => {
+      const error = new Error(`The snapshot did not finish within ${timeoutMs / 1000} s (SNAPSHOT_TIMEOUT_MS) and was stopped`);
+      controller.abort(error);
+      reject(error);
+    }, timeoutMs);
+    controller.signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  });
+  timedOut.catch(() => undefined);
+  const run = async () => {
+    let factTables = new Map<string, string>();
+    try {
+      const { inputs } = await frozenInputs(orgId, snapshotId);
+      factTables = new Map(inputs.factTables.map((t) => [t.id, t.name]));
+      await Promise.race([runLocally(orgId, snapshotId, controller.signal), timedOut]);
+    } catch (error) {
+      await failSnapshot(orgId, snapshotId, failureMessage(error, factTables));
+    } finally {
+      controller.abort();
+    }
+  };
+  void run().catch((error) => logger.error('Snapshot run could not record its outcome', { orgId, snapshotId, error }));
+}

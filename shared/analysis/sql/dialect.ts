@@ -1,0 +1,40 @@
+/**
+ * What differs between the SQL engines: date arithmetic, timestamp literals and percentiles. Everything
+ * else the builder writes is plain SQL both DuckDB and Athena (Trino) accept.
+ */
+export interface Dialect {
+  name: 'duckdb' | 'athena';
+  /** A timestamp literal for an ISO date. */
+  timestamp(iso: string): string;
+  /** `column` moved by a number of minutes (negative goes back). */
+  addMinutes(column: string, minutes: number): string;
+  /** The `p` percentile (0–1) of `column` as an aggregate; `where` restricts the rows it looks at. */
+  percentile(column: string, p: number, where?: string): string;
+}
+
+const minutesOf = (minutes: number) => Math.round(minutes);
+
+export const duckdbDialect: Dialect = {
+  name: 'duckdb',
+  timestamp: (iso) => `TIMESTAMP '${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')}'`,
+  addMinutes: (column, minutes) =>
+    minutesOf(minutes) === 0 ? column : `(${column} + INTERVAL '${minutesOf(minutes)} minutes')`,
+  percentile: (column, p, where) => `quantile_cont(${column}, ${p})${where ? ` FILTER (WHERE ${where})` : ''}`,
+};
+
+export const athenaDialect: Dialect = {
+  name: 'athena',
+  // Athena compares a timestamp column with a zoned timestamp correctly; GrowthBook's Athena queries do the same.
+  timestamp: (iso) => `from_iso8601_timestamp('${new Date(iso).toISOString()}')`,
+  addMinutes: (column, minutes) => (minutesOf(minutes) === 0 ? column : `date_add('minute', ${minutesOf(minutes)}, ${column})`),
+  percentile: (column, p, where) => `approx_percentile(${where ? `CASE WHEN ${where} THEN ${column} END` : column}, ${p})`,
+};
+
+/** The dialect of an engine. */
+export const dialectFor = (engine: 'duckdb' | 'athena'): Dialect => (engine === 'duckdb' ? duckdbDialect : athenaDialect);
+
+/** A SQL string literal. */
+export const literal = (value: string) => `'${value.replace(/'/g, "''")}'`;
+
+/** A quoted identifier (column name). */
+export const identifier = (name: string) => `"${name.replace(/"/g, '""')}"`;

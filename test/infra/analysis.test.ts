@@ -1,0 +1,245 @@
+import { App, NestedStack, type Stack } from 'aws-cdk-lib';
+import { readConfig } from '../../infra/config';
+import { snapshotStarter } from '../../infra/api-stack';
+import { ofType, resourcesOf, synthesize, type CfnResource } from './synth';
+
+/** The analysis settings a deployment with its own Athena data gives as context. */
+const athenaContext = {
+  athenaWorkGroups: 'analytics',
+  athenaCatalog: 'AwsDataCatalog',
+  athenaDatabases: 'events,orders',
+  athenaDataLocations: 's3://acme-lake/events/,s3://acme-lake/orders/',
+  athenaOutputLocation: 's3://acme-athena-results/switchyard/',
+  analysisTimeoutMinutes: '20',
+};
+// Two synths: the defaults, and a deployment that names its own Athena data.
+const defaults = synthesize();
+const configured = synthesize(athenaContext);
+
+interface Statement {
+  Action: string | string[];
+  Resource: unknown;
+  Effect: string;
+}
+const ref = (value: unknown) => (value as { Ref?: string })?.Ref;
+const getAttId = (value: unknown) => (value as { 'Fn::GetAtt'?: [string, string] })?.['Fn::GetAtt']?.[0];
+const actions = (statement: Statement) => [statement.Action].flat();
+const resourcesOfStatement = (statement: Statement) => [statement.Resource].flat();
+
+/** A CloudFormation value as text, tokens written as `<Ref>` / `<Id.Attr>`, so resources can be compared with strings. */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const v = value as Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+  if (v.Ref) return `<${v.Ref}>`;
+  if (v['Fn::GetAtt']) return `<${v['Fn::GetAtt'].join('.')}>`;
+  if (v['Fn::Join']) return (v['Fn::Join'][1] as unknown[]).map(text).join(v['Fn::Join'][0]);
+  return JSON.stringify(value);
+}
+
+/** The statements of every policy attached to the role `roleId` in `resources`. */
+function statementsOfRole(resources: Record<string, CfnResource>, roleId: string): Statement[] {
+  return ofType(resources, 'AWS::IAM::Policy')
+    .filter(([, policy]) => (policy.Properties!.Roles as unknown[]).some((r) => ref(r) === roleId))
+    .flatMap(([, policy]) => policy.Properties!.PolicyDocument.Statement as Statement[]);
+}
+
+function stateMachineOf(stack: Stack) {
+  const resources = resourcesOf(stack);
+  const [[id, machine]] = ofType(resources, 'AWS::StepFunctions::StateMachine');
+  // The definition is a Join of text and tokens (function ARNs); tokens become placeholders so it parses.
+  const join = machine.Properties!.DefinitionString['Fn::Join'][1] as unknown[];
+  const definition = JSON.parse(join.map((part) => (typeof part === 'string' ? part : 'TOKEN')).join(''));
+  return { id, machine, definition, resources, statements: statementsOfRole(resources, getAttId(machine.Properties!.RoleArn)!) };
+}
+
+function functionByDescription(resources: Record<string, CfnResource>, description: string) {
+  const [[id, fn]] = ofType(resources, 'AWS::Lambda::Function').filter(([, f]) => f.Properties!.Description === description);
+  return { id, fn, statements: statementsOfRole(resources, getAttId(fn.Properties!.Role)!) };
+}
+
+describe('the snapshot state machine', () => {
+  const { definition, machine } = stateMachineOf(configured.analysis);
+
+  it('plans, runs every query on Athena with startQueryExecution.sync, analyses, then succeeds', () => {
+    expect(definition.StartAt).toBe('Plan');
+    expect(definition.States.Plan.Next).toBe('RunQueries');
+    expect(definition.States.RunQueries).toMatchObject({ Type: 'Map', ItemsPath: '$.plan.queries', Next: 'Analyse' });
+    expect(definition.States.Analyse.Next).toBe('Done');
+    const runQuery = definition.States.RunQueries.ItemProcessor.States.RunQuery;
+    expect(runQuery.Resource).toMatch(/:states:::athena:startQueryExecution\.sync$/);
+    expect(runQuery.Parameters).toEqual({
+      'QueryString.$': '$.sql',
+      'WorkGroup.$': '$.athena.workGroup',
+      QueryExecutionContext: { 'Database.$': '$.athena.database', 'Catalog.$': '$.athena.catalog' },
+      ResultConfiguration: { 'OutputLocation.$': '$.athena.outputLocation' },
+    });
+  });
+
+  it('sends any failure of plan, queries or analysis to the step that records it, then fails the run', () => {
+    for (const state of ['Plan', 'RunQueries', 'Analyse']) {
+      expect(definition.States[state].Catch).toEqual([{ ErrorEquals: ['States.ALL'], ResultPath: '$.error', Next: 'RecordFailure' }]);
+    }
+    expect(definition.States.RecordFailure.Next).toBe('Failed');
+    expect(definition.States.Failed.Type).toBe('Fail');
+  });
+
+  it('names the failed query and Athena\'s reason in the error it records', () => {
+    const iterator = definition.States.RunQueries.ItemProcessor.States;
+
+    expect(iterator.RunQuery.Catch[0].Next).toBe('QueryFailed');
+    expect(iterator.QueryFailed.Parameters['Cause.$']).toBe("States.Format('Query {} failed: {}', $.id, $.error.Cause)");
+  });
+
+  it('stops a run, and each query, at the configured time limit', () => {
+    expect(definition.TimeoutSeconds).toBe(20 * 60);
+    expect(definition.States.RunQueries.ItemProcessor.States.RunQuery.TimeoutSeconds).toBe(20 * 60);
+    expect(machine.Properties!.TracingConfiguration).toEqual({ Enabled: true });
+    expect(machine.Properties!.LoggingConfiguration.Level).toBe('ALL');
+  });
+
+  it('records a timed-out or stopped run on its snapshot through an EventBridge rule to the fail function', () => {
+    const resources = resourcesOf(configured.analysis);
+    const fail = functionByDescription(resources, 'Snapshot state machine: records a failed or timed-out run on its snapshot');
+    const [[, rule]] = ofType(resources, 'AWS::Events::Rule');
+
+    expect(rule.Properties!.EventPattern).toMatchObject({
+      source: ['aws.states'],
+      'detail-type': ['Step Functions Execution Status Change'],
+      detail: { status: ['TIMED_OUT', 'ABORTED'] },
+    });
+    expect(getAttId(rule.Properties!.Targets[0].Arn)).toBe(fail.id);
+  });
+
+  it('alarms on failed runs, timed-out runs and errors of the failure recorder', () => {
+    const { id } = stateMachineOf(configured.analysis);
+    const alarms = ofType(resourcesOf(configured.analysis), 'AWS::CloudWatch::Alarm').map(([, a]) => a.Properties!);
+    const onMachine = (metric: string) =>
+      alarms.find((a) => a.MetricName === metric && a.Dimensions?.some((d: { Value: unknown }) => ref(d.Value) === id));
+
+    expect(onMachine('ExecutionsFailed')).toMatchObject({ Namespace: 'AWS/States', Threshold: 1 });
+    expect(onMachine('ExecutionsTimedOut')).toMatchObject({ Namespace: 'AWS/States', Threshold: 1 });
+    expect(alarms.some((a) => a.MetricName === 'Errors' && a.Namespace === 'AWS/Lambda')).toBe(true);
+  });
+});
+
+describe('IAM of the analysis', () => {
+  const { statements } = stateMachineOf(configured.analysis);
+  const resourcesFor = (action: string) => statements.filter((s) => actions(s).includes(action)).flatMap(resourcesOfStatement).map(text);
+
+  it('runs Athena queries only in the configured workgroup and catalog', () => {
+    expect(resourcesFor('athena:StartQueryExecution')).toEqual([
+      'arn:<AWS::Partition>:athena:<AWS::Region>:<AWS::AccountId>:workgroup/analytics',
+    ]);
+    expect(resourcesFor('athena:GetDataCatalog')).toEqual(['arn:<AWS::Partition>:athena:<AWS::Region>:<AWS::AccountId>:datacatalog/AwsDataCatalog']);
+  });
+
+  it('reads Glue metadata of the configured databases only, and never writes it', () => {
+    expect(resourcesFor('glue:GetTable').sort()).toEqual(
+      [
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:catalog',
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:database/events',
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/events/*',
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:database/orders',
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/orders/*',
+      ].sort(),
+    );
+    const glueActions = statements.flatMap(actions).filter((a) => a.startsWith('glue:'));
+    expect(glueActions.every((a) => /^glue:(Get|BatchGet)/.test(a))).toBe(true);
+  });
+
+  it('reads the configured data locations and writes only the output location', () => {
+    expect(resourcesFor('s3:GetObject').sort()).toEqual(
+      ['arn:<AWS::Partition>:s3:::acme-lake/events/*', 'arn:<AWS::Partition>:s3:::acme-lake/orders/*', 'arn:<AWS::Partition>:s3:::acme-athena-results/switchyard/*'].sort(),
+    );
+    expect(resourcesFor('s3:PutObject')).toEqual(['arn:<AWS::Partition>:s3:::acme-athena-results/switchyard/*']);
+  });
+
+  it('grants no wildcard action, and `*` resources only to X-Ray and log delivery', () => {
+    expect(statements.flatMap(actions).filter((a) => a.includes('*'))).toEqual([]);
+    const onEverything = statements.filter((s) => resourcesOfStatement(s).includes('*')).flatMap(actions);
+    expect(onEverything.every((a) => a.startsWith('xray:') || a.startsWith('logs:'))).toBe(true);
+  });
+
+  it('lets the analyse function read query results in the configured workgroup and output location only', () => {
+    const analyse = functionByDescription(resourcesOf(configured.analysis), 'Snapshot state machine: reads the Athena results and stores the statistics');
+    const forAction = (action: string) => analyse.statements.filter((s) => actions(s).includes(action)).flatMap(resourcesOfStatement).map(text);
+
+    expect(forAction('athena:GetQueryResults')).toEqual(['arn:<AWS::Partition>:athena:<AWS::Region>:<AWS::AccountId>:workgroup/analytics']);
+    expect(forAction('s3:GetObject')).toEqual(['arn:<AWS::Partition>:s3:::acme-athena-results/switchyard/*']);
+    expect(analyse.statements.flatMap(actions).filter((a) => a.startsWith('athena:Start') || a === 's3:PutObject')).toEqual([]);
+  });
+
+  it('by default creates a private, encrypted results bucket and scopes the output location to it', () => {
+    const resources = resourcesOf(defaults.analysis);
+    const [[bucketId, bucket]] = ofType(resources, 'AWS::S3::Bucket');
+    const { statements: defaultStatements } = stateMachineOf(defaults.analysis);
+    const putTargets = defaultStatements.filter((s) => actions(s).includes('s3:PutObject')).flatMap(resourcesOfStatement).map(text);
+
+    expect(bucket.Properties!.PublicAccessBlockConfiguration).toMatchObject({ BlockPublicAcls: true, RestrictPublicBuckets: true });
+    expect(bucket.Properties!.BucketEncryption).toBeDefined();
+    expect(putTargets).toEqual([`arn:<AWS::Partition>:s3:::<${bucketId}>/*`]);
+    expect(defaultStatements.flatMap(actions).filter((a) => a.startsWith('glue:'))).toEqual([]);
+  });
+});
+
+describe('the API and the analysis', () => {
+  const apiStacks = (built: typeof configured): Stack[] => [built.api, ...built.api.node.children.filter(NestedStack.isNestedStack)];
+  const allFunctions = (built: typeof configured) =>
+    apiStacks(built).flatMap((stack) => {
+      const resources = resourcesOf(stack);
+      return ofType(resources, 'AWS::Lambda::Function').map(([id, fn]) => ({ id, fn, statements: statementsOfRole(resources, getAttId(fn.Properties!.Role)!) }));
+    });
+
+  it(`gives ${snapshotStarter} the state machine's ARN and StartExecution on that state machine only`, () => {
+    const starter = allFunctions(configured).filter((f) => f.fn.Properties!.Description === 'POST /api/v1/experiments/{id}/snapshot');
+    expect(starter).toHaveLength(1);
+    const { fn, statements } = starter[0];
+    const arn = fn.Properties!.Environment.Variables.SNAPSHOT_STATE_MACHINE_ARN;
+    const start = statements.filter((s) => actions(s).includes('states:StartExecution'));
+
+    expect(arn).toBeDefined();
+    expect(start).toHaveLength(1);
+    expect(actions(start[0])).toEqual(['states:StartExecution']);
+    expect(resourcesOfStatement(start[0])).toEqual([arn]);
+  });
+
+  it('gives no other API function the state machine or any Step Functions action', () => {
+    const others = allFunctions(configured).filter((f) => f.fn.Properties!.Description !== 'POST /api/v1/experiments/{id}/snapshot');
+
+    expect(others.filter((f) => f.fn.Properties!.Environment?.Variables?.SNAPSHOT_STATE_MACHINE_ARN)).toEqual([]);
+    expect(others.flatMap((f) => f.statements.flatMap(actions)).filter((a) => a.startsWith('states:'))).toEqual([]);
+  });
+
+  it('allows only athena data sources in every API function (ANALYSIS_ENGINES)', () => {
+    const engines = allFunctions(defaults).map((f) => f.fn.Properties!.Environment.Variables.ANALYSIS_ENGINES);
+
+    expect(new Set(engines)).toEqual(new Set(['athena']));
+  });
+});
+
+describe('analysis configuration', () => {
+  const configWith = (context: Record<string, unknown>) => readConfig(new App({ context }).node);
+
+  it('defaults to the primary workgroup, the default catalog, no databases or data locations, and 30 minutes', () => {
+    expect(configWith({})).toMatchObject({
+      athenaWorkGroups: ['primary'],
+      athenaCatalog: 'AwsDataCatalog',
+      athenaDatabases: [],
+      athenaDataLocations: [],
+      analysisTimeoutMinutes: 30,
+    });
+    expect(configWith({}).athenaOutputLocation).toBeUndefined();
+  });
+
+  it('parses comma-separated lists and refuses locations that are not S3 URIs', () => {
+    expect(configWith(athenaContext)).toMatchObject({
+      athenaWorkGroups: ['analytics'],
+      athenaDatabases: ['events', 'orders'],
+      athenaDataLocations: ['s3://acme-lake/events/', 's3://acme-lake/orders/'],
+      athenaOutputLocation: 's3://acme-athena-results/switchyard/',
+      analysisTimeoutMinutes: 20,
+    });
+    expect(() => configWith({ athenaDataLocations: 'https://example.com/data' })).toThrow(/athenaDataLocations must be S3 URIs/);
+    expect(() => configWith({ analysisTimeoutMinutes: '0' })).toThrow(/analysisTimeoutMinutes/);
+  });
+});
