@@ -1,4 +1,6 @@
-import { scenario, scenarioDataSourceId, type Ids, type Step } from '../../bench/scenarios';
+import { settle } from '../../bench/dynamo-cost';
+import { SCENARIO_ASSIGNMENT_SQL, scenario, scenarioDataSourceId, type Ids, type Step } from '../../bench/scenarios';
+import { dataSources } from '../../shared/store/data-sources';
 import { routes, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
@@ -44,7 +46,13 @@ beforeAll(async () => {
   api = await startApi();
   [a, b] = await Promise.all([createTestOrg('Isolated A', { dataSources: [scenarioDataSourceId] }), createTestOrg('Isolated B')]);
   Object.assign(idsA, { memberId: a.admin.memberId, email: a.admin.email });
+  // The scenario's snapshot runs for real on DuckDB (see test/api/scenario.test.ts): its assignment query reads inline rows.
+  await dataSources.update(a.orgId, scenarioDataSourceId, (ds) => ({
+    ...ds,
+    assignmentQueries: ds.assignmentQueries.map((q) => (q.id === 'user_id' ? { ...q, sql: SCENARIO_ASSIGNMENT_SQL } : q)),
+  }));
   for (const creating of scenario.filter((s) => s.method !== 'DELETE')) {
+    await settle(a.keys.admin, creating, idsA);
     const response = await api.request(creating.method, creating.path(idsA), { key: a.keys.admin, body: creating.body?.(idsA) });
     if (response.status >= 300) throw new Error(`${creating.operationId} answered ${response.status}: ${JSON.stringify(response.body)}`);
     creating.capture?.(response.body, idsA);
