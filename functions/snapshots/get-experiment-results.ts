@@ -25,7 +25,7 @@ export const handler = endpoint(getExperimentResults, async ({ params, query, au
     experiments.get(auth.orgId, params.id),
     readLatestPointers(auth.orgId, params.id, dimension),
   ]);
-  const phase = query.phase === undefined ? Math.max(0, experiment.phases.length - 1) : Number(query.phase);
+  const phase = query.phase ? Number(query.phase) : Math.max(0, experiment.phases.length - 1);
   const latest = pointers.get(phase);
   const stored = latest ? await readSnapshotResults(auth.orgId, latest.snapshotId) : undefined;
   if (!stored) throw await noResults(auth.orgId, params.id, phase, dimension);

@@ -122,11 +122,21 @@ async function runLocally(orgId: string, snapshotId: string, signal: AbortSignal
 export const snapshotTimeoutMs = () => Number(process.env.SNAPSHOT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS;
 
 /**
- * Starts a snapshot's run without waiting for it. Locally it runs in this process (queries on
- * DuckDB) and always ends `success` or `error`: failures and the timeout are recorded with
- * `failSnapshot`, never dropped.
+ * Starts a snapshot's run without waiting for it. In AWS (`SNAPSHOT_STATE_MACHINE_ARN` set) it
+ * starts the Step Functions workflow, which owns retries, timeout and failure recording. Locally it
+ * runs in this process (queries on DuckDB) and always ends `success` or `error`: failures and the
+ * timeout are recorded with `failSnapshot`, never dropped.
  */
 export async function startSnapshotRun(orgId: string, snapshotId: string): Promise<void> {
+  if (process.env.SNAPSHOT_STATE_MACHINE_ARN) {
+    try {
+      await import('./aws/start-run').then((m) => m.startSnapshotStateMachine({ orgId, snapshotId }));
+    } catch (error) {
+      // The workflow never started, so nothing else will finish this snapshot.
+      await failSnapshot(orgId, snapshotId, `The snapshot could not be started: ${(error as Error).message}`);
+    }
+    return;
+  }
   const timeoutMs = snapshotTimeoutMs();
   const controller = new AbortController();
   const timedOut = new Promise<never>((_, reject) => {

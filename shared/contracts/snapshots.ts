@@ -123,7 +123,8 @@ export const getExperimentResults = defineEndpoint({
   permission: 'read',
   params: idParams,
   query: z.object({
-    phase: z.string().regex(/^\d+$/, 'must be a phase index (0, 1, ...)').optional(),
+    // GrowthBook's phase is a string; empty means the latest phase, as leaving it out does.
+    phase: z.string().regex(/^\d*$/, 'must be a phase index (0, 1, ...)').optional(),
     dimension: z.string().max(256).optional(),
   }),
   response: z.object({ experiment, result: experimentResults }),

@@ -221,3 +221,41 @@ describe('GET /snapshots/{id}', () => {
     expect(response.status).toBe(403);
   });
 });
+
+describe('GET /experiments/{id}/results', () => {
+  const results = (experimentId: string, query = '', key = org.keys.admin) =>
+    api.request('GET', `/api/v1/experiments/${experimentId}/results${query}`, { key });
+
+  it('answers 404 saying no snapshot has been run', async () => {
+    const { id } = await experiment();
+
+    const response = await results(id, '?phase=0');
+
+    expect(response.status).toBe(404);
+    expect(response.body.message).toMatch(/no snapshot has been run/);
+  });
+
+  it('answers 400 for a phase that is not an index', async () => {
+    const { id } = await experiment();
+
+    const response = await results(id, '?phase=first');
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[phase\]/);
+  });
+
+  it("answers 404 for another organization's experiment", async () => {
+    const { id } = await experiment();
+
+    const response = await results(id, '', other.keys.admin);
+
+    expect(response.status).toBe(404);
+    expect(response.body.message).toContain(id);
+  });
+
+  it('answers 403 for a key without access', async () => {
+    const response = await results('exp_any', '', org.keys.noaccess);
+
+    expect(response.status).toBe(403);
+  });
+});
