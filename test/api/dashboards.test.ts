@@ -24,6 +24,13 @@ interface Experiment {
 }
 
 let counter = 0;
+/** A fact metric on `ds_1`, so an experiment can be snapshotted (a snapshot needs metrics to analyse). */
+const metricOn = async (testOrg: TestOrg) => {
+  const post = (path: string, body: unknown) => api.request('POST', `/api/v1${path}`, { key: testOrg.keys.admin, body });
+  const table = await post('/fact-tables', { name: 'Events', datasource: 'ds_1', userIdTypes: ['user_id'], sql: "SELECT * FROM read_csv('events.csv')" });
+  const metric = await post('/fact-metrics', { name: 'Bought', metricType: 'proportion', numerator: { factTableId: table.body.factTable.id, column: '$$distinctUsers' } });
+  return metric.body.factMetric.id as string;
+};
 const experiment = async (testOrg = org, fields: Record<string, unknown> = {}): Promise<Experiment> => {
   const response = await api.request('POST', '/api/v1/experiments', {
     key: testOrg.keys.admin,
@@ -122,7 +129,7 @@ describe('POST /dashboards', () => {
   });
 
   it("creates an experiment dashboard whose blocks name that experiment's variations and snapshots", async () => {
-    const exp = await experiment();
+    const exp = await experiment(org, { metrics: [await metricOn(org)] });
     const snapshot = await api.request('POST', `/api/v1/experiments/${exp.id}/snapshot`, { key: org.keys.admin, body: {} });
     const blocks = [metadata(exp.id), metricBlock(exp.id, { snapshotId: snapshot.body.snapshot.id, variationIds: [exp.variations[1].variationId] })];
 
@@ -204,7 +211,7 @@ describe('POST /dashboards', () => {
   });
 
   it("answers 400 for a snapshot of another experiment, and for another organization's experiment", async () => {
-    const [exp, elsewhere, foreign] = [await experiment(), await experiment(), await experiment(other)];
+    const [exp, elsewhere, foreign] = [await experiment(), await experiment(org, { metrics: [await metricOn(org)] }), await experiment(other)];
     const snapshot = await api.request('POST', `/api/v1/experiments/${elsewhere.id}/snapshot`, { key: org.keys.admin, body: {} });
 
     const wrongSnapshot = await create(general({ blocks: [metricBlock(exp.id, { snapshotId: snapshot.body.snapshot.id })] }));
