@@ -49,6 +49,24 @@ const creating: Step[] = [
     minimum: { calls: 0, why: 'generated from the registry' },
   },
   {
+    operationId: 'getOpenApiYaml',
+    method: 'GET',
+    path: () => `${v1}/openapi.yaml`,
+    minimum: { calls: 0, why: 'generated from the registry' },
+  },
+  {
+    operationId: 'getApiInfo',
+    method: 'GET',
+    path: () => v1,
+    minimum: { calls: 0, why: 'constant answer: name, API version, build' },
+  },
+  {
+    operationId: 'getVersion',
+    method: 'GET',
+    path: () => `${v1}/version`,
+    minimum: { calls: 0, why: 'constant answer: release and build' },
+  },
+  {
     operationId: 'listMembers',
     method: 'GET',
     path: () => `${v1}/members`,
