@@ -295,7 +295,6 @@ const creating: Step[] = [
     body: (ids) => ({
       trackingKey: `bench-${run(ids)}`,
       name: 'Bench experiment',
-      status: 'running',
       datasourceId: 'ds_bench',
       metrics: [ids.factMetricId],
       variations: [
@@ -314,6 +313,19 @@ const creating: Step[] = [
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}`,
     minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'postExperimentStart',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/start`,
+    body: () => ({ skipChecklist: true }),
+    minimum: { calls: 2, why: 'read + write conditional on its version (checklist skipped)' },
+  },
+  {
+    operationId: 'getExperimentNames',
+    method: 'GET',
+    path: () => `${v1}/experiment-names`,
+    minimum: { calls: 2, why: 'list index keys + the items (names)' },
   },
   {
     operationId: 'listExperiments',
@@ -750,6 +762,20 @@ const updating: Step[] = [
     path: (ids) => `${v1}/features/${ids.featureId}/toggle`,
     body: () => ({ environments: { production: false }, reason: 'Bench' }),
     minimum: { calls: 4, why: 'environments + read + payload read + one transaction (feature, revision, payload)' },
+  },
+  {
+    operationId: 'putExperimentSchedule',
+    method: 'PUT',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/schedule`,
+    body: () => ({}),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'postExperimentStop',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/stop`,
+    body: (ids) => ({ results: 'won', winnerVariationId: ids.variationId, enableTemporaryRollout: true }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
 ];
 

@@ -9,6 +9,7 @@ import { factTableEndpoints } from './fact-tables';
 import { factMetricEndpoints } from './fact-metrics';
 import { bulkImportEndpoints } from './bulk-import';
 import { experimentEndpoints } from './experiments';
+import { experimentStatusEndpoints } from './experiment-status';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { experimentTemplateEndpoints } from './experiment-templates';
@@ -52,6 +53,7 @@ export const routes: Route[] = [
   ...inFolder('fact-metrics', factMetricEndpoints),
   ...inFolder('bulk-import', bulkImportEndpoints),
   ...inFolder('experiments', experimentEndpoints),
+  ...inFolder('experiments', experimentStatusEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('experiment-templates', experimentTemplateEndpoints),

@@ -274,12 +274,18 @@ export function findCycle(start: string, dependencies: (id: string) => string[])
   return walk(start, [start]);
 }
 
-/** Filter values kept on the list index: the project, and each environment the feature is served in. */
+/** Filter values kept on the list index: the project, each environment the feature is served in, and each experiment its rules reference. */
 export function featureListTags(feature: Pick<StoredFeature, 'project' | 'archived' | 'environments'>): string[] {
   const served = feature.archived
     ? []
     : Object.entries(feature.environments).filter(([, settings]) => settings.enabled).map(([env]) => `env:${env}`);
-  return [`project:${feature.project}`, ...served];
+  // Experiments that experiment-ref rules name, so an experiment's linked features are one query.
+  const linked = new Set(
+    Object.values(feature.environments).flatMap((settings) =>
+      settings.rules.flatMap((rule) => (rule.type === 'experiment-ref' ? [`experiment:${rule.experimentId}`] : [])),
+    ),
+  );
+  return [`project:${feature.project}`, ...served, ...linked];
 }
 
 /** Keys sorted at every level, so two equal values always serialise alike. */

@@ -393,3 +393,8 @@ export async function presentFeatures(orgId: string, stored: StoredFeature[], kn
     }),
   );
 }
+
+/** How many features have a rule that references the experiment (any environment). */
+export async function linkedFeatureCount(orgId: string, experimentId: string): Promise<number> {
+  return (await featureIds(orgId, { all: [`experiment:${experimentId}`] })).length;
+}
