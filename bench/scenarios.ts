@@ -591,6 +591,13 @@ const updating: Step[] = [
     minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
   {
+    operationId: 'updateMemberRole',
+    method: 'POST',
+    path: (ids) => `${v1}/members/${ids.memberId}/role`,
+    body: () => ({ member: { role: 'admin' } }),
+    minimum: { calls: 2, why: 'read + write conditional on its version (no environments or projects named)' },
+  },
+  {
     operationId: 'updateTeam',
     method: 'PUT',
     path: (ids) => `${v1}/teams/${ids.teamId}`,
@@ -880,6 +887,12 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/projects/${ids.projectId}`,
     minimum: { calls: 2, why: 'read (its publicId) + one transaction (project, publicId guard freed)' },
+  },
+  {
+    operationId: 'deleteMember',
+    method: 'DELETE',
+    path: (ids) => `${v1}/members/${ids.memberId}`,
+    minimum: { calls: 3, why: 'member read + teams query (membership), together + one transaction (member, e-mail, pointer, teams)' },
   },
 ];
 

@@ -19,6 +19,7 @@ import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
 import { memberEndpoints } from './members';
+import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
 
@@ -42,6 +43,7 @@ const inFolder = (folder: string, specs: EndpointSpec[]): Route[] =>
 export const routes: Route[] = [
   ...inFolder('system', systemEndpoints),
   ...inFolder('members', memberEndpoints),
+  ...inFolder('members', memberChangeEndpoints),
   ...inFolder('saved-groups', savedGroupEndpoints),
   ...inFolder('teams', teamEndpoints),
   ...inFolder('attributes', attributeEndpoints),
