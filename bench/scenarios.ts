@@ -322,6 +322,29 @@ const creating: Step[] = [
     minimum: { calls: 2, why: 'read + write conditional on its version (checklist skipped)' },
   },
   {
+    operationId: 'postCodeRefs',
+    method: 'POST',
+    path: () => `${v1}/code-refs`,
+    body: () => ({
+      branch: 'main',
+      repoName: 'acme/web',
+      refs: [{ filePath: 'src/app.ts', startingLineNumber: 16, lines: 'gb.isOn("bench")', flagKey: 'bench', contentHash: 'abc' }],
+    }),
+    minimum: { calls: 2, why: 'BatchGet of the flags\' items (versions) + one transaction' },
+  },
+  {
+    operationId: 'listCodeRefs',
+    method: 'GET',
+    path: () => `${v1}/code-refs`,
+    minimum: { calls: 1, why: "one Query of the organization's code reference items" },
+  },
+  {
+    operationId: 'getCodeRefs',
+    method: 'GET',
+    path: () => `${v1}/code-refs/bench`,
+    minimum: { calls: 1, why: "one Query of the feature's key prefix" },
+  },
+  {
     operationId: 'getExperimentNames',
     method: 'GET',
     path: () => `${v1}/experiment-names`,

@@ -22,6 +22,7 @@ import { memberEndpoints } from './members';
 import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
+import { codeRefEndpoints } from './code-refs';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -64,6 +65,7 @@ export const routes: Route[] = [
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
+  ...inFolder('code-refs', codeRefEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */

@@ -15,6 +15,7 @@
  * | SDK payload, chunk n     | ORG#<org>           | SDK_PAYLOAD#<env>#<n>  |                         |                     |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
+ * | code references of a feature in a repo branch | ORG#<org> | CODE_REF#<feature>#<repo>#<branch> (URI-encoded) | ORG#<org>#CODE_REF | <dateCreated>#<id> |
  *
  * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
@@ -48,6 +49,11 @@ export const entityTypes = [
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
   'EVENT',
+  'CODE_REF',
+  'NAMESPACE',
+  'CUSTOM_FIELD',
+  'DIMENSION',
+  'METRIC_GROUP',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -87,6 +93,12 @@ export const keys = {
     PK: orgPk(orgId),
     SK: `RAMP_RULE_LOCK#${featureId}#${ruleId}`,
   }),
+  /**
+   * The id of the code references of one feature in one repository branch: its parts URI-encoded
+   * (they are free text) and joined so that all of a feature's references share a key prefix.
+   */
+  codeRefId: (feature: string, repo: string, branch: string) => [feature, repo, branch].map(encodeURIComponent).join('#'),
+  codeRefFeaturePrefix: (feature: string) => `CODE_REF#${encodeURIComponent(feature)}#`,
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
 };
