@@ -322,6 +322,12 @@ const creating: Step[] = [
     minimum: { calls: 2, why: 'read + write conditional on its version (checklist skipped)' },
   },
   {
+    operationId: 'getStaleFeatures',
+    method: 'GET',
+    path: () => `${v1}/stale-features`,
+    minimum: { calls: 4, why: 'feature keys + feature items + experiment keys and items (staleness looks at dependents) + environments, in parallel' },
+  },
+  {
     operationId: 'postCodeRefs',
     method: 'POST',
     path: () => `${v1}/code-refs`,
@@ -713,6 +719,13 @@ const updating: Step[] = [
       calls: 4,
       why: 'environments + read + one transaction (feature, revision) + saved groups named (definitions)',
     },
+  },
+  {
+    operationId: 'revertFeature',
+    method: 'POST',
+    path: (ids) => `${v1}/features/${ids.featureId}/revert`,
+    body: () => ({ revision: 1, comment: 'Bench revert' }),
+    minimum: { calls: 4, why: 'environments + read + revision read + (no content change: nothing written) + saved groups named' },
   },
   {
     operationId: 'putSdkConnection',

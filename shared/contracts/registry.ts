@@ -15,6 +15,7 @@ import { visualChangesetEndpoints } from './visual-changesets';
 import { experimentTemplateEndpoints } from './experiment-templates';
 import { dashboardEndpoints } from './dashboards';
 import { featureEndpoints } from './features';
+import { featureCleanupEndpoints } from './feature-cleanup';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -62,6 +63,7 @@ export const routes: Route[] = [
   ...inFolder('experiment-templates', experimentTemplateEndpoints),
   ...inFolder('dashboards', dashboardEndpoints),
   ...inFolder('features', featureEndpoints),
+  ...inFolder('features', featureCleanupEndpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),

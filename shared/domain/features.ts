@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors';
 import type { Principal } from '../permissions';
-import type { EnvironmentInput, Feature, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
+import type { EnvironmentInput, Feature, FeatureRevisionRecord, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
 import { newId } from '../ids';
 import { parseSchema, schemaErrors } from './json-schema';
 
@@ -325,3 +325,16 @@ export function toApiFeature(feature: StoredFeature, environments: string[], def
 
 /** Who a change is recorded as made by: the member of a personal access token, else the API key's record id. */
 export const authorOf = (principal: Principal, comment: string) => ({ by: principal.memberId ?? principal.keyId, comment });
+
+/**
+ * The feature with an earlier revision's default value and rules, as GrowthBook reverts: the rules of
+ * each environment where that revision had rules; other environments, and every environment's
+ * on/off state, stay as they are.
+ */
+export function revertedFeature(current: StoredFeature, revision: Pick<FeatureRevisionRecord, 'defaultValue' | 'rules'>): StoredFeature {
+  const environments = { ...current.environments };
+  for (const [env, rules] of Object.entries(revision.rules)) {
+    if (rules.length) environments[env] = { ...(environments[env] ?? defaultSettings()), rules };
+  }
+  return { ...current, defaultValue: revision.defaultValue ?? current.defaultValue, environments };
+}
