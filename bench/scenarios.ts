@@ -322,6 +322,26 @@ const creating: Step[] = [
     minimum: { calls: 2, why: 'read + write conditional on its version (checklist skipped)' },
   },
   {
+    operationId: 'postNamespace',
+    method: 'POST',
+    path: () => `${v1}/namespaces`,
+    body: (ids) => ({ displayName: `Bench namespace ${run(ids)}`, hashAttribute: 'id' }),
+    capture: (body, ids) => (ids.namespaceId = body.namespace.id),
+    minimum: { calls: 2, why: 'namespaces query (display name unique) + conditional put' },
+  },
+  {
+    operationId: 'getNamespace',
+    method: 'GET',
+    path: (ids) => `${v1}/namespaces/${ids.namespaceId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listNamespaces',
+    method: 'GET',
+    path: () => `${v1}/namespaces`,
+    minimum: { calls: 2, why: 'index keys + page items' },
+  },
+  {
     operationId: 'getStaleFeatures',
     method: 'GET',
     path: () => `${v1}/stale-features`,
@@ -807,6 +827,13 @@ const updating: Step[] = [
     minimum: { calls: 4, why: 'environments + read + payload read + one transaction (feature, revision, payload)' },
   },
   {
+    operationId: 'putNamespace',
+    method: 'PUT',
+    path: (ids) => `${v1}/namespaces/${ids.namespaceId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
     operationId: 'putExperimentSchedule',
     method: 'PUT',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/schedule`,
@@ -923,6 +950,12 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/projects/${ids.projectId}`,
     minimum: { calls: 2, why: 'read (its publicId) + one transaction (project, publicId guard freed)' },
+  },
+  {
+    operationId: 'deleteNamespace',
+    method: 'DELETE',
+    path: (ids) => `${v1}/namespaces/${ids.namespaceId}`,
+    minimum: { calls: 3, why: 'read + in-use query (experiments list index) + delete conditional on its version' },
   },
   {
     operationId: 'deleteMember',

@@ -24,6 +24,7 @@ import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
 import { codeRefEndpoints } from './code-refs';
+import { namespaceEndpoints } from './namespaces';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -68,6 +69,7 @@ export const routes: Route[] = [
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
   ...inFolder('code-refs', codeRefEndpoints),
+  ...inFolder('namespaces', namespaceEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */
