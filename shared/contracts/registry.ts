@@ -25,6 +25,8 @@ import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
 import { codeRefEndpoints } from './code-refs';
 import { namespaceEndpoints } from './namespaces';
+import { dimensionEndpoints } from './dimensions';
+import { metricGroupEndpoints } from './metric-groups';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -70,6 +72,8 @@ export const routes: Route[] = [
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
   ...inFolder('code-refs', codeRefEndpoints),
   ...inFolder('namespaces', namespaceEndpoints),
+  ...inFolder('dimensions', dimensionEndpoints),
+  ...inFolder('metric-groups', metricGroupEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */
