@@ -329,6 +329,26 @@ const creating: Step[] = [
     minimum: { calls: 1, why: "one Query of the organization's metric groups" },
   },
   {
+    operationId: 'createCustomField',
+    method: 'POST',
+    path: () => `${v1}/custom-fields`,
+    body: (ids) => ({ id: `jira_${run(ids)}`, name: 'Jira ticket', type: 'url', required: false, section: 'feature' }),
+    capture: (body, ids) => (ids.customFieldId = body.customField.id),
+    minimum: { calls: 1, why: 'conditional put (no projects named)' },
+  },
+  {
+    operationId: 'getCustomField',
+    method: 'GET',
+    path: (ids) => `${v1}/custom-fields/${ids.customFieldId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listCustomFields',
+    method: 'GET',
+    path: () => `${v1}/custom-fields`,
+    minimum: { calls: 1, why: "one Query of the organization's custom fields" },
+  },
+  {
     operationId: 'postExperiment',
     method: 'POST',
     path: () => `${v1}/experiments`,
@@ -881,6 +901,13 @@ const updating: Step[] = [
     minimum: { calls: 2, why: 'read + write conditional on its version (no metrics or projects named)' },
   },
   {
+    operationId: 'updateCustomField',
+    method: 'PUT',
+    path: (ids) => `${v1}/custom-fields/${ids.customFieldId}`,
+    body: () => ({ description: 'Updated by the bench' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
     operationId: 'putNamespace',
     method: 'PUT',
     path: (ids) => `${v1}/namespaces/${ids.namespaceId}`,
@@ -1015,6 +1042,12 @@ const deleting: Step[] = [
     operationId: 'deleteMetricGroup',
     method: 'DELETE',
     path: (ids) => `${v1}/metric-groups/${ids.metricGroupId}`,
+    minimum: { calls: 1, why: 'delete conditional on existence' },
+  },
+  {
+    operationId: 'deleteCustomField',
+    method: 'DELETE',
+    path: (ids) => `${v1}/custom-fields/${ids.customFieldId}`,
     minimum: { calls: 1, why: 'delete conditional on existence' },
   },
   {

@@ -27,6 +27,7 @@ import { codeRefEndpoints } from './code-refs';
 import { namespaceEndpoints } from './namespaces';
 import { dimensionEndpoints } from './dimensions';
 import { metricGroupEndpoints } from './metric-groups';
+import { customFieldEndpoints } from './custom-fields';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -74,6 +75,7 @@ export const routes: Route[] = [
   ...inFolder('namespaces', namespaceEndpoints),
   ...inFolder('dimensions', dimensionEndpoints),
   ...inFolder('metric-groups', metricGroupEndpoints),
+  ...inFolder('custom-fields', customFieldEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */
