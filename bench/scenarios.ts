@@ -428,7 +428,7 @@ const creating: Step[] = [
     operationId: 'getCodeRefs',
     method: 'GET',
     path: () => `${v1}/code-refs/bench`,
-    minimum: { calls: 1, why: "one Query of the feature's key prefix" },
+    minimum: { calls: 1, why: "one Query of the feature's key prefix (the feature is read only when nothing references it)" },
   },
   {
     operationId: 'getExperimentNames',

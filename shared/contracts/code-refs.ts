@@ -64,7 +64,7 @@ export const getCodeRefs = defineEndpoint({
   operationId: 'getCodeRefs',
   method: 'GET',
   path: '/code-refs/{id}',
-  summary: 'The code references of one feature, in every repository and branch',
+  summary: 'The code references of one feature, in every repository and branch (404 when the id is neither a feature nor referenced)',
   tag: 'code-references',
   permission: 'read',
   params: z.object({ id: z.string().min(1).max(256) }),

@@ -80,7 +80,7 @@ describe('POST /code-refs', () => {
 
     expect(response.status).toBe(200);
     expect(await ofFeature('a#b')).toEqual([expect.objectContaining({ repo: 'acme/odd#repo', branch: 'release/1.0', refs: [expect.not.objectContaining({ column: 7 })] })]);
-    expect(await ofFeature('a')).toEqual([]);
+    expect((await api.request('GET', '/api/v1/code-refs/a', { key: org.keys.readonly })).status).toBe(404);
   });
 
   it.each([
@@ -93,7 +93,7 @@ describe('POST /code-refs', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(message);
-    expect(await ofFeature('x')).toEqual([]);
+    expect((await api.request('GET', '/api/v1/code-refs/x', { key: org.keys.readonly })).status).toBe(404);
   });
 
   it('answers 400 for a deleteMissing other than true or false', async () => {
@@ -107,7 +107,7 @@ describe('POST /code-refs', () => {
     const response = await post({ branch: 'main', repoName: 'acme/ro', refs: [ref('readonly-flag')] }, '', org.keys.readonly);
 
     expect(response.status).toBe(403);
-    expect(await ofFeature('readonly-flag')).toEqual([]);
+    expect((await api.request('GET', '/api/v1/code-refs/readonly-flag', { key: org.keys.readonly })).status).toBe(404);
   });
 });
 
@@ -129,12 +129,24 @@ describe('GET /code-refs and /code-refs/{id}', () => {
     expect(await ofFeature('f1', fresh)).toHaveLength(1);
   });
 
-  it('answers an empty list for a feature no code references', async () => {
+  it('answers an empty list for a feature no code references, and 404 for an id that is neither a feature nor referenced', async () => {
+    await api.request('POST', '/api/v1/features', { key: org.keys.admin, body: { id: 'never-referenced', valueType: 'boolean', defaultValue: 'false' } });
+
     const response = await api.request('GET', '/api/v1/code-refs/never-referenced', { key: org.keys.readonly });
+    const unknown = await api.request('GET', '/api/v1/code-refs/no-such-flag', { key: org.keys.readonly });
 
     expect(response.status).toBe(200);
     expectShape(contract.getCodeRefs, response.body);
     expect(response.body).toEqual({ codeRefs: [] });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("answers 404 for a flag only another organization's code references", async () => {
+    await post({ branch: 'main', repoName: 'theirs', refs: [ref('their-flag')] }, '', other.keys.admin);
+
+    const response = await api.request('GET', '/api/v1/code-refs/their-flag', { key: org.keys.readonly });
+
+    expect(response.status).toBe(404);
   });
 
   it('answers 400 for an unknown query parameter and 403 without the read permission', async () => {
