@@ -16,7 +16,9 @@ export async function call(key: string, method: string, url: string, body?: unkn
     headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
   });
-  return { status: result.statusCode ?? 200, body: result.body ? JSON.parse(result.body) : undefined };
+  // Bodies are JSON except the few text documents (openapi.yaml), which stay text.
+  const json = /json/.test(String(result.headers?.['content-type'] ?? 'application/json'));
+  return { status: result.statusCode ?? 200, body: result.body ? (json ? JSON.parse(result.body) : result.body) : undefined };
 }
 
 /** Waits (polling, at most a minute) for the background work a step depends on. */

@@ -8,3 +8,12 @@ export class HttpResponse {
 }
 
 export const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
+
+/** A response whose body is text sent as it is (not JSON), e.g. a YAML document. */
+export class TextResponse {
+  constructor(
+    readonly body: string,
+    readonly contentType: string,
+    readonly headers: Record<string, string> = {},
+  ) {}
+}

@@ -9,18 +9,26 @@ import { factTableEndpoints } from './fact-tables';
 import { factMetricEndpoints } from './fact-metrics';
 import { bulkImportEndpoints } from './bulk-import';
 import { experimentEndpoints } from './experiments';
+import { experimentStatusEndpoints } from './experiment-status';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { experimentTemplateEndpoints } from './experiment-templates';
 import { dashboardEndpoints } from './dashboards';
 import { featureEndpoints } from './features';
+import { featureCleanupEndpoints } from './feature-cleanup';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
 import { memberEndpoints } from './members';
+import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
 import { systemEndpoints } from './system';
 import { dataSourceEndpoints } from './data-sources';
+import { codeRefEndpoints } from './code-refs';
+import { namespaceEndpoints } from './namespaces';
+import { dimensionEndpoints } from './dimensions';
+import { metricGroupEndpoints } from './metric-groups';
+import { customFieldEndpoints } from './custom-fields';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -42,6 +50,7 @@ const inFolder = (folder: string, specs: EndpointSpec[]): Route[] =>
 export const routes: Route[] = [
   ...inFolder('system', systemEndpoints),
   ...inFolder('members', memberEndpoints),
+  ...inFolder('members', memberChangeEndpoints),
   ...inFolder('saved-groups', savedGroupEndpoints),
   ...inFolder('teams', teamEndpoints),
   ...inFolder('attributes', attributeEndpoints),
@@ -54,14 +63,21 @@ export const routes: Route[] = [
   ...inFolder('fact-metrics', factMetricEndpoints),
   ...inFolder('bulk-import', bulkImportEndpoints),
   ...inFolder('experiments', experimentEndpoints),
+  ...inFolder('experiments', experimentStatusEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('experiment-templates', experimentTemplateEndpoints),
   ...inFolder('dashboards', dashboardEndpoints),
   ...inFolder('features', featureEndpoints),
+  ...inFolder('features', featureCleanupEndpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
+  ...inFolder('code-refs', codeRefEndpoints),
+  ...inFolder('namespaces', namespaceEndpoints),
+  ...inFolder('dimensions', dimensionEndpoints),
+  ...inFolder('metric-groups', metricGroupEndpoints),
+  ...inFolder('custom-fields', customFieldEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */

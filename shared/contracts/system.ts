@@ -11,4 +11,37 @@ export const getOpenApiDocument = defineEndpoint({
   response: z.record(z.string(), z.unknown()),
 });
 
-export const systemEndpoints = [getOpenApiDocument];
+export const getOpenApiYaml = defineEndpoint({
+  operationId: 'getOpenApiYaml',
+  method: 'GET',
+  path: '/openapi.yaml',
+  summary: 'The OpenAPI 3.1 document of this API, as YAML (the same document as openapi.json)',
+  tag: 'system',
+  permission: 'public',
+  response: z.string(),
+});
+
+/** Which build is serving: the commit and date it was built from (empty when unknown), and the release. */
+export const build = z.object({ sha: z.string(), date: z.string(), lastVersion: z.string() });
+
+export const getApiInfo = defineEndpoint({
+  operationId: 'getApiInfo',
+  method: 'GET',
+  path: '',
+  summary: 'Health check: the name, API version and build of the service',
+  tag: 'system',
+  permission: 'public',
+  response: z.object({ name: z.string(), apiVersion: z.literal(1), build }),
+});
+
+export const getVersion = defineEndpoint({
+  operationId: 'getVersion',
+  method: 'GET',
+  path: '/version',
+  summary: 'The release of the service and the build serving it',
+  tag: 'system',
+  permission: 'public',
+  response: z.object({ version: z.string(), apiVersion: z.literal(1), build }),
+});
+
+export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion];

@@ -1,6 +1,6 @@
 import { InvalidInputError } from '../errors';
 import type { Principal } from '../permissions';
-import type { EnvironmentInput, Feature, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
+import type { EnvironmentInput, Feature, FeatureRevisionRecord, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
 import { newId } from '../ids';
 import { parseSchema, schemaErrors } from './json-schema';
 
@@ -274,12 +274,18 @@ export function findCycle(start: string, dependencies: (id: string) => string[])
   return walk(start, [start]);
 }
 
-/** Filter values kept on the list index: the project, and each environment the feature is served in. */
+/** Filter values kept on the list index: the project, each environment the feature is served in, and each experiment its rules reference. */
 export function featureListTags(feature: Pick<StoredFeature, 'project' | 'archived' | 'environments'>): string[] {
   const served = feature.archived
     ? []
     : Object.entries(feature.environments).filter(([, settings]) => settings.enabled).map(([env]) => `env:${env}`);
-  return [`project:${feature.project}`, ...served];
+  // Experiments that experiment-ref rules name, so an experiment's linked features are one query.
+  const linked = new Set(
+    Object.values(feature.environments).flatMap((settings) =>
+      settings.rules.flatMap((rule) => (rule.type === 'experiment-ref' ? [`experiment:${rule.experimentId}`] : [])),
+    ),
+  );
+  return [`project:${feature.project}`, ...served, ...linked];
 }
 
 /** Keys sorted at every level, so two equal values always serialise alike. */
@@ -319,3 +325,16 @@ export function toApiFeature(feature: StoredFeature, environments: string[], def
 
 /** Who a change is recorded as made by: the member of a personal access token, else the API key's record id. */
 export const authorOf = (principal: Principal, comment: string) => ({ by: principal.memberId ?? principal.keyId, comment });
+
+/**
+ * The feature with an earlier revision's default value and rules, as GrowthBook reverts: the rules of
+ * each environment where that revision had rules; other environments, and every environment's
+ * on/off state, stay as they are.
+ */
+export function revertedFeature(current: StoredFeature, revision: Pick<FeatureRevisionRecord, 'defaultValue' | 'rules'>): StoredFeature {
+  const environments = { ...current.environments };
+  for (const [env, rules] of Object.entries(revision.rules)) {
+    if (rules.length) environments[env] = { ...(environments[env] ?? defaultSettings()), rules };
+  }
+  return { ...current, defaultValue: revision.defaultValue ?? current.defaultValue, environments };
+}

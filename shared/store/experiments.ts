@@ -10,7 +10,7 @@ import { savedGroups } from './saved-groups';
 import { segments } from './segments';
 
 /**
- * Experiments; lists filter on project, datasource, tracking key and status. Organizations may
+ * Experiments; lists filter on project, datasource, tracking key, status and the namespaces their phases use. Organizations may
  * hold thousands, so unfiltered pages use the page index.
  */
 export const experiments = repository<Experiment>({
@@ -22,6 +22,8 @@ export const experiments = repository<Experiment>({
     `datasource:${experiment.settings.datasourceId}`,
     `trackingKey:${experiment.trackingKey}`,
     `status:${experiment.status}`,
+    // The namespaces its phases use, so deleting a namespace in use is refused with one query.
+    ...new Set(experiment.phases.flatMap((phase) => (phase.namespace ? [`namespace:${phase.namespace.namespaceId}`] : []))),
   ],
 });
 

@@ -17,7 +17,7 @@ import { environments } from './environments';
 import { experiments } from './experiments';
 import { keys } from './keys';
 import { prepareAppend, readPageIndex } from './page-index';
-import { queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
+import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
 import { savedGroups } from './saved-groups';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { preparePayloadChanges } from './sdk-payloads';
@@ -392,4 +392,17 @@ export async function presentFeatures(orgId: string, stored: StoredFeature[], kn
       return entry && JSON.stringify(sdkFeature(feature.id, entry, refs));
     }),
   );
+}
+
+/** How many features have a rule that references the experiment (any environment). */
+export async function linkedFeatureCount(orgId: string, experimentId: string): Promise<number> {
+  return (await featureIds(orgId, { all: [`experiment:${experimentId}`] })).length;
+}
+
+/** One published revision of a feature, or undefined when it has none with that number. One GetItem. */
+export async function featureRevision(orgId: string, id: string, version: number): Promise<FeatureRevisionRecord | undefined> {
+  const [item] = await getItems([keys.featureRevision(orgId, id, version)]);
+  if (!item) return undefined;
+  const { PK: _pk, SK: _sk, entityType: _type, ...record } = item;
+  return record as unknown as FeatureRevisionRecord;
 }

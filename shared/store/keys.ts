@@ -17,6 +17,7 @@
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
  * | latest successful snapshot | ORG#<org>   | SNAPSHOT_LATEST#<experiment>#<dimension>#<phase> |      |          |
+ * | code references of a feature in a repo branch | ORG#<org> | CODE_REF#<feature>#<repo>#<branch> (URI-encoded) | ORG#<org>#CODE_REF | <dateCreated>#<id> |
  *
  * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
@@ -51,6 +52,11 @@ export const entityTypes = [
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
   'EVENT',
+  'CODE_REF',
+  'NAMESPACE',
+  'CUSTOM_FIELD',
+  'DIMENSION',
+  'METRIC_GROUP',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -99,6 +105,12 @@ export const keys = {
     SK: `SNAPSHOT_LATEST#${experimentId}#${dimension}#${String(phase).padStart(4, '0')}`,
   }),
   latestSnapshotPrefix: (experimentId: string, dimension: string) => `SNAPSHOT_LATEST#${experimentId}#${dimension}#`,
+  /**
+   * The id of the code references of one feature in one repository branch: its parts URI-encoded
+   * (they are free text) and joined so that all of a feature's references share a key prefix.
+   */
+  codeRefId: (feature: string, repo: string, branch: string) => [feature, repo, branch].map(encodeURIComponent).join('#'),
+  codeRefFeaturePrefix: (feature: string) => `CODE_REF#${encodeURIComponent(feature)}#`,
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
 };

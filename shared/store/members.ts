@@ -1,10 +1,12 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, InvalidInputError } from '../errors';
+import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { StoredMember } from '../contracts/members';
 import { db, tableName } from './client';
 import { newId } from '../ids';
 import { keys } from './keys';
-import { repository, transact } from './repository';
+import { repository, transact, type TransactionOp } from './repository';
+// teams.ts imports this module too; both only use each other inside functions, so the cycle is safe.
+import { teams } from './teams';
 
 export const members = repository<StoredMember>({ type: 'MEMBER', label: 'Member' });
 
@@ -65,4 +67,42 @@ export async function resolveOwner(orgId: string, owner: string, field = 'owner'
   const member = await members.find(orgId, owner);
   if (!member) throw new InvalidInputError(`Request body: [${field}] no member has the id ${owner}`);
   return { id: member.id, email: member.email };
+}
+
+/**
+ * Removes a member from the organization in one transaction: the member (conditional on the version
+ * read), its e-mail and id pointers, and its place in every team (each conditional on its version).
+ * The member's personal access tokens stop working, as a token needs its member. 404 when unknown.
+ */
+export async function removeMember(orgId: string, id: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    const [current, orgTeams] = await Promise.all([members.read(orgId, id), teams.all(orgId)]);
+    if (!current) throw new NotFoundError(`Member ${id} not found`);
+    const changedMeanwhile = () => new ConflictError('conflict', `Member ${id} was changed by another request; retry`);
+    const ops: TransactionOp[] = [
+      {
+        op: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.entity(orgId, 'MEMBER', id),
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': current.version },
+          },
+        },
+        onConditionFailed: changedMeanwhile,
+      },
+      { op: { Delete: { TableName: tableName(), Key: keys.memberEmail(orgId, current.entity.email) } }, onConditionFailed: changedMeanwhile },
+      { op: { Delete: { TableName: tableName(), Key: keys.memberPointer(id) } }, onConditionFailed: changedMeanwhile },
+    ];
+    const memberTeams = await teams.readMany(orgId, orgTeams.filter((team) => team.members.includes(id)).map((team) => team.id));
+    for (const team of memberTeams) {
+      ops.push(teams.prepareUpdate(orgId, team, { ...team.entity, members: team.entity.members.filter((member) => member !== id) }));
+    }
+    try {
+      await transact(ops);
+      return;
+    } catch (error) {
+      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === 5) throw error;
+    }
+  }
 }

@@ -21,12 +21,13 @@ export async function assertMembersExist(orgId: string, ids: string[]): Promise<
 }
 
 /**
- * Raises 400 naming the field unless every environment and project a team names (its own and
+ * Raises 400 naming the field (after `prefix`) unless every environment and project a team names (its own and
  * those of its project roles) exists in the organization.
  */
 export async function assertTeamReferences(
   orgId: string,
   team: { environments?: string[]; projectRoles?: { project: string; environments: string[] }[]; defaultProject?: string },
+  prefix = '',
 ): Promise<void> {
   const environmentLists: [string, string[]][] = [
     ['environments', team.environments ?? []],
@@ -43,8 +44,8 @@ export async function assertTeamReferences(
   ]);
   for (const [field, ids] of environmentLists) {
     const missing = firstMissing(ids, foundEnvironments);
-    if (missing) throw new InvalidInputError(`Request body: [${field}.${missing[1]}] no environment has the id ${missing[0]}`);
+    if (missing) throw new InvalidInputError(`Request body: [${prefix}${field}.${missing[1]}] no environment has the id ${missing[0]}`);
   }
   const unknownField = projectFields.find(([, id]) => unknown.includes(id));
-  if (unknownField) throw new InvalidInputError(`Request body: [${unknownField[0]}] unknown project ${unknownField[1]}`);
+  if (unknownField) throw new InvalidInputError(`Request body: [${prefix}${unknownField[0]}] unknown project ${unknownField[1]}`);
 }

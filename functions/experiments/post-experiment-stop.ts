@@ -1,0 +1,16 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/permissions';
+import { postExperimentStop } from '../../shared/contracts/experiment-status';
+import { assertNotHoldout, stoppedExperiment } from '../../shared/domain/experiment-status';
+import { enhancedStatus } from '../../shared/domain/experiments';
+import { experiments } from '../../shared/store/experiments';
+
+export const handler = endpoint(postExperimentStop, async ({ params, body, auth }) => {
+  const experiment = await experiments.update(auth.orgId, params.id, (current) => {
+    assertCan(auth, 'write', current.project ? [current.project] : []);
+    assertNotHoldout(current);
+    return stoppedExperiment(current, body, new Date().toISOString());
+  });
+  // The SDK payload reads experiments fresh and takes their dateUpdated, so SDK caches see the stop.
+  return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
+});

@@ -1,0 +1,15 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { assertCan } from '../../shared/permissions';
+import { putExperimentSchedule } from '../../shared/contracts/experiment-status';
+import { assertNotHoldout, rescheduledExperiment } from '../../shared/domain/experiment-status';
+import { enhancedStatus } from '../../shared/domain/experiments';
+import { experiments } from '../../shared/store/experiments';
+
+export const handler = endpoint(putExperimentSchedule, async ({ params, body, auth }) => {
+  const experiment = await experiments.update(auth.orgId, params.id, (current) => {
+    assertCan(auth, 'write', current.project ? [current.project] : []);
+    assertNotHoldout(current);
+    return rescheduledExperiment(current, body, new Date().toISOString());
+  });
+  return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
+});

@@ -1,0 +1,54 @@
+import * as z from 'zod';
+import { defineEndpoint } from './spec';
+import { paginationFields, paginationQuery } from './common';
+import { feature, valueTypes } from './features';
+
+// Reverting a feature to an earlier revision, and the stale-feature report cleanup scripts and
+// GrowthBook's MCP server read: GrowthBook's revertFeature and getStaleFeatures.
+
+export const revertFeature = defineEndpoint({
+  operationId: 'revertFeature',
+  method: 'POST',
+  path: '/features/{id}/revert',
+  summary: "Publish an earlier revision's default value and rules again",
+  tag: 'features',
+  permission: 'write',
+  projectScoped: true,
+  params: z.object({ id: z.string().min(1).max(256) }),
+  body: z.strictObject({ revision: z.number().int().min(1), comment: z.string().max(10_000).optional() }),
+  response: z.object({ feature }),
+});
+
+/** Feature ids in a query string: `flagIds=a&flagIds=b` arrives joined as `a,b`, and `a,b` is taken the same way. */
+const idList = z
+  .string()
+  .max(100_000)
+  .transform((text) => text.split(',').map((id) => id.trim()).filter(Boolean));
+
+export const getStaleFeatures = defineEndpoint({
+  operationId: 'getStaleFeatures',
+  method: 'GET',
+  path: '/stale-features',
+  summary: 'The features that are stale or archived, least recently updated first, with the value to keep in each environment',
+  tag: 'features',
+  permission: 'read',
+  query: paginationQuery.extend({ projectId: z.string().min(1).max(256).optional(), flagIds: idList.optional() }).strict(),
+  response: z
+    .object({
+      features: z.array(
+        z.object({
+          id: z.string(),
+          owner: z.string(),
+          archived: z.boolean(),
+          dateCreated: z.string(),
+          dateUpdated: z.string(),
+          valueType: z.enum(valueTypes),
+          customFields: z.record(z.string(), z.unknown()),
+          environments: z.record(z.string(), z.object({ value: z.string().nullable() })),
+        }),
+      ),
+    })
+    .extend(paginationFields.shape),
+});
+
+export const featureCleanupEndpoints = [revertFeature, getStaleFeatures];

@@ -1,0 +1,87 @@
+import * as z from 'zod';
+import { defineEndpoint } from './spec';
+import { deletedResponse, idParams, stringList } from './common';
+
+// Metric groups: named lists of metrics of one datasource, added to experiments together.
+
+export const metricGroup = z.object({
+  id: z.string(),
+  dateCreated: z.string(),
+  dateUpdated: z.string(),
+  owner: z.string(),
+  name: z.string(),
+  description: z.string(),
+  tags: z.array(z.string()),
+  projects: z.array(z.string()),
+  metrics: z.array(z.string()),
+  datasource: z.string(),
+  archived: z.boolean(),
+});
+export type MetricGroup = z.infer<typeof metricGroup>;
+
+const createBody = z.strictObject({
+  name: z.string().trim().min(1).max(256),
+  description: z.string().max(10_000),
+  tags: stringList.optional(),
+  projects: stringList,
+  metrics: z.array(z.string().min(1).max(256)).max(1000),
+  datasource: z.string().min(1).max(256),
+});
+const metricGroupResponse = z.object({ metricGroup });
+
+export const listMetricGroups = defineEndpoint({
+  operationId: 'listMetricGroups',
+  method: 'GET',
+  path: '/metric-groups',
+  summary: 'List metric groups',
+  tag: 'metric-groups',
+  permission: 'read',
+  response: z.object({ metricGroups: z.array(metricGroup) }),
+});
+
+export const createMetricGroup = defineEndpoint({
+  operationId: 'createMetricGroup',
+  method: 'POST',
+  path: '/metric-groups',
+  summary: 'Create a metric group',
+  tag: 'metric-groups',
+  permission: 'write',
+  body: createBody,
+  response: metricGroupResponse,
+});
+
+export const getMetricGroup = defineEndpoint({
+  operationId: 'getMetricGroup',
+  method: 'GET',
+  path: '/metric-groups/{id}',
+  summary: 'Get a metric group',
+  tag: 'metric-groups',
+  permission: 'read',
+  params: idParams,
+  response: metricGroupResponse,
+});
+
+export const updateMetricGroup = defineEndpoint({
+  operationId: 'updateMetricGroup',
+  method: 'PUT',
+  path: '/metric-groups/{id}',
+  summary: 'Update a metric group',
+  tag: 'metric-groups',
+  permission: 'write',
+  params: idParams,
+  body: createBody.extend({ archived: z.boolean() }).partial(),
+  response: metricGroupResponse,
+});
+
+export const deleteMetricGroup = defineEndpoint({
+  operationId: 'deleteMetricGroup',
+  method: 'DELETE',
+  path: '/metric-groups/{id}',
+  summary: 'Delete a metric group',
+  tag: 'metric-groups',
+  permission: 'write',
+  params: idParams,
+  response: deletedResponse,
+});
+
+export const metricGroupEndpoints = [listMetricGroups, createMetricGroup, getMetricGroup, updateMetricGroup, deleteMetricGroup];

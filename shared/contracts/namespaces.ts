@@ -1,0 +1,90 @@
+import * as z from 'zod';
+import { defineEndpoint } from './spec';
+import { deletedResponse, idParams, paginationFields, paginationQuery } from './common';
+
+// Namespaces: mutually exclusive traffic ranges experiments claim (phases' `namespace.namespaceId`).
+
+export const namespace = z.object({
+  id: z.string(),
+  displayName: z.string(),
+  description: z.string(),
+  status: z.enum(['active', 'inactive']),
+  format: z.enum(['legacy', 'multiRange']),
+  hashAttribute: z.string().optional(),
+  seed: z.string().optional(),
+});
+export type Namespace = z.infer<typeof namespace>;
+/** A namespace as stored, with the dates the store keeps. */
+export type StoredNamespace = Namespace & { dateCreated: string; dateUpdated: string };
+
+const displayName = z.string().trim().min(1).max(256);
+const namespaceResponse = z.object({ namespace });
+
+export const listNamespaces = defineEndpoint({
+  operationId: 'listNamespaces',
+  method: 'GET',
+  path: '/namespaces',
+  summary: 'List namespaces',
+  tag: 'namespaces',
+  permission: 'read',
+  query: paginationQuery.strict(),
+  response: z.object({ namespaces: z.array(namespace) }).extend(paginationFields.shape),
+});
+
+export const getNamespace = defineEndpoint({
+  operationId: 'getNamespace',
+  method: 'GET',
+  path: '/namespaces/{id}',
+  summary: 'Get a namespace',
+  tag: 'namespaces',
+  permission: 'read',
+  params: idParams,
+  response: namespaceResponse,
+});
+
+export const postNamespace = defineEndpoint({
+  operationId: 'postNamespace',
+  method: 'POST',
+  path: '/namespaces',
+  summary: 'Create a namespace (multiRange by default, which needs a hashAttribute)',
+  tag: 'namespaces',
+  permission: 'manage',
+  body: z.strictObject({
+    displayName,
+    description: z.string().max(10_000).optional(),
+    status: z.enum(['active', 'inactive']).optional(),
+    format: z.enum(['legacy', 'multiRange']).optional(),
+    hashAttribute: z.string().min(1).max(256).optional(),
+  }),
+  response: namespaceResponse,
+});
+
+export const putNamespace = defineEndpoint({
+  operationId: 'putNamespace',
+  method: 'PUT',
+  path: '/namespaces/{id}',
+  summary: 'Update a namespace',
+  tag: 'namespaces',
+  permission: 'manage',
+  params: idParams,
+  body: z.strictObject({
+    displayName: displayName.optional(),
+    description: z.string().max(10_000).optional(),
+    status: z.enum(['active', 'inactive']).optional(),
+    hashAttribute: z.string().min(1).max(256).optional(),
+  }),
+  response: namespaceResponse,
+});
+
+export const deleteNamespace = defineEndpoint({
+  operationId: 'deleteNamespace',
+  method: 'DELETE',
+  path: '/namespaces/{id}',
+  summary: 'Delete a namespace no experiment uses',
+  tag: 'namespaces',
+  permission: 'manage',
+  params: idParams,
+  response: deletedResponse,
+});
+
+export const namespaceEndpoints = [listNamespaces, getNamespace, postNamespace, putNamespace, deleteNamespace];

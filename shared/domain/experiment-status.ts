@@ -1,0 +1,139 @@
+import { ConflictError, InvalidInputError } from '../errors';
+import type { Experiment } from '../contracts/experiments';
+import type { PutExperimentScheduleBody, StopExperimentBody } from '../contracts/experiment-status';
+
+const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
+const wrongStatus = (message: string) => new ConflictError('invalid_status', message);
+
+/** Holdouts have their own lifecycle; GrowthBook refuses them on these endpoints too. */
+export function assertNotHoldout(experiment: Experiment): void {
+  if (experiment.type === 'holdout') throw new InvalidInputError('Holdouts are not supported via this API');
+}
+
+/** What the start checklist needs to know besides the experiment itself. */
+export interface StartFacts {
+  /** Features with a rule that references the experiment. */
+  linkedFeatures: number;
+  sdkConnections: number;
+}
+
+/**
+ * The required items of GrowthBook's start checklist that are incomplete: a linked change (feature,
+ * visual changeset or redirect), a goal metric for a bandit, a phase, and an SDK connection.
+ */
+export function incompleteChecklist(experiment: Experiment, facts: StartFacts): string[] {
+  const missing: string[] = [];
+  const linked = facts.linkedFeatures > 0 || !!experiment.hasVisualChangesets || !!experiment.hasURLRedirects;
+  if (!linked) missing.push('linkedChanges');
+  if (experiment.type === 'multi-armed-bandit' && experiment.settings.goals.length === 0) missing.push('banditGoalMetric');
+  if (experiment.phases.length === 0) missing.push('targeting');
+  if (facts.sdkConnections === 0) missing.push('sdkConnection');
+  return missing;
+}
+
+/** A start scheduled for later than `now` (bandits keep their own cadence and have none). */
+export function futureStart(experiment: Experiment, now: string): string | undefined {
+  const startAt = experiment.type === 'multi-armed-bandit' ? undefined : experiment.statusUpdateSchedule?.startAt;
+  return startAt && new Date(startAt).toISOString() > now ? new Date(startAt).toISOString() : undefined;
+}
+
+/** The experiment with its scheduled start staged (approved to happen at `startAt`). */
+export function stagedStart(experiment: Experiment, startAt: string): Experiment {
+  if (experiment.nextScheduledStatusUpdate) {
+    throw wrongStatus('Experiment is already staged for a scheduled start. To start now, remove the schedule first (PUT /experiments/{id}/schedule without startAt)');
+  }
+  if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status');
+  return { ...experiment, nextScheduledStatusUpdate: { type: 'start', date: startAt } };
+}
+
+/** The experiment started now: running, its latest phase (a new one when it has none) starting now, schedule done. */
+export function startedExperiment(experiment: Experiment, now: string): Experiment {
+  if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status');
+  const { statusUpdateSchedule: _schedule, nextScheduledStatusUpdate: _next, ...rest } = experiment;
+  const phases = experiment.phases.length
+    ? experiment.phases.map((phase, i) => (i === experiment.phases.length - 1 ? { ...phase, dateStarted: now, dateEnded: '' } : phase))
+    : [
+        {
+          name: 'Main',
+          dateStarted: now,
+          dateEnded: '',
+          reasonForStopping: '',
+          seed: experiment.trackingKey,
+          coverage: 1,
+          trafficSplit: experiment.variations.map((v) => ({ variationId: v.variationId, weight: 1 / experiment.variations.length })),
+          targetingCondition: '',
+          prerequisites: [],
+          savedGroupTargeting: [],
+        },
+      ];
+  return { ...rest, status: 'running', phases };
+}
+
+/**
+ * The experiment stopped (when running) with its results recorded, as GrowthBook's stop does: the
+ * latest phase ends (`dateEnded` or now) with the reason; a temporary rollout serves the released
+ * variation to everyone, otherwise the experiment leaves the SDK payload.
+ */
+export function stoppedExperiment(experiment: Experiment, input: StopExperimentBody, now: string): Experiment {
+  if (experiment.status === 'draft') throw wrongStatus('Cannot stop an experiment in draft status');
+  const variations = experiment.variations;
+  const indexOf = (id: string | undefined) => (id ? variations.findIndex((v) => v.variationId === id) : -1);
+  const winnerIndex = indexOf(input.winnerVariationId);
+  if (input.winnerVariationId && winnerIndex < 0) throw invalid('winnerVariationId', 'must be the id of a variation of this experiment');
+  if (input.results === 'won' && winnerIndex < 0) throw invalid('winnerVariationId', "is required when results is 'won'");
+  const winner = variations[Math.max(winnerIndex, 0)];
+  const rollout = input.enableTemporaryRollout ?? false;
+  const releasedVariationId = rollout ? (input.releasedVariationId ?? input.winnerVariationId ?? winner?.variationId ?? '') : '';
+  if (rollout && indexOf(releasedVariationId) < 0) throw invalid('releasedVariationId', 'must be the id of a variation of this experiment');
+  const last = experiment.phases.length - 1;
+  const phases = experiment.phases.map((phase, i) =>
+    i === last
+      ? {
+          ...phase,
+          dateEnded: input.dateEnded ? new Date(input.dateEnded).toISOString() : now,
+          coverage: rollout ? 1 : phase.coverage,
+          reasonForStopping: input.reason ?? '',
+        }
+      : phase,
+  );
+  return {
+    ...experiment,
+    status: experiment.status === 'running' ? 'stopped' : experiment.status,
+    phases,
+    resultSummary: {
+      status: input.results,
+      winner: winner?.variationId ?? '',
+      conclusions: input.analysis ?? experiment.resultSummary?.conclusions ?? '',
+      releasedVariationId,
+      excludeFromPayload: !rollout,
+    },
+  };
+}
+
+/**
+ * The experiment with its schedule replaced by `input` (absent means cleared). Only a start can be
+ * scheduled: it is for drafts, and a changed start must lie in the future.
+ */
+export function rescheduledExperiment(experiment: Experiment, input: PutExperimentScheduleBody, now: string): Experiment {
+  if (experiment.type === 'multi-armed-bandit') throw invalid('startAt', 'scheduling is not supported for bandit experiments');
+  if (experiment.archived || experiment.status === 'stopped') {
+    throw wrongStatus('Cannot change the schedule of a stopped or archived experiment');
+  }
+  for (const field of ['stopAt', 'stopAfter', 'scheduledStopPlan'] as const) {
+    if (input[field] !== undefined && input[field] !== null) {
+      throw invalid(field, 'scheduled stops are not supported; stop the experiment with POST /experiments/{id}/stop');
+    }
+  }
+  const { statusUpdateSchedule: current, nextScheduledStatusUpdate: _staged, ...rest } = experiment;
+  if (!input.startAt) return rest;
+  const startAt = new Date(input.startAt).toISOString();
+  if (experiment.status !== 'draft') throw invalid('startAt', 'a start can only be scheduled for a draft experiment');
+  const unchanged = current?.startAt && new Date(current.startAt).toISOString() === startAt;
+  if (!unchanged && startAt <= now) throw invalid('startAt', 'must be in the future');
+  // An unchanged start keeps its staging; a new one must be staged again with POST /start.
+  return {
+    ...rest,
+    statusUpdateSchedule: { startAt },
+    ...(unchanged && experiment.nextScheduledStatusUpdate ? { nextScheduledStatusUpdate: experiment.nextScheduledStatusUpdate } : {}),
+  };
+}

@@ -1,0 +1,9 @@
+import type { Dimension } from '../contracts/dimensions';
+import { repository } from './repository';
+
+/** Dimensions; lists filter on datasource. */
+export const dimensions = repository<Dimension>({
+  type: 'DIMENSION',
+  label: 'Dimension',
+  listTags: (dimension) => [`datasource:${dimension.datasourceId}`],
+});

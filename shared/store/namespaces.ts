@@ -1,0 +1,28 @@
+import { ConflictError, InvalidInputError } from '../errors';
+import type { StoredNamespace } from '../contracts/namespaces';
+import { experiments } from './experiments';
+import { repository } from './repository';
+
+export const namespaces = repository<StoredNamespace>({ type: 'NAMESPACE', label: 'Namespace' });
+
+/** Raises 409 when another namespace of the organization already has this display name (GrowthBook keeps them unique). */
+export async function assertDisplayNameFree(orgId: string, displayName: string, except?: string): Promise<void> {
+  const taken = (await namespaces.all(orgId)).find((ns) => ns.displayName.toLowerCase() === displayName.toLowerCase() && ns.id !== except);
+  if (taken) throw new ConflictError('already_exists', `Request body: [displayName] namespace ${taken.id} is already named ${displayName}`);
+}
+
+/** Deletes a namespace; 409 while an experiment's phase uses it (one query of the experiments' list index). */
+export async function removeNamespace(orgId: string, id: string): Promise<void> {
+  await namespaces.remove(orgId, id, async () => {
+    const { items, total } = await experiments.list(orgId, { limit: 1, offset: 0, tags: [`namespace:${id}`] });
+    if (total > 0) {
+      throw new ConflictError('conflict', `Namespace ${id} is used by ${total} experiment(s), e.g. ${items[0]?.id}; remove it from their phases first`);
+    }
+  });
+}
+
+/** A multiRange namespace assigns users by an attribute, so it needs one; a legacy namespace has none. */
+export function assertHashAttribute(format: StoredNamespace['format'], hashAttribute: string | undefined): void {
+  if (format === 'multiRange' && !hashAttribute) throw new InvalidInputError("Request body: [hashAttribute] is required when format is 'multiRange'");
+  if (format === 'legacy' && hashAttribute) throw new InvalidInputError("Request body: [hashAttribute] only applies to multiRange namespaces");
+}
