@@ -4,17 +4,17 @@ import { postFactTable } from '../../shared/contracts/fact-tables';
 import { newFactTable, publicFactTable } from '../../shared/domain/fact-tables';
 import { factTables } from '../../shared/store/fact-tables';
 import { newId } from '../../shared/ids';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(postFactTable, async ({ body, auth }) => {
   assertCan(auth, 'write', body.projects);
   await assertProjectsExist(auth.orgId, body.projects);
   const { owner: ownerInput, ...data } = body;
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const owner = await ownerForCreate(auth.orgId, ownerInput, auth.memberId);
   const table = await factTables.create(
     auth.orgId,
-    newFactTable(newId('ftb_'), data, owner ? { owner: owner.id, ownerEmail: owner.email } : { owner: auth.memberId ?? '' }),
+    newFactTable(newId('ftb_'), data, owner),
   );
   return { factTable: publicFactTable(table) };
 });

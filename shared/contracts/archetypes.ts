@@ -38,7 +38,7 @@ const archetypeFields = {
   isPublic: z.boolean(),
   attributes: attributeValues,
   projects: stringList,
-  owner: z.string().min(1).max(256),
+  owner: z.string().max(256),
 };
 const archetypeResponse = z.object({ archetype });
 

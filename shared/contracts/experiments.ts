@@ -252,7 +252,7 @@ const experimentFields = {
   activationMetric: z.string().max(256).optional(),
   segmentId: z.string().max(256).optional(),
   queryFilter: z.string().max(10_000).optional(),
-  owner: z.string().min(1).max(256).optional(),
+  owner: z.string().max(256).optional(),
   archived: z.boolean().optional(),
   status: experimentStatus.optional(),
   autoRefresh: z.boolean().optional(),

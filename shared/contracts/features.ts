@@ -200,7 +200,7 @@ export const featureKey = z
   .max(256)
   .regex(/^[a-zA-Z0-9_.:|-]+$/, 'may contain only letters, numbers, hyphens, underscores, dots, colons and pipes');
 
-const owner = z.string().min(1).max(256);
+const owner = z.string().max(256);
 const customFields = z.record(z.string(), z.string().max(10_000));
 const jsonSchemaInput = z.string().max(100_000);
 

@@ -34,7 +34,7 @@ export const jsonCondition = z.string().refine(
 );
 
 const name = z.string().trim().min(1).max(256);
-const owner = z.string().min(1).max(256);
+const owner = z.string().max(256);
 const savedGroupResponse = z.object({ savedGroup });
 
 const createBody = z.strictObject({

@@ -23,7 +23,7 @@ export type Segment = z.infer<typeof segment>;
 
 const fields = {
   name: z.string().trim().min(1).max(256),
-  owner: z.string().min(1).max(256),
+  owner: z.string().max(256),
   description: z.string().max(10_000),
   datasourceId: z.string().min(1).max(256),
   identifierType: z.string().min(1).max(256),

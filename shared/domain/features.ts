@@ -3,6 +3,7 @@ import type { Principal } from '../permissions';
 import type { EnvironmentInput, Feature, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
 import { newId } from '../ids';
 import { parseSchema, schemaErrors } from './json-schema';
+import { withOwner, type OwnerFields } from './owner';
 
 /** One environment of a stored feature; `defaultValue` and `definition` are derived when it is read. */
 export interface EnvironmentSettings {
@@ -182,15 +183,14 @@ export function newFeature(
     jsonSchema?: string;
     customFields?: Record<string, string>;
   },
-  context: { environments: string[]; owner: { id: string; email?: string } },
+  context: { environments: string[]; owner: OwnerFields },
 ): FeatureContent {
   const blank = Object.fromEntries(context.environments.map((env) => [env, defaultSettings()]));
   const feature: FeatureContent = {
     id: input.id,
     archived: input.archived ?? false,
     description: input.description ?? '',
-    owner: context.owner.id,
-    ...(context.owner.email ? { ownerEmail: context.owner.email } : {}),
+    ...context.owner,
     project: input.project ?? '',
     valueType: input.valueType,
     defaultValue: input.defaultValue,
@@ -207,11 +207,10 @@ export function newFeature(
 export function applyFeatureUpdate(
   current: StoredFeature,
   body: FeatureUpdate,
-  context: { environments: string[]; owner?: { id: string; email: string } },
+  context: { environments: string[]; owner?: OwnerFields },
 ): StoredFeature {
   const { environments, owner: _resolvedByCaller, holdout, jsonSchema, ...plain } = body;
-  const next: StoredFeature = { ...current, ...optional(plain) };
-  if (context.owner) Object.assign(next, { owner: context.owner.id, ownerEmail: context.owner.email });
+  const next: StoredFeature = withOwner({ ...current, ...optional(plain) }, context.owner);
   if (jsonSchema === '') delete next.jsonSchema;
   else if (jsonSchema !== undefined) next.jsonSchema = jsonSchema;
   if (holdout === null) delete next.holdout;

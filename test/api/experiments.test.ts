@@ -262,7 +262,7 @@ describe('POST /experiments', () => {
     ['an unknown saved group', { phases: [phase({ savedGroupTargeting: [{ matchType: 'all', savedGroups: ['grp_missing'] }] })] }, /\[phases\.0\.savedGroupTargeting\.0\.savedGroups\.0\]/],
     ['an unknown matchType', { phases: [phase({ savedGroupTargeting: [{ matchType: 'some', savedGroups: [] }] })] }, /matchType/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
-    ['an unknown owner', { owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown template', { templateId: 'tmplt__missing' }, /\[templateId\]/],
     ['an unknown default dashboard', { defaultDashboardId: 'dash_missing' }, /\[defaultDashboardId\]/],
     ['metrics without a datasource', { metrics: ['fact__any'] }, /\[datasourceId\]/],

@@ -61,7 +61,7 @@ describe('POST /fact-tables', () => {
     ['a missing sql', { ...orders, sql: undefined }, /\[sql\]/],
     ['an unknown managedBy', { ...orders, managedBy: 'ui' }, /\[managedBy\]/],
     ['an unknown project', { ...orders, projects: ['prj_missing'] }, /\[projects\] unknown project prj_missing/],
-    ['an unknown owner', { ...orders, owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { ...orders, owner: 'u_nobody' }, /\[owner\]/],
     ['columns, which only an update sets', { ...orders, columns: [] }, /columns/],
     ['an unknown field', { ...orders, colour: 'red' }, /colour/],
   ])('answers 400 for %s and stores nothing', async (_case, body, message) => {

@@ -160,7 +160,7 @@ describe('POST /features', () => {
     ],
     ['an unknown environment', { environments: { staging: { enabled: true } } }, /\[environments\.staging\]/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
-    ['an unknown owner', { owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown prerequisite', { prerequisites: ['missing-flag'] }, /\[prerequisites\.0\] feature missing-flag does not exist/],
     ['an unknown field', { colour: 'red' }, /colour/],
     ['a rule value of the wrong type', { environments: { production: { rules: [{ type: 'force', value: 'maybe' }] } } }, /\[environments\.production\.rules\.0\.value\]/],
@@ -466,7 +466,7 @@ describe('POST /features/{id}', () => {
   it.each([
     ['an invalid defaultValue', { defaultValue: 'maybe' }, /\[defaultValue\]/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
-    ['an unknown owner', { owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown prerequisite', { prerequisites: ['missing-flag'] }, /\[prerequisites\.0\]/],
     ['an unknown environment', { environments: { staging: { enabled: true } } }, /\[environments\.staging\]/],
     ['a holdout without value', { holdout: { id: 'hld_1' } }, /\[holdout\.value\]/],
@@ -524,7 +524,7 @@ describe('POST /features/{id}', () => {
   });
 
   it('answers 404, before looking at the body, for an unknown id with unknown references', async () => {
-    const response = await update('no-such-flag', { project: 'prj_missing', owner: 'nobody@example.com' });
+    const response = await update('no-such-flag', { project: 'prj_missing', owner: 'u_nobody' });
 
     expect(response.status).toBe(404);
   });

@@ -50,7 +50,7 @@ describe('POST /saved-groups', () => {
   });
 
   it.each([
-    ['an unknown owner e-mail', { name: 'x', condition: '{}', owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner e-mail', { name: 'x', condition: '{}', owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown owner id', { name: 'x', condition: '{}', owner: 'u_missing' }, /\[owner\]/],
     ["another organization's member as owner", { name: 'x', condition: '{}', owner: 'OTHER' }, /\[owner\]/],
     ['a missing name', { condition: '{}' }, /\[name\]/],
