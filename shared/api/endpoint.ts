@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { EndpointSpec } from '../contracts/spec';
 import { authenticate } from './auth';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
@@ -121,6 +121,8 @@ export function endpoint<Spec extends EndpointSpec>(
   spec: Spec,
   fn: (request: EndpointRequest<Spec>) => Promise<Result<Spec>>,
 ) {
+  // Query strings are strict, as GrowthBook's: a misspelt filter (`?projectID=`) is a 400, not the whole list.
+  const query = spec.query instanceof z.ZodObject ? spec.query.strict() : spec.query;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
     .use(injectLambdaContext(logger)) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))
@@ -130,7 +132,7 @@ export function endpoint<Spec extends EndpointSpec>(
     .handler(async (event, context) => {
       const result = await fn({
         params: (spec.params ? parseInput('params', spec.params, event.pathParameters ?? {}) : undefined) as never,
-        query: (spec.query ? parseInput('query', spec.query, event.queryStringParameters ?? {}) : undefined) as never,
+        query: (query ? parseInput('query', query, event.queryStringParameters ?? {}) : undefined) as never,
         body: (spec.body ? parseInput('body', spec.body, context.body ?? {}) : undefined) as never,
         auth: context.auth as Principal,
         event,

@@ -49,6 +49,8 @@ export const listArchetypes = defineEndpoint({
   summary: 'List archetypes',
   tag: 'archetypes',
   permission: 'read',
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: z.object({ archetypes: z.array(archetype) }),
 });
 

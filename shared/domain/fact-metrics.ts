@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors';
 import type { FactMetric, FactMetricInput, FactMetricUpdate, MetricType } from '../contracts/fact-metrics';
 import { factTableTags } from './fact-tables';
+import { projectTags } from './project-tags';
 
 /** What checking a reference to a fact table needs to know about it. */
 export interface FactTableFacts {
@@ -55,7 +56,7 @@ export function factMetricTags(metric: Pick<FactMetric, 'datasource' | 'projects
   const sides = metric.denominator ? [metric.numerator, metric.denominator] : [metric.numerator];
   return [
     `datasource:${metric.datasource}`,
-    ...metric.projects.map((project) => `project:${project}`),
+    ...projectTags(metric.projects),
     // GrowthBook's `factTableId` list filter looks at the numerator only.
     `factTable:${metric.numerator.factTableId}`,
     ...new Set(sides.flatMap((side) => factTableTags(side.factTableId, filterIdsUsed(side)))),

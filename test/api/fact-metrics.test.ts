@@ -270,9 +270,11 @@ describe('GET /fact-metrics', () => {
     expect(page.body).toMatchObject({ count: 3, total: 4, hasMore: true, nextOffset: 3 });
     expect(page.body.factMetrics.map((m: { id: string }) => m.id)).toEqual([m1, m2, m3]);
     expect(await ids('datasourceId=ds_a')).toEqual([m1, m2, m4]);
-    expect(await ids(`projectId=${project}`)).toEqual([m2, m3]);
+    // A metric with no projects belongs to every project, as in GrowthBook.
+    expect(await ids(`projectId=${project}`)).toEqual([m1, m2, m3, m4]);
+    expect(await ids('projectId=prj_elsewhere')).toEqual([m1, m4]);
     expect(await ids(`factTableId=${a}`)).toEqual([m1]);
-    expect(await ids(`factTableId=${b}&projectId=${project}`)).toEqual([m2]);
+    expect(await ids(`factTableId=${b}&projectId=${project}`)).toEqual([m2, m4]);
   });
 });
 

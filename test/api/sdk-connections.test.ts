@@ -132,7 +132,8 @@ describe('GET /sdk-connections', () => {
     expect(first.body).toMatchObject({ limit: 3, offset: 0, count: 3, total: 4, hasMore: true, nextOffset: 3 });
     expect(first.body.connections.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 3));
     expect(last.body).toMatchObject({ count: 1, hasMore: false, nextOffset: null });
-    expect(inProject.body.connections.map((c: { id: string }) => c.id)).toEqual([ids[1], ids[3]]);
+    // A connection with no projects serves every project, so it is listed under each (as in GrowthBook).
+    expect(inProject.body.connections.map((c: { id: string }) => c.id)).toEqual(ids);
   });
 
   it('lists only connections with a proxy when withProxy is set', async () => {
