@@ -25,7 +25,8 @@ export const handler = endpoint(postExperiment, async ({ body: input, auth }) =>
   const now = new Date().toISOString();
   const body = await withTemplate(auth.orgId, input, now);
   assertCan(auth, 'write', body.project ? [body.project] : []);
-  const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId);
+  // GrowthBook refuses a new experiment whose owner is not a member.
+  const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId, true);
   const data = newExperiment(body, owner, now);
   await Promise.all([
     assertExperimentReferences(auth.orgId, body, data.settings.datasourceId),

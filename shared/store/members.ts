@@ -56,7 +56,7 @@ export async function organizationOfMember(memberId: string): Promise<string | u
  * the organization (400 naming `field` otherwise); a member's e-mail becomes that member's id; any
  * other text, `""` included, is kept as given (scripts store display names there).
  */
-export async function resolveOwner(orgId: string, owner: string, field = 'owner'): Promise<OwnerFields> {
+export async function resolveOwner(orgId: string, owner: string, field = 'owner', strict = false): Promise<OwnerFields> {
   if (owner.startsWith('u_')) {
     const member = await members.find(orgId, owner);
     if (!member) throw new InvalidInputError(`Request body: [${field}] no member has the id ${owner}`);
@@ -64,13 +64,23 @@ export async function resolveOwner(orgId: string, owner: string, field = 'owner'
   }
   const id = owner === '' ? undefined : await memberIdByEmail(orgId, owner);
   if (id) return { owner: id, ownerEmail: owner };
+  if (strict) throw new InvalidInputError(`Request body: [${field}] no member has the e-mail ${owner}`);
   // An unresolved e-mail still reads back as the owner's e-mail, as GrowthBook answers it.
   return owner.includes('@') ? { owner, ownerEmail: owner } : { owner };
 }
 
-/** The owner of a new resource: the one given (see `resolveOwner`), else the caller's member, else `""`. */
-export async function ownerForCreate(orgId: string, given: string | undefined, memberId: string | undefined): Promise<OwnerFields> {
-  if (given !== undefined) return resolveOwner(orgId, given);
+/**
+ * The owner of a new resource: the one given (see `resolveOwner`), else the caller's member, else `""`.
+ * `strict` is GrowthBook's rule for new experiments: the owner must be a member, and `""` means the caller.
+ */
+export async function ownerForCreate(
+  orgId: string,
+  given: string | undefined,
+  memberId: string | undefined,
+  strict = false,
+): Promise<OwnerFields> {
+  if (strict && given === '') return ownerForCreate(orgId, undefined, memberId);
+  if (given !== undefined) return resolveOwner(orgId, given, 'owner', strict);
   if (!memberId) return { owner: '' };
   const member = await members.find(orgId, memberId);
   return member ? { owner: member.id, ownerEmail: member.email } : { owner: memberId };

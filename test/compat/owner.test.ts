@@ -39,7 +39,7 @@ const resources = () => [
   },
 ];
 
-describe.each(resources().map((r) => [r.name, r.path, r.key] as const))('the owner of a %s', (_name, path, key) => {
+describe.each(resources().filter((r) => r.name !== 'experiment').map((r) => [r.name, r.path, r.key] as const))('the owner of a %s', (_name, path, key) => {
   const body = () => resources().find((r) => r.path === path)!.body;
 
   it('keeps a display name as given', async () => {
@@ -76,6 +76,38 @@ describe.each(resources().map((r) => [r.name, r.path, r.key] as const))('the own
 
     expect(response.status).toBe(200);
     expect(response.body[key]).toMatchObject({ owner: org.admin.memberId, ownerEmail: org.admin.email });
+  });
+});
+
+describe('the owner of a new experiment, which GrowthBook requires to be a member', () => {
+  const experiment = () => resources().find((r) => r.name === 'experiment')!.body;
+
+  it.each([
+    ['a display name', 'Jane Doe'],
+    ['an e-mail no member has', 'nobody@example.com'],
+    ['an unknown member id', 'u_nobody'],
+  ])('is refused when it is %s', async (_case, owner) => {
+    const response = await post('/experiments', { ...experiment(), owner });
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[owner\] no member has/);
+  });
+
+  it("resolves a member's e-mail, and takes the caller for an empty owner", async () => {
+    const byEmail = await post('/experiments', { ...experiment(), owner: org.admin.email });
+    const empty = await post('/experiments', { ...experiment(), owner: '' }, org.admin.token);
+
+    expect(byEmail.body.experiment).toMatchObject({ owner: org.admin.memberId, ownerEmail: org.admin.email });
+    expect(empty.body.experiment).toMatchObject({ owner: org.admin.memberId });
+  });
+
+  it('keeps a display name given on an update, as GrowthBook does', async () => {
+    const created = (await post('/experiments', experiment())).body.experiment;
+
+    const response = await post(`/experiments/${created.id}`, { owner: 'Growth team' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.experiment.owner).toBe('Growth team');
   });
 });
 
