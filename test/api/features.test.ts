@@ -172,7 +172,7 @@ describe('POST /features', () => {
     [
       'experiment weights that do not sum to 1',
       { environments: { production: { rules: [{ type: 'experiment', values: [{ value: 'true', weight: 0.5 }, { value: 'false', weight: 0.2 }] }] } } },
-      /\[environments\.production\.rules\.0\.values\] weights must sum to 1/,
+      /\[environments\.production\.rules\.0\.values\] weights must add up to 1/,
     ],
     [
       'an experiment weight over 1',
