@@ -66,7 +66,7 @@ export function buildPhase(input: PhaseInput, variations: ExperimentVariation[],
     coverage: input.coverage ?? 1,
     trafficSplit: input.variationWeights ? weightedSplit(input.variationWeights, variations, field) : equalSplit(variations),
     ...(input.namespace ? { namespace: { ...input.namespace, range: range ?? [0, 1] } } : {}),
-    targetingCondition: input.condition ?? '',
+    targetingCondition: input.condition ?? '{}',
     prerequisites: input.prerequisites ?? [],
     savedGroupTargeting: input.savedGroupTargeting ?? [],
   };
