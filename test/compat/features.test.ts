@@ -109,3 +109,45 @@ describe('experiment rule weights', () => {
     expect((await post('/features', body)).status).toBe(200);
   });
 });
+
+describe('values, coerced as GrowthBook coerces them', () => {
+  it('stores a boolean given as another string as true, and an empty one as false', async () => {
+    const yes = await post('/features', { id: key(), valueType: 'boolean', defaultValue: 'yes' });
+    const empty = await post('/features', { id: key(), valueType: 'boolean', defaultValue: '' });
+
+    expect(yes.body.feature.defaultValue).toBe('true');
+    expect(empty.body.feature.defaultValue).toBe('false');
+  });
+
+  it('repairs JSON with unquoted keys and trailing commas, in the default value and in rules', async () => {
+    const response = await post('/features', {
+      id: key(),
+      valueType: 'json',
+      defaultValue: "{color: 'blue', sizes: [1, 2,],}",
+      environments: { production: { enabled: true, rules: [{ type: 'force', value: '{enabled: true}' }] } },
+    });
+
+    expect(response.status).toBe(200);
+    expect(JSON.parse(response.body.feature.defaultValue)).toEqual({ color: 'blue', sizes: [1, 2] });
+    expect(JSON.parse(response.body.feature.environments.production.rules[0].value)).toEqual({ enabled: true });
+  });
+
+  it('refuses a number GrowthBook does not take', async () => {
+    const response = await post('/features', { id: key(), valueType: 'number', defaultValue: '1e3' });
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[defaultValue\] Must be a valid number/);
+  });
+
+  it('checks string and number values against a jsonSchema', async () => {
+    const schema = JSON.stringify({ type: 'string', enum: ['red', 'blue'] });
+    const ok = await post('/features', { id: key(), valueType: 'string', defaultValue: 'red', jsonSchema: schema });
+    const bad = await post('/features', { id: key(), valueType: 'string', defaultValue: 'green', jsonSchema: schema });
+    const number = await post('/features', { id: key(), valueType: 'number', defaultValue: '150', jsonSchema: JSON.stringify({ type: 'number', maximum: 100 }) });
+
+    expect(ok.status).toBe(200);
+    expect(bad.status).toBe(400);
+    expect(number.status).toBe(400);
+    expect(number.body.message).toMatch(/\[defaultValue\] does not match jsonSchema/);
+  });
+});

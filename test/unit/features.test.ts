@@ -117,7 +117,7 @@ describe('newFeature', () => {
     const make = (rules: RuleInput[]) => () =>
       newFeature({ id: 'f', valueType: 'number', defaultValue: '1', environments: { dev: { rules } } }, { environments: ['dev'], owner: { owner: '' } });
 
-    expect(make([{ type: 'force', value: 'x' }])).toThrow(/\[environments\.dev\.rules\.0\.value\] is not a valid number/);
+    expect(make([{ type: 'force', value: 'x' }])).toThrow(/\[environments\.dev\.rules\.0\.value\] Must be a valid number/);
     expect(make([{ type: 'experiment', values: [{ value: '1', weight: 0.5 }, { value: 'y', weight: 0.5 }] }])).toThrow(
       /\[environments\.dev\.rules\.0\.values\.1\.value\]/,
     );
@@ -144,7 +144,9 @@ describe('applyFeatureUpdate', () => {
   });
 
   it('refuses a holdout value of the wrong type', () => {
-    expect(() => applyFeatureUpdate(stored(), { holdout: { id: 'h', value: 'maybe' } }, context)).toThrow(/\[holdout\.value\]/);
+    expect(() => applyFeatureUpdate(stored({ valueType: 'number', defaultValue: '1' }), { holdout: { id: 'h', value: 'maybe' } }, context)).toThrow(
+      /\[holdout\.value\]/,
+    );
   });
 
   it('sets the resolved owner with its e-mail', () => {
