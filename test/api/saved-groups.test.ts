@@ -86,11 +86,11 @@ describe('POST /saved-groups', () => {
     expect(response.body.code).toBe('invalid_request');
   });
 
-  it('answers 415 for a form-encoded body', async () => {
+  it('answers 415 for a body that is neither JSON nor a form', async () => {
     const response = await api.request('POST', '/api/v1/saved-groups', {
       key: org.keys.admin,
       rawBody: 'name=x',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'text/plain' },
     });
 
     expect(response.status).toBe(415);
