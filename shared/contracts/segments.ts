@@ -30,8 +30,9 @@ const fields = {
   projects: stringList,
   managedBy: z.enum(['', 'api']),
   type: z.enum(['SQL', 'FACT']),
-  query: z.string().trim().min(1).max(100_000),
-  factTableId: z.string().min(1).max(256),
+  // `""` where the type does not use it, as GET answers it, so a segment read can be sent back.
+  query: z.string().trim().max(100_000),
+  factTableId: z.string().max(256),
   filters: stringList,
 };
 
