@@ -122,3 +122,28 @@ describe('GET /members', () => {
     expect((await get('/members?globalRole=admin')).body.members.map((m: { id: string }) => m.id)).toEqual([org.admin.memberId]);
   });
 });
+
+describe('fact metric numerators, as GrowthBook sets them', () => {
+  let table: string;
+  beforeAll(async () => {
+    table = (await post('/fact-tables', { name: 'Orders', datasource: 'ds_main', userIdTypes: ['id'], sql: 'SELECT 1' })).body.factTable.id;
+  });
+  const metric = async (metricType: string, numerator: object) =>
+    (await post('/fact-metrics', { name: metricType, metricType, numerator: { factTableId: table, ...numerator }, ...(metricType === 'quantile' ? { quantileSettings: { type: 'unit', ignoreZeros: false, quantile: 0.5 } } : {}) }))
+      .body.factMetric;
+
+  it.each([
+    ['proportion', '$$distinctUsers'],
+    ['retention', '$$distinctUsers'],
+    ['dailyParticipation', '$$distinctDates'],
+  ])('forces the column of a %s metric to %s, whatever was given', async (type, column) => {
+    const created = await metric(type, { column: 'amount', aggregation: 'sum' });
+
+    expect(created.numerator.column).toBe(column);
+    expect(created.numerator.aggregation).toBeUndefined();
+  });
+
+  it.each(['mean', 'quantile'])('defaults the column of a %s metric without one to $$distinctUsers', async (type) => {
+    expect((await metric(type, {})).numerator.column).toBe('$$distinctUsers');
+  });
+});
