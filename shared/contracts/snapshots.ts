@@ -41,7 +41,8 @@ export const postExperimentSnapshot = defineEndpoint({
   params: idParams,
   body: z.strictObject({
     triggeredBy: z.enum(['manual', 'schedule']).default('manual'),
-    dimension: z.string().min(1).max(256).optional(),
+    // `""` means the overall results, as in GrowthBook.
+    dimension: z.string().max(256).optional(),
     phase: z.number().int().min(0).optional(),
   }),
   response: snapshotResponse,

@@ -103,3 +103,24 @@ describe('saved groups', () => {
     expect(response.body.message).toMatch(/\[projects\] unknown project prj_missing/);
   });
 });
+
+describe('an experiment snapshot', () => {
+  it('takes dimension "" as the overall results', async () => {
+    const experiment = (
+      await post('/experiments', {
+        trackingKey: `compat-${++n}`,
+        name: 'Running',
+        status: 'running',
+        datasourceId: 'ds_main',
+        assignmentQueryId: 'user_id',
+        variations,
+        phases: [{ name: 'Main', dateStarted: '2024-05-01' }],
+      })
+    ).body.experiment;
+
+    const response = await post(`/experiments/${experiment.id}/snapshot`, { dimension: '' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.snapshot.dimension ?? null).toBeNull();
+  });
+});
