@@ -35,7 +35,7 @@ async function seed(orgs: number, perOrg: number): Promise<void> {
         const featureId = `ramped-${n}`;
         const content = newFeature(
           { id: featureId, valueType: 'boolean', defaultValue: 'false', environments: { production: { enabled: true, rules: [rule] } } },
-          { environments: ['production', 'dev'], owner: { id: '' } },
+          { environments: ['production', 'dev'], owner: { owner: '' } },
         );
         const feature = await createFeature(orgId, content, { by: 'bench', comment: 'Created' });
         const body = createRampScheduleBody.parse({ name: `Ramp ${n}`, featureId, ruleId: 'fr_ramp', steps, startDate: T.toISOString() });

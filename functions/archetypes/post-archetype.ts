@@ -3,22 +3,21 @@ import { assertCan } from '../../shared/permissions';
 import { postArchetype } from '../../shared/contracts/archetypes';
 import { archetypes } from '../../shared/store/archetypes';
 import { newId } from '../../shared/ids';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(postArchetype, async ({ body, auth }) => {
   assertCan(auth, 'write', body.projects);
   await assertProjectsExist(auth.orgId, body.projects);
   const { owner: ownerInput, ...fields } = body;
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const owner = await ownerForCreate(auth.orgId, ownerInput, auth.memberId);
   const archetype = await archetypes.create(auth.orgId, {
     id: newId('sam_'),
     description: '',
     attributes: {},
     projects: [],
     ...fields,
-    owner: owner?.id ?? auth.memberId ?? '',
-    ...(owner ? { ownerEmail: owner.email } : {}),
+    ...owner,
   });
   return { archetype };
 });

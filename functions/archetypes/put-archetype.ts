@@ -3,16 +3,17 @@ import { assertCan } from '../../shared/permissions';
 import { putArchetype } from '../../shared/contracts/archetypes';
 import { archetypes } from '../../shared/store/archetypes';
 import { resolveOwner } from '../../shared/store/members';
+import { withOwner } from '../../shared/domain/owner';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(putArchetype, async ({ params, body, auth }) => {
   const { owner: ownerInput, ...fields } = body;
   await assertProjectsExist(auth.orgId, fields.projects);
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
   const archetype = await archetypes.update(auth.orgId, params.id, (current) => {
     assertCan(auth, 'write', current.projects);
     if (fields.projects) assertCan(auth, 'write', fields.projects);
-    return { ...current, ...fields, ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
+    return withOwner({ ...current, ...fields }, owner);
   });
   return { archetype };
 });

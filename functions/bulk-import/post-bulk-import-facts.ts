@@ -6,6 +6,7 @@ import { factMetricId, factTableIdsOf, planFactsImport } from '../../shared/doma
 import { factMetrics } from '../../shared/store/fact-metrics';
 import { factTables, readFactsVersioned, transactInChunks } from '../../shared/store/fact-tables';
 import { resolveOwner } from '../../shared/store/members';
+import type { OwnerFields } from '../../shared/domain/owner';
 import { unknownProjects } from '../../shared/store/projects';
 
 /**
@@ -30,7 +31,7 @@ export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
   for (const [id, table] of tables) if (written.has(id)) assertCan(auth, 'write', table.entity.projects);
   for (const metric of metrics.values()) assertCan(auth, 'write', metric.entity.projects);
 
-  const owners = new Map<string, { id: string; email: string }>();
+  const owners = new Map<string, OwnerFields>();
   const ownerInputs = new Set([...body.factTables, ...body.factMetrics].flatMap((item) => item.data.owner ?? []));
   await Promise.all(
     [...ownerInputs].map(async (owner) => {

@@ -2,14 +2,14 @@ import { endpoint } from '../../shared/api/endpoint';
 import { postDimension } from '../../shared/contracts/dimensions';
 import { newId } from '../../shared/ids';
 import { dimensions } from '../../shared/store/dimensions';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 
 export const handler = endpoint(postDimension, async ({ body, auth }) => {
   const { owner, ...fields } = body;
   const dimension = await dimensions.create(auth.orgId, {
     ...fields,
     id: newId('dim_'),
-    owner: owner ? (await resolveOwner(auth.orgId, owner)).id : (auth.memberId ?? ''),
+    owner: (await ownerForCreate(auth.orgId, owner, auth.memberId)).owner,
   });
   return { dimension };
 });

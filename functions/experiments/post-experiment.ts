@@ -7,7 +7,7 @@ import { experimentTemplates } from '../../shared/store/experiment-templates';
 import { dashboards } from '../../shared/store/dashboards';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
 import { features } from '../../shared/store/features';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 import { assertReferences } from '../../shared/store/repository';
 
 /** The body with the template's fields filled in where the request leaves them out. */
@@ -25,8 +25,8 @@ export const handler = endpoint(postExperiment, async ({ body: input, auth }) =>
   const now = new Date().toISOString();
   const body = await withTemplate(auth.orgId, input, now);
   assertCan(auth, 'write', body.project ? [body.project] : []);
-  const ownerId = body.owner ?? auth.memberId;
-  const owner = ownerId ? await resolveOwner(auth.orgId, ownerId) : undefined;
+  // GrowthBook refuses a new experiment whose owner is not a member.
+  const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId, true);
   const data = newExperiment(body, owner, now);
   await Promise.all([
     assertExperimentReferences(auth.orgId, body, data.settings),

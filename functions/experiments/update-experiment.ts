@@ -13,7 +13,7 @@ export const handler = endpoint(updateExperiment, async ({ params, body, auth })
   const experiment = await experiments.update(auth.orgId, params.id, async (current) => {
     assertCan(auth, 'write', current.project ? [current.project] : []);
     if (body.project) assertCan(auth, 'write', [body.project]);
-    const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+    const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
     const next = updatedExperiment(current, body, owner, now);
     await Promise.all([
       assertExperimentReferences(auth.orgId, body, next.settings),

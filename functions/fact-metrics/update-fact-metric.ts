@@ -5,6 +5,7 @@ import { buildFactMetric, factMetricInputAfter, redefined, storedTablesLookup } 
 import { factMetrics } from '../../shared/store/fact-metrics';
 import { factTableLookup } from '../../shared/store/fact-tables';
 import { resolveOwner } from '../../shared/store/members';
+import { withOwner } from '../../shared/domain/owner';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(updateFactMetric, async ({ params, body, auth }) => {
@@ -14,11 +15,11 @@ export const handler = endpoint(updateFactMetric, async ({ params, body, auth })
     const named = await factTableLookup(auth.orgId, [body.numerator, body.denominator]);
     const stored = storedTablesLookup(current);
     await assertProjectsExist(auth.orgId, body.projects);
-    const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+    const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
     assertCan(auth, 'write', current.projects);
     if (body.projects) assertCan(auth, 'write', body.projects);
     const draft = buildFactMetric(factMetricInputAfter(current, body), (id) => named(id) ?? stored(id));
-    return { ...redefined(current, draft), ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
+    return withOwner(redefined(current, draft), owner);
   });
   return { factMetric };
 });

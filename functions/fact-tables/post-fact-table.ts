@@ -4,7 +4,7 @@ import { postFactTable } from '../../shared/contracts/fact-tables';
 import { newFactTable, publicFactTable } from '../../shared/domain/fact-tables';
 import { factTables } from '../../shared/store/fact-tables';
 import { newId } from '../../shared/ids';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { dataSources } from '../../shared/store/data-sources';
 import { assertReferences } from '../../shared/store/repository';
@@ -16,10 +16,10 @@ export const handler = endpoint(postFactTable, async ({ body, auth }) => {
     assertReferences(auth.orgId, dataSources, [{ field: 'datasource', id: body.datasource }]),
   ]);
   const { owner: ownerInput, ...data } = body;
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const owner = await ownerForCreate(auth.orgId, ownerInput, auth.memberId);
   const table = await factTables.create(
     auth.orgId,
-    newFactTable(newId('ftb_'), data, owner ? { owner: owner.id, ownerEmail: owner.email } : { owner: auth.memberId ?? '' }),
+    newFactTable(newId('ftb_'), data, owner),
   );
   return { factTable: publicFactTable(table) };
 });

@@ -4,6 +4,7 @@ import { updateFactTable } from '../../shared/contracts/fact-tables';
 import { publicFactTable, updatedFactTable } from '../../shared/domain/fact-tables';
 import { factTables } from '../../shared/store/fact-tables';
 import { resolveOwner } from '../../shared/store/members';
+import { withOwner } from '../../shared/domain/owner';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(updateFactTable, async ({ params, body, auth }) => {
@@ -12,10 +13,10 @@ export const handler = endpoint(updateFactTable, async ({ params, body, auth }) 
   // The body's references are checked after the read, so an unknown table is 404 first.
   const table = await factTables.update(auth.orgId, params.id, async (current) => {
     await assertProjectsExist(auth.orgId, change.projects);
-    const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+    const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
     assertCan(auth, 'write', current.projects);
     if (change.projects) assertCan(auth, 'write', change.projects);
-    return { ...updatedFactTable(current, change, now), ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
+    return withOwner(updatedFactTable(current, change, now), owner);
   });
   return { factTable: publicFactTable(table) };
 });

@@ -4,7 +4,7 @@ import { assertCan } from '../../shared/permissions';
 import { postFeature } from '../../shared/contracts/features';
 import { authorOf, newFeature } from '../../shared/domain/features';
 import { assertReferencesValid, createFeature, environmentIds, presentFeatures } from '../../shared/store/features';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 
 export const handler = endpoint(postFeature, async ({ body, auth }) => {
@@ -12,7 +12,7 @@ export const handler = endpoint(postFeature, async ({ body, auth }) => {
   if (body.project && !(await projects.find(auth.orgId, body.project))) {
     throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
   }
-  const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : { id: auth.memberId ?? '' };
+  const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId);
   const environments = await environmentIds(auth.orgId);
   const content = newFeature(body, { environments, owner });
   const read = await assertReferencesValid(auth.orgId, content);

@@ -23,7 +23,7 @@ export const handler = endpoint(updateFeature, async ({ params, body, auth }) =>
           throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
         }
       }
-      const owner = body.owner ? await resolveOwner(auth.orgId, body.owner) : undefined;
+      const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
       const next = applyFeatureUpdate(current, body, { environments, owner });
       read = await assertReferencesValid(auth.orgId, next, current);
       return next;

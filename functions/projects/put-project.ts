@@ -8,8 +8,8 @@ export const handler = endpoint(putProject, async ({ params, body, auth }) => {
     ...current,
     ...fields,
     ...(publicId ? { publicId } : {}),
-    // Settings are merged key by key: a partial update leaves the other settings as they are.
-    ...(settings ? { settings: { ...current.settings, ...settings } } : {}),
+    // Settings given replace the whole object, as in GrowthBook: a key left out is cleared.
+    ...(settings ? { settings } : {}),
   });
   // Only a request naming a publicId may move its guard item, which takes a transaction.
   const project = publicId ? await updateProject(auth.orgId, params.id, change) : await projects.update(auth.orgId, params.id, change);

@@ -2,10 +2,11 @@ import { endpoint } from '../../shared/api/endpoint';
 import { paginated } from '../../shared/api/pagination';
 import { listSdkConnections } from '../../shared/contracts/sdk-connections';
 import { sdkConnections } from '../../shared/store/sdk-connections';
+import { inProjectFilter } from '../../shared/domain/project-tags';
 
 export const handler = endpoint(listSdkConnections, async ({ query, auth }) => {
   const tags = [
-    ...(query.projectId ? [`project:${query.projectId}`] : []),
+    ...inProjectFilter(query.projectId),
     ...(['true', '1'].includes(query.withProxy ?? '') ? ['proxy:true'] : []),
   ];
   // multiOrg is for GrowthBook's multi-organization admins; a key here belongs to one organization.

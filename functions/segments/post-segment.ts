@@ -4,7 +4,7 @@ import { postSegment } from '../../shared/contracts/segments';
 import { segmentDefinition } from '../../shared/domain/segments';
 import { factTableLookup } from '../../shared/store/fact-tables';
 import { newId } from '../../shared/ids';
-import { resolveOwner } from '../../shared/store/members';
+import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { segments } from '../../shared/store/segments';
 
@@ -14,13 +14,12 @@ export const handler = endpoint(postSegment, async ({ body, auth }) => {
   const lookup = await factTableLookup(auth.orgId, [{ factTableId }]);
   const definition = segmentDefinition({ type, datasourceId: body.datasourceId, query, factTableId, filters }, lookup);
   await assertProjectsExist(auth.orgId, body.projects);
-  const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+  const owner = await ownerForCreate(auth.orgId, ownerInput, auth.memberId);
   const segment = await segments.create(auth.orgId, {
     id: newId('seg_'),
     ...fields,
     ...definition,
-    owner: owner?.id ?? auth.memberId ?? '',
-    ...(owner ? { ownerEmail: owner.email } : {}),
+    ...owner,
     description: fields.description ?? '',
     projects: fields.projects ?? [],
     managedBy: fields.managedBy ?? '',

@@ -4,6 +4,7 @@ import { updateSegment } from '../../shared/contracts/segments';
 import { segmentDefinition, segmentDefinitionAfter } from '../../shared/domain/segments';
 import { factTableLookup } from '../../shared/store/fact-tables';
 import { resolveOwner } from '../../shared/store/members';
+import { withOwner } from '../../shared/domain/owner';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { segments } from '../../shared/store/segments';
 
@@ -15,13 +16,13 @@ export async function applySegmentUpdate({ params, body, auth }: EndpointRequest
     const after = segmentDefinitionAfter(current, body);
     const lookup = await factTableLookup(auth.orgId, [after]);
     await assertProjectsExist(auth.orgId, body.projects);
-    const owner = ownerInput ? await resolveOwner(auth.orgId, ownerInput) : undefined;
+    const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
     assertCan(auth, 'write', current.projects);
     if (body.projects) assertCan(auth, 'write', body.projects);
     const definition = segmentDefinition(after, lookup);
     // The old type's fields go with it, so they are rebuilt from the definition alone.
     const { query: _q, factTableId: _f, filters: _fl, ...rest } = current;
-    return { ...rest, ...fields, ...definition, ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
+    return withOwner({ ...rest, ...fields, ...definition }, owner);
   });
   return { segment };
 }

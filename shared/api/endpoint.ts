@@ -1,8 +1,9 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
+import * as qs from 'qs';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import type * as z from 'zod';
+import * as z from 'zod';
 import type { EndpointSpec } from '../contracts/spec';
 import { authenticate } from './auth';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
@@ -36,8 +37,15 @@ type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredRe
 type Middleware = MiddlewareObj<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>;
 
 const isJson = (contentType: string) => /^application\/([a-z0-9.+-]*\+)?json\s*(;|$)/i.test(contentType);
+const isForm = (contentType: string) => /^application\/x-www-form-urlencoded\s*(;|$)/i.test(contentType);
 
-/** Reads the JSON body: 413 over 2 MB, 415 for a non-JSON content type, 400 for malformed JSON. */
+/**
+ * A form body as GrowthBook's API reads it (body-parser's extended mode): `a[b]=1&c[]=x` nests, and
+ * every value is a string, so a field that needs a number or boolean is refused by validation.
+ */
+const parseForm = (text: string) => qs.parse(text, { depth: 32, parameterLimit: 1000, arrayLimit: 100 });
+
+/** Reads the body: JSON or a form; 413 over 2 MB, 415 for another content type, 400 for malformed JSON. */
 const jsonBody = (): Middleware => ({
   before: (request: Request) => {
     const { event } = request;
@@ -45,6 +53,10 @@ const jsonBody = (): Middleware => ({
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
     const contentType = event.headers?.['content-type'];
+    if (contentType && isForm(contentType)) {
+      request.context.body = parseForm(raw.toString('utf8'));
+      return;
+    }
     if (contentType && !isJson(contentType)) throw new UnsupportedMediaTypeError(contentType);
     try {
       request.context.body = JSON.parse(raw.toString('utf8'));
@@ -124,6 +136,8 @@ export function endpoint<Spec extends EndpointSpec>(
   spec: Spec,
   fn: (request: EndpointRequest<Spec>) => Promise<Result<Spec>>,
 ) {
+  // Query strings are strict, as GrowthBook's: a misspelt filter (`?projectID=`) is a 400, not the whole list.
+  const query = spec.query instanceof z.ZodObject ? spec.query.strict() : spec.query;
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
     .use(injectLambdaContext(logger)) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))
@@ -133,7 +147,7 @@ export function endpoint<Spec extends EndpointSpec>(
     .handler(async (event, context) => {
       const result = await fn({
         params: (spec.params ? parseInput('params', spec.params, event.pathParameters ?? {}) : undefined) as never,
-        query: (spec.query ? parseInput('query', spec.query, event.queryStringParameters ?? {}) : undefined) as never,
+        query: (query ? parseInput('query', query, event.queryStringParameters ?? {}) : undefined) as never,
         body: (spec.body ? parseInput('body', spec.body, context.body ?? {}) : undefined) as never,
         auth: context.auth as Principal,
         event,

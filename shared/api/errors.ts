@@ -34,7 +34,7 @@ export class PayloadTooLargeError extends ApiError {
 
 export class UnsupportedMediaTypeError extends ApiError {
   constructor(contentType: string) {
-    super(415, 'unsupported_media_type', `Content-Type ${contentType} is not supported; send application/json`);
+    super(415, 'unsupported_media_type', `Content-Type ${contentType} is not supported; send application/json or application/x-www-form-urlencoded`);
   }
 }
 

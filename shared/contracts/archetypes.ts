@@ -38,7 +38,7 @@ const archetypeFields = {
   isPublic: z.boolean(),
   attributes: attributeValues,
   projects: stringList,
-  owner: z.string().min(1).max(256),
+  owner: z.string().max(256),
 };
 const archetypeResponse = z.object({ archetype });
 
@@ -49,6 +49,8 @@ export const listArchetypes = defineEndpoint({
   summary: 'List archetypes',
   tag: 'archetypes',
   permission: 'read',
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: z.object({ archetypes: z.array(archetype) }),
 });
 

@@ -28,3 +28,19 @@ export const queryBoolean = z
 export const deletedResponse = z.object({ deletedId: z.string() });
 
 export const stringList = z.array(z.string().max(1024)).max(1000);
+
+const DATE_INPUT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * A date as GrowthBook takes it: `2024-05-01`, `2024-05-01T00:00:00` (both UTC) or a full ISO date-time
+ * with an offset; stored as the ISO date-time in UTC.
+ */
+export const dateInput = z
+  .string()
+  .regex(DATE_INPUT, 'must be an ISO date or date-time, e.g. 2024-05-01 or 2024-05-01T09:30:00Z')
+  .overwrite((text) => {
+    const utc = text.length === 10 ? `${text}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/i.test(text) ? text : `${text}Z`;
+    const date = new Date(utc);
+    return Number.isNaN(date.getTime()) ? text : date.toISOString();
+  })
+  .refine((text) => !Number.isNaN(new Date(text).getTime()) && text.endsWith('Z'), { message: 'is not a valid date' });

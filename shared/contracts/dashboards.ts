@@ -327,6 +327,8 @@ export const listDashboards = defineEndpoint({
   summary: 'List dashboards',
   tag: 'dashboards',
   permission: 'read',
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: dashboardsResponse,
 });
 

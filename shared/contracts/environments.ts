@@ -27,6 +27,8 @@ export const listEnvironments = defineEndpoint({
   summary: "List the organization's environments",
   tag: 'environments',
   permission: 'read',
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: z.object({ environments: z.array(environment) }),
 });
 

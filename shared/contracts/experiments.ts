@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint } from './spec';
-import { idParams, paginationFields, paginationQuery, stringList } from './common';
+import { dateInput, idParams, paginationFields, paginationQuery, stringList } from './common';
 import { jsonCondition } from './saved-groups';
 
 // Pieces shared by the experiment, its create and update bodies, and experiment templates.
@@ -135,7 +135,7 @@ const resultSummary = z.strictObject({
   excludeFromPayload: z.boolean(),
 });
 
-const statusUpdateSchedule = z.strictObject({ startAt: z.iso.datetime({ offset: true }) });
+const statusUpdateSchedule = z.strictObject({ startAt: dateInput });
 
 export const experiment = z.strictObject({
   id: z.string(),
@@ -218,7 +218,7 @@ const variationInput = z.strictObject({
 });
 export type VariationInput = z.infer<typeof variationInput>;
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = dateInput;
 
 const phaseInput = z.strictObject({
   name: z.string().min(1).max(256),
@@ -252,7 +252,7 @@ const experimentFields = {
   activationMetric: z.string().max(256).optional(),
   segmentId: z.string().max(256).optional(),
   queryFilter: z.string().max(10_000).optional(),
-  owner: z.string().min(1).max(256).optional(),
+  owner: z.string().max(256).optional(),
   archived: z.boolean().optional(),
   status: experimentStatus.optional(),
   autoRefresh: z.boolean().optional(),

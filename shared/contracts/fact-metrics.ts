@@ -137,7 +137,7 @@ const nonNegative = z.number().min(0);
 const metricFields = {
   name: z.string().trim().min(1).max(256),
   description: z.string().max(10_000).optional(),
-  owner: z.string().min(1).max(256).optional(),
+  owner: z.string().max(256).optional(),
   projects: stringList.optional(),
   tags: stringList.optional(),
   metricType: z.enum(metricTypes),

@@ -59,7 +59,7 @@ export const factTableFilter = z.object({
 export type FactTableFilter = z.infer<typeof factTableFilter>;
 
 const name = z.string().trim().min(1).max(256);
-const owner = z.string().min(1).max(256);
+const owner = z.string().max(256);
 const description = z.string().max(10_000);
 const sql = z.string().trim().min(1).max(100_000);
 const userIdTypes = z.array(z.string().trim().min(1).max(256)).min(1).max(100);

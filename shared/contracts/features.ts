@@ -135,22 +135,24 @@ const ruleInputCommon = {
   scheduleRules: z.array(z.strictObject({ enabled: z.boolean(), timestamp: z.iso.datetime({ offset: true }).nullable() })).max(100).optional(),
   scheduleType: z.enum(['none', 'schedule', 'ramp']).optional(),
   savedGroupTargeting: z
-    .array(z.strictObject({ matchType: z.enum(['all', 'any', 'none']), savedGroups: z.array(z.string().min(1)).min(1).max(100) }))
+    .array(z.object({ matchType: z.enum(['all', 'any', 'none']), savedGroups: z.array(z.string().min(1)).min(1).max(100) }))
     .max(100)
     .optional(),
-  prerequisites: z.array(z.strictObject({ id: z.string().min(1), condition: conditionInput })).max(100).optional(),
+  prerequisites: z.array(z.object({ id: z.string().min(1), condition: conditionInput })).max(100).optional(),
 };
 const experimentValues = z
-  .array(z.strictObject({ value: z.string(), weight: fraction, name: z.string().max(256).optional() }))
+  .array(z.object({ value: z.string(), weight: fraction, name: z.string().max(256).optional() }))
   .min(1)
   .max(100)
-  .refine((values) => Math.abs(values.reduce((sum, v) => sum + v.weight, 0) - 1) < 0.001, {
-    message: 'weights must sum to 1',
+  // GrowthBook checks nothing here, but an SDK given weights that do not add up to 1 (within 0.01)
+  // silently splits traffic equally instead, so such weights are refused (see README, Compatibility).
+  .refine((values) => Math.abs(values.reduce((sum, v) => sum + v.weight, 0) - 1) <= 0.01, {
+    message: 'weights must add up to 1 (SDKs split traffic equally otherwise)',
   });
 
 export const ruleInput = z.discriminatedUnion('type', [
-  z.strictObject({ ...ruleInputCommon, type: z.literal('force'), value: z.string() }),
-  z.strictObject({
+  z.object({ ...ruleInputCommon, type: z.literal('force'), value: z.string() }),
+  z.object({
     ...ruleInputCommon,
     type: z.literal('rollout'),
     value: z.string(),
@@ -159,37 +161,40 @@ export const ruleInput = z.discriminatedUnion('type', [
     seed: z.string().max(256).optional(),
     hashVersion: z.union([z.literal(1), z.literal(2)]).optional(),
   }),
-  z.strictObject({
+  z.object({
     ...ruleInputCommon,
     type: z.literal('experiment'),
     trackingKey: z.string().min(1).max(256).optional(),
     hashAttribute: z.string().min(1).max(256).optional(),
     fallbackAttribute: z.string().max(256).optional(),
     disableStickyBucketing: z.boolean().optional(),
-    bucketVersion: z.number().int().min(0).optional(),
-    minBucketVersion: z.number().int().min(0).optional(),
+    // Any number, as GrowthBook takes it: the SDK only compares bucket versions.
+    bucketVersion: z.number().optional(),
+    minBucketVersion: z.number().optional(),
     namespace: z
-      .strictObject({ enabled: z.boolean(), name: z.string(), range: z.tuple([fraction, fraction]) })
+      .object({ enabled: z.boolean(), name: z.string(), range: z.tuple([fraction, fraction]) })
       .refine((ns) => ns.range[0] <= ns.range[1], { message: 'range must be [start, end] with start <= end' })
       .optional(),
     coverage: fraction.optional(),
     values: experimentValues.optional(),
     value: experimentValues.optional(),
   }),
-  z.strictObject({
+  z.object({
     ...ruleInputCommon,
     type: z.literal('experiment-ref'),
     experimentId: z.string().min(1),
-    variations: z.array(z.strictObject({ value: z.string(), variationId: z.string().min(1) })).min(1).max(100),
+    variations: z.array(z.object({ value: z.string(), variationId: z.string().min(1) })).min(1).max(100),
   }),
 ]);
 export type RuleInput = z.infer<typeof ruleInput>;
 
-export const environmentInput = z.strictObject({
+// Environments and rules are plain objects, as in GrowthBook: unknown keys are dropped, so an
+// environment read from GET (with its derived `defaultValue` and `definition`) can be sent back as is.
+export const environmentInput = z.object({
   enabled: z.boolean().optional(),
   rules: z.array(ruleInput).max(500).optional(),
-  // The reference lets a client send the computed definition back; it is derived, so it is ignored.
-  definition: z.string().optional(),
+  // Drafts are not kept here; dropping one silently would lose the change a script meant to stage.
+  draft: z.never({ error: 'drafts are not kept here: send the rules to publish them' }).optional(),
 });
 export type EnvironmentInput = z.infer<typeof environmentInput>;
 
@@ -200,7 +205,7 @@ export const featureKey = z
   .max(256)
   .regex(/^[a-zA-Z0-9_.:|-]+$/, 'may contain only letters, numbers, hyphens, underscores, dots, colons and pipes');
 
-const owner = z.string().min(1).max(256);
+const owner = z.string().max(256);
 const customFields = z.record(z.string(), z.string().max(10_000));
 const jsonSchemaInput = z.string().max(100_000);
 

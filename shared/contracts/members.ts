@@ -29,6 +29,16 @@ export type Member = z.infer<typeof member>;
 /** A member as stored: teams are derived from the teams' member lists when listed. */
 export type StoredMember = Omit<Member, 'teams'>;
 
+/** A member as GrowthBook's `GET /members` answers it: the role is `globalRole`. */
+export const apiMember = member.omit({ role: true }).extend({
+  globalRole: role,
+  environments: z.array(z.string()),
+  limitAccessByEnvironment: z.boolean(),
+  managedbyIdp: z.boolean(),
+  lastLoginDate: z.string().optional(),
+});
+export type ApiMember = z.infer<typeof apiMember>;
+
 export const listMembers = defineEndpoint({
   operationId: 'listMembers',
   method: 'GET',
@@ -36,8 +46,12 @@ export const listMembers = defineEndpoint({
   summary: 'List the members of the organization',
   tag: 'members',
   permission: 'manage',
-  query: paginationQuery,
-  response: z.object({ members: z.array(member) }).extend(paginationFields.shape),
+  query: paginationQuery.extend({
+    userName: z.string().max(256).optional(),
+    userEmail: z.string().max(320).optional(),
+    globalRole: z.string().max(64).optional(),
+  }),
+  response: z.object({ members: z.array(apiMember) }).extend(paginationFields.shape),
 });
 
 export const memberEndpoints = [listMembers];

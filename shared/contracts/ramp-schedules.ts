@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { defineEndpoint, type EndpointSpec } from './spec';
-import { deletedResponse, idParams, paginationFields, paginationQuery } from './common';
+import { dateInput, deletedResponse, idParams, paginationFields, paginationQuery } from './common';
 import { jsonCondition } from './saved-groups';
 
 export const rampStatuses = ['pending', 'ready', 'running', 'paused', 'pending-approval', 'completed', 'rolled-back'] as const;
@@ -87,7 +87,7 @@ export type RampSchedule = z.infer<typeof rampSchedule>;
 
 // ---- Request bodies ----
 
-const dateTime = z.iso.datetime({ offset: true });
+const dateTime = dateInput;
 const shortId = z.string().min(1).max(256);
 /** A rule condition: a JSON object as a string, or empty for none. */
 const ruleCondition = z.union([z.literal(''), jsonCondition]);

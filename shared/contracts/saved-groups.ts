@@ -20,8 +20,8 @@ export const savedGroup = z.object({
 });
 export type SavedGroup = z.infer<typeof savedGroup>;
 
-/** A JSON-encoded condition: must parse to an object. */
-export const jsonCondition = z.string().refine(
+/** A JSON-encoded condition: must parse to an object; `""` means none and is stored as `"{}"`, as in GrowthBook. */
+export const jsonCondition = z.string().overwrite((text) => (text.trim() === '' ? '{}' : text)).refine(
   (text) => {
     try {
       const parsed = JSON.parse(text);
@@ -34,7 +34,7 @@ export const jsonCondition = z.string().refine(
 );
 
 const name = z.string().trim().min(1).max(256);
-const owner = z.string().min(1).max(256);
+const owner = z.string().max(256);
 const savedGroupResponse = z.object({ savedGroup });
 
 const createBody = z.strictObject({
@@ -42,7 +42,8 @@ const createBody = z.strictObject({
   type: z.enum(['condition', 'list']).optional(),
   condition: jsonCondition.optional(),
   attributeKey: z.string().min(1).max(256).optional(),
-  values: stringList.optional(),
+  // Limited by size (1 MiB, as in GrowthBook), not by count; see assertValuesSize.
+  values: z.array(z.string()).optional(),
   owner: owner.optional(),
   description: z.string().max(10_000).optional(),
   projects: stringList.optional(),

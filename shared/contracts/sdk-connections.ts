@@ -38,7 +38,8 @@ export type SdkConnection = z.infer<typeof sdkConnection>;
 
 /** The settings a client may set, on create and (all optional) on update. */
 const settings = {
-  name: z.string().trim().min(1).max(256),
+  // At least 3 characters, as GrowthBook requires.
+  name: z.string().trim().min(3, 'Name length must be at least 3 characters').max(256),
   language: z.string().trim().min(1).max(64),
   sdkVersion: z.string().max(64).optional(),
   environment: z.string().min(1).max(256),

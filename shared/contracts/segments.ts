@@ -23,15 +23,16 @@ export type Segment = z.infer<typeof segment>;
 
 const fields = {
   name: z.string().trim().min(1).max(256),
-  owner: z.string().min(1).max(256),
+  owner: z.string().max(256),
   description: z.string().max(10_000),
   datasourceId: z.string().min(1).max(256),
   identifierType: z.string().min(1).max(256),
   projects: stringList,
   managedBy: z.enum(['', 'api']),
   type: z.enum(['SQL', 'FACT']),
-  query: z.string().trim().min(1).max(100_000),
-  factTableId: z.string().min(1).max(256),
+  // `""` where the type does not use it, as GET answers it, so a segment read can be sent back.
+  query: z.string().trim().max(100_000),
+  factTableId: z.string().max(256),
   filters: stringList,
 };
 

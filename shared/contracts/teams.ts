@@ -59,6 +59,8 @@ export const listTeams = defineEndpoint({
   summary: 'List teams',
   tag: 'teams',
   permission: 'read',
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: z.object({ teams: z.array(team) }),
 });
 

@@ -61,6 +61,8 @@ export const listVisualChangesets = defineEndpoint({
   tag: 'visual-changesets',
   permission: 'read',
   params: idParams,
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: z.object({ visualChangesets: z.array(visualChangeset) }),
 });
 

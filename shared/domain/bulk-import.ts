@@ -18,8 +18,8 @@ export interface ImportExisting {
 
 /** What the import resolved from other resources, read before planning. */
 export interface ImportResolved {
-  /** Each owner given in the import, as its member; absent when no member matches. */
-  owners: Map<string, { id: string; email: string }>;
+  /** Each owner given in the import, resolved; absent when it names an unknown member id. */
+  owners: Map<string, OwnerFields>;
   /** Project ids named in the import that do not exist. */
   unknownProjects: Set<string>;
   /** The owner of a new item that names none. */
@@ -90,9 +90,9 @@ export function planFactsImport(body: BulkImportFacts, existing: ImportExisting,
       if (!current) return { owner: resolved.defaultOwner };
       return { owner: current.owner, ...(current.ownerEmail ? { ownerEmail: current.ownerEmail } : {}) };
     }
-    const member = resolved.owners.get(given);
-    if (!member) throw bad(`${at}owner`, `no member has the id or e-mail ${given}`);
-    return { owner: member.id, ownerEmail: member.email };
+    const owner = resolved.owners.get(given);
+    if (!owner) throw bad(`${at}owner`, `no member has the id ${given}`);
+    return owner;
   };
   const checkProjects = (projects: string[] | undefined, at: string) => {
     const unknown = (projects ?? []).filter((id) => resolved.unknownProjects.has(id));

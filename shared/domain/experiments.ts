@@ -10,6 +10,7 @@ import type {
 } from '../contracts/experiments';
 import type { ExperimentTemplate } from '../contracts/experiment-templates';
 import { newId } from '../ids';
+import { withOwner, type OwnerFields } from './owner';
 
 type Settings = Experiment['settings'];
 type MetricOverride = NonNullable<Settings['metricOverrides']>[number];
@@ -65,7 +66,7 @@ export function buildPhase(input: PhaseInput, variations: ExperimentVariation[],
     coverage: input.coverage ?? 1,
     trafficSplit: input.variationWeights ? weightedSplit(input.variationWeights, variations, field) : equalSplit(variations),
     ...(input.namespace ? { namespace: { ...input.namespace, range: range ?? [0, 1] } } : {}),
-    targetingCondition: input.condition ?? '',
+    targetingCondition: input.condition ?? '{}',
     prerequisites: input.prerequisites ?? [],
     savedGroupTargeting: input.savedGroupTargeting ?? [],
   };
@@ -283,15 +284,10 @@ function assertSchedule(schedule: Experiment['statusUpdateSchedule'], status: st
   if (new Date(schedule.startAt).toISOString() <= now) throw invalid('statusUpdateSchedule.startAt', 'must be in the future');
 }
 
-export interface Owner {
-  id: string;
-  email: string;
-}
-
 /** A new experiment from a create body (template defaults already applied), with GrowthBook's defaults. */
 export function newExperiment(
   body: PostExperimentBody,
-  owner: Owner | undefined,
+  owner: OwnerFields,
   now: string,
 ): Omit<Experiment, 'dateCreated' | 'dateUpdated'> {
   const type = body.type ?? 'standard';
@@ -309,8 +305,7 @@ export function newExperiment(
     hypothesis: body.hypothesis ?? '',
     description: body.description ?? '',
     tags: body.tags ?? [],
-    owner: owner?.id ?? '',
-    ...(owner ? { ownerEmail: owner.email } : {}),
+    ...owner,
     archived: body.archived ?? false,
     status,
     autoRefresh: body.autoRefresh ?? true,
@@ -339,7 +334,7 @@ export function newExperiment(
 }
 
 /** The experiment after a partial update: absent fields unchanged, lists replaced whole. */
-export function updatedExperiment(current: Experiment, body: UpdateExperimentBody, owner: Owner | undefined, now: string): Experiment {
+export function updatedExperiment(current: Experiment, body: UpdateExperimentBody, owner: OwnerFields | undefined, now: string): Experiment {
   if (body.datasourceId !== undefined && current.settings.datasourceId && body.datasourceId !== current.settings.datasourceId) {
     throw invalid('datasourceId', 'can only be set while the experiment has no datasource');
   }
@@ -355,7 +350,7 @@ export function updatedExperiment(current: Experiment, body: UpdateExperimentBod
   const statusUpdateSchedule = body.statusUpdateSchedule === undefined ? current.statusUpdateSchedule : body.statusUpdateSchedule;
   if (body.statusUpdateSchedule !== undefined || body.status !== undefined) assertSchedule(statusUpdateSchedule, status, now);
   const resultSummary = buildResultSummary(current.resultSummary, body, variations);
-  return {
+  return withOwner({
     ...withoutDerived(current),
     ...definedOnly({
       name: body.name,
@@ -379,14 +374,13 @@ export function updatedExperiment(current: Experiment, body: UpdateExperimentBod
     trackingKey,
     type,
     status,
-    ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}),
     variations,
     phases,
     settings: buildSettings(current.settings, body, trackingKey),
     ...(resultSummary ? { resultSummary } : {}),
     ...banditFields(type, current, body),
     ...(statusUpdateSchedule ? { statusUpdateSchedule } : {}),
-  };
+  }, owner);
 }
 
 /** The summary status GET shows: archived first, then a scheduled draft, then the status itself. */

@@ -1,6 +1,7 @@
 import { InvalidInputError } from '../errors';
 import type { FactMetric, FactMetricInput, FactMetricUpdate, MetricType } from '../contracts/fact-metrics';
 import { factTableTags } from './fact-tables';
+import { projectTags } from './project-tags';
 
 /** What checking a reference to a fact table needs to know about it. */
 export interface FactTableFacts {
@@ -17,7 +18,7 @@ type Side = FactMetricInput['numerator'] | NonNullable<FactMetricInput['denomina
 
 const bad = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
-/** Metric types that count users, whose numerator column is always `$$distinctUsers`. */
+/** Metric types whose numerator column is fixed: `$$distinctUsers`, or `$$distinctDates` for dailyParticipation. */
 const countsUsers: MetricType[] = ['proportion', 'retention', 'dailyParticipation'];
 const specialColumns = ['$$distinctUsers', '$$count', '$$distinctDates'];
 const operatorsWithoutValues = ['is_null', 'not_null', 'is_true', 'is_false'];
@@ -55,7 +56,7 @@ export function factMetricTags(metric: Pick<FactMetric, 'datasource' | 'projects
   const sides = metric.denominator ? [metric.numerator, metric.denominator] : [metric.numerator];
   return [
     `datasource:${metric.datasource}`,
-    ...metric.projects.map((project) => `project:${project}`),
+    ...projectTags(metric.projects),
     // GrowthBook's `factTableId` list filter looks at the numerator only.
     `factTable:${metric.numerator.factTableId}`,
     ...new Set(sides.flatMap((side) => factTableTags(side.factTableId, filterIdsUsed(side)))),
@@ -97,15 +98,14 @@ function checkSide(side: Side, path: string, lookup: FactTableLookup): FactTable
 function numeratorOf(input: FactMetricInput, at: string): FactMetric['numerator'] {
   const { numerator, metricType } = input;
   const path = `${at}numerator`;
-  let column: string;
-  if (countsUsers.includes(metricType)) {
-    if (numerator.column && numerator.column !== '$$distinctUsers') {
-      throw bad(`${path}.column`, `must be empty or $$distinctUsers for a ${metricType} metric`);
-    }
-    column = '$$distinctUsers';
-  } else {
-    column = checkColumn(numerator.column ?? '', `${path}.column`, input);
-  }
+  // As GrowthBook: these types force their numerator column (and drop its aggregation), whatever
+  // was given; the others default to `$$distinctUsers`.
+  const fixed = countsUsers.includes(metricType);
+  const column = fixed
+    ? metricType === 'dailyParticipation'
+      ? '$$distinctDates'
+      : '$$distinctUsers'
+    : checkColumn(numerator.column || '$$distinctUsers', `${path}.column`, input);
   const { aggregateFilterColumn, aggregateFilter } = numerator;
   if (aggregateFilterColumn !== undefined || aggregateFilter !== undefined) {
     if (metricType !== 'proportion' && metricType !== 'retention') {
@@ -115,7 +115,8 @@ function numeratorOf(input: FactMetricInput, at: string): FactMetric['numerator'
     if (!aggregateFilter) throw bad(`${path}.aggregateFilter`, 'is required with aggregateFilterColumn');
     if (!aggregateFilterPattern.test(aggregateFilter)) throw bad(`${path}.aggregateFilter`, "must be a comparison such as '>= 1' or '= 10'");
   }
-  return { filters: [], inlineFilters: {}, rowFilters: [], ...numerator, column };
+  const { aggregation, ...rest } = numerator;
+  return { filters: [], inlineFilters: {}, rowFilters: [], ...rest, ...(fixed || aggregation === undefined ? {} : { aggregation }), column };
 }
 
 function windowSettingsOf(input: FactMetricInput): FactMetric['windowSettings'] {

@@ -17,11 +17,8 @@ import type {
  */
 export type StoredFactTable = FactTable & { filters: FactTableFilter[] };
 
-/** Who owns a resource, as stored. */
-export interface OwnerFields {
-  owner: string;
-  ownerEmail?: string;
-}
+export type { OwnerFields } from './owner';
+import type { OwnerFields } from './owner';
 
 type Draft<T> = Omit<T, 'dateCreated' | 'dateUpdated'>;
 

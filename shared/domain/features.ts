@@ -1,8 +1,10 @@
+import * as dirtyJson from 'dirty-json';
 import { InvalidInputError } from '../errors';
 import type { Principal } from '../permissions';
 import type { EnvironmentInput, Feature, FeatureRevisionRecord, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
 import { newId } from '../ids';
 import { parseSchema, schemaErrors } from './json-schema';
+import { withOwner, type OwnerFields } from './owner';
 
 /** One environment of a stored feature; `defaultValue` and `definition` are derived when it is read. */
 export interface EnvironmentSettings {
@@ -72,11 +74,61 @@ function valuesOf(feature: FeatureContent): Array<[field: string, text: string]>
   return found;
 }
 
+const GROWTHBOOK_NUMBER = /^-?[0-9]+(\.[0-9]+)?$/;
+
+/**
+ * A value string as GrowthBook coerces it on write: a boolean other than `true`/`false` is `"true"`
+ * unless empty; a number must be plain decimal; invalid JSON is repaired (dirty-json, as GrowthBook).
+ */
+export function coerceValue(valueType: ValueType, text: string, field: string): string {
+  switch (valueType) {
+    case 'boolean':
+      return text === 'true' || text === 'false' ? text : text ? 'true' : 'false';
+    case 'number':
+      if (!GROWTHBOOK_NUMBER.test(text)) throw bad(field, `Must be a valid number: ${JSON.stringify(text).slice(0, 100)}`);
+      return text;
+    case 'json':
+      if (parseJson(text)) return text;
+      try {
+        return JSON.stringify(dirtyJson.parse(text));
+      } catch (error) {
+        throw bad(field, `is not valid JSON: ${(error as Error).message.slice(0, 200)}`);
+      }
+    case 'string':
+      return text;
+  }
+}
+
+/** The feature with every value string coerced as GrowthBook does (see `coerceValue`). */
+function coerceValues<F extends FeatureContent>(feature: F): F {
+  const type = feature.valueType;
+  const environments = Object.fromEntries(
+    Object.entries(feature.environments).map(([env, settings]) => {
+      const rules = settings.rules.map((rule, i): FeatureRule => {
+        const at = `environments.${env}.rules.${i}`;
+        if (rule.type === 'force' || rule.type === 'rollout') return { ...rule, value: coerceValue(type, rule.value, `${at}.value`) };
+        if (rule.type === 'experiment') {
+          return { ...rule, ...(rule.value ? { value: rule.value.map((v, j) => ({ ...v, value: coerceValue(type, v.value, `${at}.values.${j}.value`) })) } : {}) };
+        }
+        return { ...rule, variations: rule.variations.map((v, j) => ({ ...v, value: coerceValue(type, v.value, `${at}.variations.${j}.value`) })) };
+      });
+      return [env, { ...settings, rules }];
+    }),
+  );
+  return {
+    ...feature,
+    defaultValue: coerceValue(type, feature.defaultValue, 'defaultValue'),
+    ...(feature.holdout ? { holdout: { ...feature.holdout, value: coerceValue(type, feature.holdout.value, 'holdout.value') } } : {}),
+    environments,
+  };
+}
+
 /** Refuses any value that is not valid for the feature's type, or that breaks its `jsonSchema`. */
 export function assertValuesValid(feature: FeatureContent): void {
   let schema: ReturnType<typeof parseSchema> | undefined;
   if (feature.jsonSchema !== undefined) {
-    if (feature.valueType !== 'json') throw bad('jsonSchema', 'applies to json features only');
+    // GrowthBook validates string and number values against a schema too; a boolean has nothing to check.
+    if (feature.valueType === 'boolean') throw bad('jsonSchema', 'applies to json, string and number features, not boolean');
     schema = parseSchema(feature.jsonSchema);
     if ('problem' in schema) throw bad('jsonSchema', schema.problem);
   }
@@ -182,15 +234,14 @@ export function newFeature(
     jsonSchema?: string;
     customFields?: Record<string, string>;
   },
-  context: { environments: string[]; owner: { id: string; email?: string } },
+  context: { environments: string[]; owner: OwnerFields },
 ): FeatureContent {
   const blank = Object.fromEntries(context.environments.map((env) => [env, defaultSettings()]));
   const feature: FeatureContent = {
     id: input.id,
     archived: input.archived ?? false,
     description: input.description ?? '',
-    owner: context.owner.id,
-    ...(context.owner.email ? { ownerEmail: context.owner.email } : {}),
+    ...context.owner,
     project: input.project ?? '',
     valueType: input.valueType,
     defaultValue: input.defaultValue,
@@ -199,26 +250,27 @@ export function newFeature(
     prerequisites: input.prerequisites ?? [],
     ...optional({ jsonSchema: input.jsonSchema || undefined, customFields: input.customFields }),
   };
-  assertValuesValid(feature);
-  return feature;
+  const coerced = coerceValues(feature);
+  assertValuesValid(coerced);
+  return coerced;
 }
 
 /** A feature after `POST /features/{id}`: partial, with the merge rules of BEHAVIOR.md. */
 export function applyFeatureUpdate(
   current: StoredFeature,
   body: FeatureUpdate,
-  context: { environments: string[]; owner?: { id: string; email: string } },
+  context: { environments: string[]; owner?: OwnerFields },
 ): StoredFeature {
   const { environments, owner: _resolvedByCaller, holdout, jsonSchema, ...plain } = body;
-  const next: StoredFeature = { ...current, ...optional(plain) };
-  if (context.owner) Object.assign(next, { owner: context.owner.id, ownerEmail: context.owner.email });
+  const next: StoredFeature = withOwner({ ...current, ...optional(plain) }, context.owner);
   if (jsonSchema === '') delete next.jsonSchema;
   else if (jsonSchema !== undefined) next.jsonSchema = jsonSchema;
   if (holdout === null) delete next.holdout;
   else if (holdout) next.holdout = holdout;
   if (environments) next.environments = mergeEnvironments(current.environments, environments, context.environments, current.id);
-  assertValuesValid(next);
-  return next;
+  const coerced = coerceValues(next);
+  assertValuesValid(coerced);
+  return coerced;
 }
 
 /** Turns a toggle value of the reference (`true`, `"1"`, `0`, `""`...) into on or off. */

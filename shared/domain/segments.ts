@@ -20,13 +20,14 @@ const bad = (field: string, problem: string) => new InvalidInputError(`Request b
  * `filters` must be filters of that table.
  */
 export function segmentDefinition(input: SegmentDefinitionInput, lookup: FactTableLookup): SegmentDefinition {
+  // Every segment carries all three fields, `""`/`[]` where its type does not use them, as in GrowthBook.
   if (input.type === 'SQL') {
-    if (input.factTableId !== undefined) throw bad('factTableId', 'is only for FACT segments');
-    if (input.filters !== undefined) throw bad('filters', 'are only for FACT segments');
+    if (input.factTableId) throw bad('factTableId', 'is only for FACT segments');
+    if (input.filters?.length) throw bad('filters', 'are only for FACT segments');
     if (!input.query) throw bad('query', 'is required for a SQL segment');
-    return { type: 'SQL', query: input.query };
+    return { type: 'SQL', query: input.query, factTableId: '', filters: [] };
   }
-  if (input.query !== undefined) throw bad('query', 'is only for SQL segments');
+  if (input.query) throw bad('query', 'is only for SQL segments');
   if (!input.factTableId) throw bad('factTableId', 'is required for a FACT segment');
   const table = lookup(input.factTableId);
   if (!table) throw bad('factTableId', `no fact table ${input.factTableId}`);
@@ -38,7 +39,7 @@ export function segmentDefinition(input: SegmentDefinitionInput, lookup: FactTab
   filters.forEach((id, i) => {
     if (!known.has(id)) throw bad(`filters.${i}`, `${id} is not a filter of fact table ${input.factTableId}`);
   });
-  return { type: 'FACT', factTableId: input.factTableId, filters };
+  return { type: 'FACT', query: '', factTableId: input.factTableId, filters };
 }
 
 /**
@@ -48,9 +49,7 @@ export function segmentDefinition(input: SegmentDefinitionInput, lookup: FactTab
 export function segmentDefinitionAfter(current: Segment, change: SegmentUpdate): SegmentDefinitionInput {
   const datasourceId = change.datasourceId ?? current.datasourceId;
   const type = current.type ?? 'SQL';
-  if (change.type && change.type !== type) {
-    return { type: change.type, datasourceId, query: change.query, factTableId: change.factTableId, filters: change.filters };
-  }
+  if (change.type && change.type !== type) throw bad('type', `cannot change: this is a ${type} segment, as GrowthBook keeps it`);
   const tableChanged = change.factTableId !== undefined && change.factTableId !== current.factTableId;
   return {
     type,

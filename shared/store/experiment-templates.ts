@@ -4,7 +4,7 @@ import { templateReferences } from '../domain/experiment-templates';
 import { assertDataSourceReferences } from './data-sources';
 import { assertMetrics } from './experiments';
 import { features } from './features';
-import { resolveOwner } from './members';
+import { ownerForCreate } from './members';
 import { projects } from './projects';
 import { assertReferences, repository } from './repository';
 import { savedGroups } from './saved-groups';
@@ -44,7 +44,5 @@ export async function assertTemplateReferences(
 
 /** The owner of a template a caller creates: the member behind a personal access token, else nobody. */
 export async function templateOwner(auth: { orgId: string; memberId?: string }): Promise<{ owner: string; ownerEmail?: string }> {
-  if (!auth.memberId) return { owner: '' };
-  const { id, email } = await resolveOwner(auth.orgId, auth.memberId);
-  return { owner: id, ownerEmail: email };
+  return ownerForCreate(auth.orgId, undefined, auth.memberId);
 }

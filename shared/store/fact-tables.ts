@@ -2,6 +2,7 @@ import { ConflictError, DomainError } from '../errors';
 import { logger } from '../logger';
 import type { FactMetric } from '../contracts/fact-metrics';
 import type { FactTableLookup } from '../domain/fact-metrics';
+import { projectTags } from '../domain/project-tags';
 import { usesFilterTag, usesTableTag, type StoredFactTable } from '../domain/fact-tables';
 import { dataSources } from './data-sources';
 import { factMetrics } from './fact-metrics';
@@ -12,7 +13,7 @@ import { segments } from './segments';
 export const factTables = repository<StoredFactTable>({
   type: 'FACT_TABLE',
   label: 'Fact table',
-  listTags: (table) => [`datasource:${table.datasource}`, ...table.projects.map((project) => `project:${project}`)],
+  listTags: (table) => [`datasource:${table.datasource}`, ...projectTags(table.projects)],
 });
 
 /** A lookup over the fact tables that `refs` name (absent refs are skipped), read in one batch. */

@@ -4,6 +4,7 @@ import type { StoredMember } from '../contracts/members';
 import { db, tableName } from './client';
 import { newId } from '../ids';
 import { keys } from './keys';
+import type { OwnerFields } from '../domain/owner';
 import { repository, transact, type TransactionOp } from './repository';
 // teams.ts imports this module too; both only use each other inside functions, so the cycle is safe.
 import { teams } from './teams';
@@ -52,21 +53,39 @@ export async function organizationOfMember(memberId: string): Promise<string | u
   return Item?.orgId as string | undefined;
 }
 
-const looksLikeEmail = (owner: string) => owner.includes('@');
+/**
+ * Resolves an `owner` given on create or update, as GrowthBook does: a `u_` id must name a member of
+ * the organization (400 naming `field` otherwise); a member's e-mail becomes that member's id; any
+ * other text, `""` included, is kept as given (scripts store display names there).
+ */
+export async function resolveOwner(orgId: string, owner: string, field = 'owner', strict = false): Promise<OwnerFields> {
+  if (owner.startsWith('u_')) {
+    const member = await members.find(orgId, owner);
+    if (!member) throw new InvalidInputError(`Request body: [${field}] no member has the id ${owner}`);
+    return { owner: member.id, ownerEmail: member.email };
+  }
+  const id = owner === '' ? undefined : await memberIdByEmail(orgId, owner);
+  if (id) return { owner: id, ownerEmail: owner };
+  if (strict) throw new InvalidInputError(`Request body: [${field}] no member has the e-mail ${owner}`);
+  // An unresolved e-mail still reads back as the owner's e-mail, as GrowthBook answers it.
+  return owner.includes('@') ? { owner, ownerEmail: owner } : { owner };
+}
 
 /**
- * Resolves an `owner` given on create or update: an e-mail becomes the member's id, an id must
- * name a member of the organization. Raises 400 naming `field` otherwise.
+ * The owner of a new resource: the one given (see `resolveOwner`), else the caller's member, else `""`.
+ * `strict` is GrowthBook's rule for new experiments: the owner must be a member, and `""` means the caller.
  */
-export async function resolveOwner(orgId: string, owner: string, field = 'owner'): Promise<{ id: string; email: string }> {
-  if (looksLikeEmail(owner)) {
-    const id = await memberIdByEmail(orgId, owner);
-    if (!id) throw new InvalidInputError(`Request body: [${field}] no member has the e-mail ${owner}`);
-    return { id, email: owner };
-  }
-  const member = await members.find(orgId, owner);
-  if (!member) throw new InvalidInputError(`Request body: [${field}] no member has the id ${owner}`);
-  return { id: member.id, email: member.email };
+export async function ownerForCreate(
+  orgId: string,
+  given: string | undefined,
+  memberId: string | undefined,
+  strict = false,
+): Promise<OwnerFields> {
+  if (strict && given === '') return ownerForCreate(orgId, undefined, memberId);
+  if (given !== undefined) return resolveOwner(orgId, given, 'owner', strict);
+  if (!memberId) return { owner: '' };
+  const member = await members.find(orgId, memberId);
+  return member ? { owner: member.id, ownerEmail: member.email } : { owner: memberId };
 }
 
 /**

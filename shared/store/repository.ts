@@ -137,6 +137,9 @@ export async function transact(ops: TransactionOp[]): Promise<void> {
   }
 }
 
+/** A tag an item must carry on the list index, or a list of tags of which it must carry one. */
+export type ListTagFilter = string | string[];
+
 export interface RepositoryOptions<T> {
   type: EntityType;
   /** How error messages name the resource, e.g. "Saved group". */
@@ -211,15 +214,21 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     };
   }
 
-  /** Walks the keys-only list index; returns the keys in creation order, with their list sort keys. */
-  async function listKeys(orgId: string, tags: string[]): Promise<(ItemKey & { sort: string })[]> {
+  /**
+   * Walks the keys-only list index; returns the keys in creation order, with their list sort keys.
+   * An item matches when it carries every tag; a list of tags matches when it carries any of them.
+   */
+  async function listKeys(orgId: string, tags: ListTagFilter[]): Promise<(ItemKey & { sort: string })[]> {
     const found: (ItemKey & { sort: string })[] = [];
-    const filter = tags.length
-      ? {
-          FilterExpression: tags.map((_, i) => `contains(listTags, :tag${i})`).join(' AND '),
-          ExpressionAttributeValues: Object.fromEntries(tags.map((tag, i) => [`:tag${i}`, tag])),
-        }
-      : { ExpressionAttributeValues: {} };
+    const values: Record<string, string> = {};
+    const clauses = tags.map((tag, i) => {
+      const anyOf = (Array.isArray(tag) ? tag : [tag]).map((one, j) => {
+        values[`:tag${i}_${j}`] = one;
+        return `contains(listTags, :tag${i}_${j})`;
+      });
+      return anyOf.length === 1 ? anyOf[0] : `(${anyOf.join(' OR ')})`;
+    });
+    const filter = tags.length ? { FilterExpression: clauses.join(' AND '), ExpressionAttributeValues: values } : { ExpressionAttributeValues: {} };
     const items = await queryAll({
       IndexName: 'GSI1',
       KeyConditionExpression: 'GSI1PK = :pk',
@@ -351,7 +360,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
      * One page in creation order. Counting and skipping read only the list index's keys;
      * whole items are read for the page alone.
      */
-    async list(orgId: string, page: { limit: number; offset: number; tags?: string[] }): Promise<Page<T>> {
+    async list(orgId: string, page: { limit: number; offset: number; tags?: ListTagFilter[] }): Promise<Page<T>> {
       const tags = page.tags ?? [];
       const index = options.pageIndex && tags.length === 0 ? await readPageIndex(orgId, type) : undefined;
       if (index && !index.stale) {

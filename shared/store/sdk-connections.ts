@@ -3,6 +3,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
 import { db, tableName } from './client';
+import { projectTags } from '../domain/project-tags';
 import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from './keys';
@@ -13,7 +14,7 @@ import { repository, transact, type TransactionOp } from './repository';
 export const sdkConnections = repository<SdkConnection>({
   type: 'SDK_CONNECTION',
   label: 'SDK connection',
-  listTags: (connection) => [...(connection.projects ?? []).map((project) => `project:${project}`), `proxy:${connection.proxyEnabled}`],
+  listTags: (connection) => [...projectTags(connection.projects), `proxy:${connection.proxyEnabled}`],
 });
 
 /**

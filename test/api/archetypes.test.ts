@@ -76,7 +76,6 @@ describe('POST /archetypes', () => {
     ['attributes that are not JSON', { name: 'x', isPublic: true, attributes: 'country=US' }, /\[attributes\]/],
     ['attributes that are a number', { name: 'x', isPublic: true, attributes: 5 }, /\[attributes\]/],
     ['attributes that are an array', { name: 'x', isPublic: true, attributes: [] }, /\[attributes\]/],
-    ['an unknown owner e-mail', { name: 'x', isPublic: true, owner: 'nobody@example.com' }, /\[owner\]/],
     ['an unknown owner id', { name: 'x', isPublic: true, owner: 'u_missing' }, /\[owner\]/],
     ["another organization's member as owner", { name: 'x', isPublic: true, owner: 'OTHER' }, /\[owner\]/],
     ['an unknown project', { name: 'x', isPublic: true, projects: ['prj_missing'] }, /\[projects\] .*prj_missing/],

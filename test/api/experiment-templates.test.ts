@@ -46,7 +46,7 @@ const newProject = async (orgId: string) => (await projects.create(orgId, { id: 
 
 describe('POST /experiment-templates', () => {
   it('creates a template', async () => {
-    const group = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'beta', condition: '{}' } });
+    const group = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'beta', condition: '{"id":"1"}' } });
     const body = template({
       hypothesis: 'Shorter forms convert',
       tags: ['checkout'],

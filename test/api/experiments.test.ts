@@ -102,7 +102,7 @@ describe('POST /experiments', () => {
       dateEnded: '',
       seed: body.trackingKey,
       coverage: 1,
-      targetingCondition: '',
+      targetingCondition: '{}',
       trafficSplit: experiment.variations.map((v: { variationId: string }) => ({ variationId: v.variationId, weight: 0.5 })),
     });
   });
@@ -167,7 +167,7 @@ describe('POST /experiments', () => {
   });
 
   it('checks the saved groups of a phase and accepts existing ones', async () => {
-    const group = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'g', condition: '{}' } });
+    const group = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'g', condition: '{"id":"1"}' } });
     const phase = { name: 'Main', dateStarted: '2024-01-01T00:00:00Z', savedGroupTargeting: [{ matchType: 'all', savedGroups: [group.body.savedGroup.id] }] };
 
     const response = await create({ ...minimal(), phases: [phase] });
@@ -265,7 +265,7 @@ describe('POST /experiments', () => {
     ['an unknown saved group', { phases: [phase({ savedGroupTargeting: [{ matchType: 'all', savedGroups: ['grp_missing'] }] })] }, /\[phases\.0\.savedGroupTargeting\.0\.savedGroups\.0\]/],
     ['an unknown matchType', { phases: [phase({ savedGroupTargeting: [{ matchType: 'some', savedGroups: [] }] })] }, /matchType/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
-    ['an unknown owner', { owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown template', { templateId: 'tmplt__missing' }, /\[templateId\]/],
     ['an unknown default dashboard', { defaultDashboardId: 'dash_missing' }, /\[defaultDashboardId\]/],
     ['metrics without a datasource', { metrics: ['fact__any'] }, /\[datasourceId\]/],
@@ -294,7 +294,7 @@ describe('POST /experiments', () => {
   });
 
   it("answers 400 for another organization's saved group", async () => {
-    const group = await api.request('POST', '/api/v1/saved-groups', { key: other.keys.admin, body: { name: 'theirs', condition: '{}' } });
+    const group = await api.request('POST', '/api/v1/saved-groups', { key: other.keys.admin, body: { name: 'theirs', condition: '{"id":"1"}' } });
     const phases = [phase({ savedGroupTargeting: [{ matchType: 'any', savedGroups: [group.body.savedGroup.id] }] })];
 
     const response = await create({ ...minimal(), phases });

@@ -182,8 +182,6 @@ describe('POST /fact-metrics', () => {
     ['a saved filter of another table', () => ({ ...mean(), numerator: { factTableId: t.orders, column: 'a', rowFilters: [{ operator: 'saved_filter', values: [f.visits] }] } }), /\[numerator\.rowFilters\.0\.values\.0\]/],
     ['a row filter without column', () => ({ ...mean(), numerator: { factTableId: t.orders, column: 'a', rowFilters: [{ operator: '=', values: ['1'] }] } }), /\[numerator\.rowFilters\.0\.column\]/],
     ['a row filter without values', () => ({ ...mean(), numerator: { factTableId: t.orders, column: 'a', rowFilters: [{ operator: 'in', column: 'c' }] } }), /\[numerator\.rowFilters\.0\.values\]/],
-    ['a column on a proportion metric', () => ({ ...proportion(), numerator: { factTableId: t.orders, column: 'amount' } }), /\[numerator\.column\] must be empty or \$\$distinctUsers/],
-    ['a mean metric without column', () => ({ ...mean(), numerator: { factTableId: t.orders } }), /\[numerator\.column\] is required for a mean metric/],
     ['an unknown special column', () => ({ ...mean(), numerator: { factTableId: t.orders, column: '$$rows' } }), /\[numerator\.column\] \$\$rows is not a special column/],
     ['$$distinctDates on an event quantile', () => ({ ...quantile(), numerator: { factTableId: t.orders, column: '$$distinctDates' } }), /\[numerator\.column\] \$\$distinctDates is only/],
     ['an aggregate filter on a mean metric', () => ({ ...mean(), numerator: { ...mean().numerator, aggregateFilterColumn: 'a', aggregateFilter: '> 1' } }), /\[numerator\.aggregateFilterColumn\] is only for proportion/],
@@ -202,7 +200,7 @@ describe('POST /fact-metrics', () => {
     ['riskThresholdSuccess above the default riskThresholdDanger', () => ({ ...mean(), riskThresholdSuccess: 0.5 }), /\[riskThresholdSuccess\] must not exceed/],
     ['archived, which only an update sets', () => ({ ...mean(), archived: true }), /archived/],
     ['an unknown project', () => ({ ...mean(), projects: ['prj_missing'] }), /\[projects\] unknown project/],
-    ['an unknown owner', () => ({ ...mean(), owner: 'nobody@example.com' }), /\[owner\]/],
+    ['an unknown owner', () => ({ ...mean(), owner: 'u_nobody' }), /\[owner\]/],
     ['an unknown field in the numerator', () => ({ ...mean(), numerator: { ...mean().numerator, table: 'x' } }), /numerator/],
     ['an unknown field', () => ({ ...mean(), colour: 'red' }), /colour/],
   ])('answers 400 for %s and stores nothing', async (_case, body, message) => {
@@ -273,9 +271,11 @@ describe('GET /fact-metrics', () => {
     expect(page.body).toMatchObject({ count: 3, total: 4, hasMore: true, nextOffset: 3 });
     expect(page.body.factMetrics.map((m: { id: string }) => m.id)).toEqual([m1, m2, m3]);
     expect(await ids('datasourceId=ds_a')).toEqual([m1, m2, m4]);
-    expect(await ids(`projectId=${project}`)).toEqual([m2, m3]);
+    // A metric with no projects belongs to every project, as in GrowthBook.
+    expect(await ids(`projectId=${project}`)).toEqual([m1, m2, m3, m4]);
+    expect(await ids('projectId=prj_elsewhere')).toEqual([m1, m4]);
     expect(await ids(`factTableId=${a}`)).toEqual([m1]);
-    expect(await ids(`factTableId=${b}&projectId=${project}`)).toEqual([m2]);
+    expect(await ids(`factTableId=${b}&projectId=${project}`)).toEqual([m2, m4]);
   });
 });
 

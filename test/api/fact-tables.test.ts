@@ -64,7 +64,7 @@ describe('POST /fact-tables', () => {
     ['a missing sql', { ...orders, sql: undefined }, /\[sql\]/],
     ['an unknown managedBy', { ...orders, managedBy: 'ui' }, /\[managedBy\]/],
     ['an unknown project', { ...orders, projects: ['prj_missing'] }, /\[projects\] unknown project prj_missing/],
-    ['an unknown owner', { ...orders, owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { ...orders, owner: 'u_nobody' }, /\[owner\]/],
     ['columns, which only an update sets', { ...orders, columns: [] }, /columns/],
     ['an unknown field', { ...orders, colour: 'red' }, /colour/],
   ])('answers 400 for %s and stores nothing', async (_case, body, message) => {
@@ -121,8 +121,10 @@ describe('GET /fact-tables', () => {
     expect(page.body).toMatchObject({ count: 2, total: 3, hasMore: true, nextOffset: 2 });
     expect(page.body.factTables.map((t: { id: string }) => t.id)).toEqual([a, b]);
     expect(await tableIds('&datasourceId=ds_a', fresh.keys.admin)).toEqual([a, c]);
-    expect(await tableIds(`&projectId=${project.id}`, fresh.keys.admin)).toEqual([b, c]);
-    expect(await tableIds(`&projectId=${project.id}&datasourceId=ds_a`, fresh.keys.admin)).toEqual([c]);
+    // A table with no projects belongs to every project, as in GrowthBook.
+    expect(await tableIds(`&projectId=${project.id}`, fresh.keys.admin)).toEqual([a, b, c]);
+    expect(await tableIds(`&projectId=${project.id}&datasourceId=ds_b`, fresh.keys.admin)).toEqual([b]);
+    expect(await tableIds('&projectId=prj_elsewhere', fresh.keys.admin)).toEqual([a]);
   });
 });
 

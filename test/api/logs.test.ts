@@ -48,12 +48,12 @@ describe('the logs', () => {
   it('never hold a secret key, not even for refused or failing requests', async () => {
     const unknownKey = `secret_admin_${randomBytes(32).toString('base64url')}`;
     const keys = [org.keys.admin, org.keys.readonly, org.keys.noaccess, unknownKey, org.admin.token];
-    const created = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'g', condition: '{}' } });
+    const created = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'g', condition: '{"id":"1"}' } });
     const previousEndpoint = process.env.DYNAMODB_ENDPOINT;
 
     const output = await captureOutput(async () => {
       await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 42 } }); // 400
-      await api.request('POST', '/api/v1/saved-groups', { key: org.keys.readonly, body: { name: 'x', condition: '{}' } }); // 403
+      await api.request('POST', '/api/v1/saved-groups', { key: org.keys.readonly, body: { name: 'x', condition: '{"id":"1"}' } }); // 403
       await api.request('GET', '/api/v1/saved-groups', { key: org.keys.noaccess }); // 403
       await api.request('GET', '/api/v1/saved-groups/grp_missing', { key: org.admin.token }); // 404
       await api.request('GET', '/api/v1/saved-groups', { key: unknownKey }); // 401

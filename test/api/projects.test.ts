@@ -172,7 +172,7 @@ describe('GET /projects', () => {
 });
 
 describe('PUT /projects/{id}', () => {
-  it('changes only the given fields and merges settings', async () => {
+  it('changes only the given fields, and replaces the whole settings object as GrowthBook does', async () => {
     const { body: created } = await create({ name: 'Before', description: 'kept', settings: { statsEngine: 'bayesian' } });
 
     const response = await api.request('PUT', `/api/v1/projects/${created.project.id}`, {
@@ -186,8 +186,16 @@ describe('PUT /projects/{id}', () => {
       name: 'After',
       description: 'kept',
       publicId: created.project.publicId,
-      settings: { statsEngine: 'bayesian', confidenceLevel: 0.9 },
+      settings: { confidenceLevel: 0.9 },
     });
+  });
+
+  it('keeps the settings when none are given', async () => {
+    const { body: created } = await create({ name: 'Kept', settings: { statsEngine: 'bayesian' } });
+
+    const response = await api.request('PUT', `/api/v1/projects/${created.project.id}`, { key: org.keys.admin, body: { name: 'Renamed' } });
+
+    expect(response.body.project.settings).toEqual({ statsEngine: 'bayesian' });
   });
 
   it('answers 409 for a publicId another project has, and lets a project keep its own', async () => {

@@ -36,32 +36,32 @@ describe('POST /saved-groups', () => {
   });
 
   it('resolves an owner e-mail to the member id', async () => {
-    const response = await create({ name: 'Owned', condition: '{}', owner: org.admin.email });
+    const response = await create({ name: 'Owned', condition: '{"id":"1"}', owner: org.admin.email });
 
     expect(response.status).toBe(200);
     expect(response.body.savedGroup).toMatchObject({ owner: org.admin.memberId, ownerEmail: org.admin.email });
   });
 
   it('accepts an owner id that names a member', async () => {
-    const response = await create({ name: 'Owned by id', condition: '{}', owner: org.admin.memberId });
+    const response = await create({ name: 'Owned by id', condition: '{"id":"1"}', owner: org.admin.memberId });
 
     expect(response.status).toBe(200);
     expect(response.body.savedGroup.owner).toBe(org.admin.memberId);
   });
 
   it.each([
-    ['an unknown owner e-mail', { name: 'x', condition: '{}', owner: 'nobody@example.com' }, /\[owner\]/],
-    ['an unknown owner id', { name: 'x', condition: '{}', owner: 'u_missing' }, /\[owner\]/],
-    ["another organization's member as owner", { name: 'x', condition: '{}', owner: 'OTHER' }, /\[owner\]/],
-    ['a missing name', { condition: '{}' }, /\[name\]/],
+    ['an unknown owner e-mail', { name: 'x', condition: '{"id":"1"}', owner: 'u_nobody' }, /\[owner\]/],
+    ['an unknown owner id', { name: 'x', condition: '{"id":"1"}', owner: 'u_missing' }, /\[owner\]/],
+    ["another organization's member as owner", { name: 'x', condition: '{"id":"1"}', owner: 'OTHER' }, /\[owner\]/],
+    ['a missing name', { condition: '{"id":"1"}' }, /\[name\]/],
     ['neither a condition nor a list', { name: 'x' }, /\[type\]/],
     ['a condition that is not JSON', { name: 'x', condition: 'country = US' }, /\[condition\]/],
     ['a condition that is a JSON array', { name: 'x', condition: '[1]' }, /\[condition\]/],
     ['a list group without attributeKey', { name: 'x', type: 'list', values: ['a'] }, /\[attributeKey\]/],
-    ['a condition group given values', { name: 'x', type: 'condition', condition: '{}', values: ['a'] }, /\[attributeKey\]/],
-    ['an unknown type', { name: 'x', type: 'set', condition: '{}' }, /\[type\]/],
+    ['a condition group given values', { name: 'x', type: 'condition', condition: '{"id":"1"}', values: ['a'] }, /\[attributeKey\]/],
+    ['an unknown type', { name: 'x', type: 'set', condition: '{"id":"1"}' }, /\[type\]/],
     ['values that are not strings', { name: 'x', attributeKey: 'id', values: [1] }, /\[values\.0\]/],
-    ['an unknown field', { name: 'x', condition: '{}', colour: 'red' }, /colour/],
+    ['an unknown field', { name: 'x', condition: '{"id":"1"}', colour: 'red' }, /colour/],
   ])('answers 400 for %s and stores nothing', async (_case, input, message) => {
     const body = { ...input, owner: (input as { owner?: string }).owner === 'OTHER' ? other.admin.memberId : (input as { owner?: string }).owner };
     const before = (await api.request('GET', '/api/v1/saved-groups?limit=100', { key: org.keys.admin })).body.total;
@@ -86,11 +86,11 @@ describe('POST /saved-groups', () => {
     expect(response.body.code).toBe('invalid_request');
   });
 
-  it('answers 415 for a form-encoded body', async () => {
+  it('answers 415 for a body that is neither JSON nor a form', async () => {
     const response = await api.request('POST', '/api/v1/saved-groups', {
       key: org.keys.admin,
       rawBody: 'name=x',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      headers: { 'content-type': 'text/plain' },
     });
 
     expect(response.status).toBe(415);
@@ -114,13 +114,13 @@ describe('POST /saved-groups', () => {
   });
 
   it('answers 403 for a readonly key', async () => {
-    const response = await create({ name: 'x', condition: '{}' }, org.keys.readonly);
+    const response = await create({ name: 'x', condition: '{"id":"1"}' }, org.keys.readonly);
 
     expect(response.status).toBe(403);
   });
 
   it('lets an engineer key write', async () => {
-    const response = await create({ name: 'engineer', condition: '{}' }, org.keys.engineer);
+    const response = await create({ name: 'engineer', condition: '{"id":"1"}' }, org.keys.engineer);
 
     expect(response.status).toBe(200);
   });
@@ -145,7 +145,7 @@ describe('GET /saved-groups/{id}', () => {
   });
 
   it('answers 404 when the group belongs to another organization', async () => {
-    const { body: created } = await create({ name: 'Private', condition: '{}' });
+    const { body: created } = await create({ name: 'Private', condition: '{"id":"1"}' });
 
     const response = await api.request('GET', `/api/v1/saved-groups/${created.savedGroup.id}`, { key: other.keys.admin });
 
@@ -158,7 +158,7 @@ describe('GET /saved-groups', () => {
     const fresh = await createTestOrg();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
-      ids.push((await create({ name: `g${i}`, condition: '{}' }, fresh.keys.admin)).body.savedGroup.id);
+      ids.push((await create({ name: `g${i}`, condition: '{"id":"1"}' }, fresh.keys.admin)).body.savedGroup.id);
     }
 
     const first = await api.request('GET', '/api/v1/saved-groups?limit=2', { key: fresh.keys.readonly });
@@ -209,7 +209,7 @@ describe('POST /saved-groups/{id}', () => {
 
     const response = await api.request('POST', `/api/v1/saved-groups/${created.savedGroup.id}`, {
       key: org.keys.admin,
-      body: { condition: '{}' },
+      body: { condition: '{"id":"1"}' },
     });
 
     expect(response.status).toBe(400);
@@ -238,6 +238,7 @@ describe('POST /saved-groups/{id}', () => {
   it('loses no write when many clients update different fields at once', async () => {
     const { body: created } = await create({ name: 'Busy', attributeKey: 'id', values: [] });
     const id = created.savedGroup.id;
+    const project = (await api.request('POST', '/api/v1/projects', { key: org.keys.admin, body: { name: 'Busy project' } })).body.project.id;
 
     const responses = await Promise.all([
       ...Array.from({ length: 4 }, (_, i) =>
@@ -245,19 +246,19 @@ describe('POST /saved-groups/{id}', () => {
       ),
       api.request('POST', `/api/v1/saved-groups/${id}`, { key: org.keys.admin, body: { description: 'described' } }),
       api.request('POST', `/api/v1/saved-groups/${id}`, { key: org.keys.admin, body: { values: ['v'] } }),
-      api.request('POST', `/api/v1/saved-groups/${id}`, { key: org.keys.admin, body: { projects: ['prj_a'] } }),
+      api.request('POST', `/api/v1/saved-groups/${id}`, { key: org.keys.admin, body: { projects: [project] } }),
     ]);
 
     expect(responses.map((r) => r.status)).toEqual(Array(7).fill(200));
     const final = (await api.request('GET', `/api/v1/saved-groups/${id}`, { key: org.keys.admin })).body.savedGroup;
-    expect(final).toMatchObject({ description: 'described', values: ['v'], projects: ['prj_a'] });
+    expect(final).toMatchObject({ description: 'described', values: ['v'], projects: [project] });
     expect(final.name).toMatch(/^name [0-3]$/);
   });
 });
 
 describe('DELETE /saved-groups/{id}', () => {
   it('deletes the group and answers with its id', async () => {
-    const { body: created } = await create({ name: 'Doomed', condition: '{}' });
+    const { body: created } = await create({ name: 'Doomed', condition: '{"id":"1"}' });
 
     const response = await api.request('DELETE', `/api/v1/saved-groups/${created.savedGroup.id}`, { key: org.keys.admin });
 
@@ -268,7 +269,7 @@ describe('DELETE /saved-groups/{id}', () => {
   });
 
   it("answers 404 for another organization's group and keeps it", async () => {
-    const { body: created } = await create({ name: 'Keep', condition: '{}' });
+    const { body: created } = await create({ name: 'Keep', condition: '{"id":"1"}' });
 
     const response = await api.request('DELETE', `/api/v1/saved-groups/${created.savedGroup.id}`, { key: other.keys.admin });
 
@@ -278,7 +279,7 @@ describe('DELETE /saved-groups/{id}', () => {
   });
 
   it('answers 403 for a readonly key', async () => {
-    const { body: created } = await create({ name: 'Keep too', condition: '{}' });
+    const { body: created } = await create({ name: 'Keep too', condition: '{"id":"1"}' });
 
     const response = await api.request('DELETE', `/api/v1/saved-groups/${created.savedGroup.id}`, { key: org.keys.readonly });
 

@@ -132,7 +132,8 @@ describe('GET /sdk-connections', () => {
     expect(first.body).toMatchObject({ limit: 3, offset: 0, count: 3, total: 4, hasMore: true, nextOffset: 3 });
     expect(first.body.connections.map((c: { id: string }) => c.id)).toEqual(ids.slice(0, 3));
     expect(last.body).toMatchObject({ count: 1, hasMore: false, nextOffset: null });
-    expect(inProject.body.connections.map((c: { id: string }) => c.id)).toEqual([ids[1], ids[3]]);
+    // A connection with no projects serves every project, so it is listed under each (as in GrowthBook).
+    expect(inProject.body.connections.map((c: { id: string }) => c.id)).toEqual(ids);
   });
 
   it('lists only connections with a proxy when withProxy is set', async () => {
@@ -187,6 +188,7 @@ describe('PUT /sdk-connections/{id}', () => {
     ['an unknown environment', { environment: 'staging' }, /\[environment\]/],
     ['an unknown project', { projects: ['prj_missing'] }, /\[projects\.0\]/],
     ['an empty name', { name: '' }, /\[name\]/],
+    ['a name under 3 characters, as GrowthBook refuses', { name: 'ab' }, /\[name\] Name length must be at least 3/],
     ['an unknown field', { key: 'sdk-mine' }, /key/],
   ])('answers 400 for %s', async (_case, body, message) => {
     const created = await connection();
@@ -200,9 +202,9 @@ describe('PUT /sdk-connections/{id}', () => {
   it('answers 404 for an unknown id or another organization and 403 for an engineer', async () => {
     const created = await connection();
 
-    expect((await api.request('PUT', '/api/v1/sdk-connections/sdk_missing', { key: org.keys.admin, body: { name: 'x' } })).status).toBe(404);
-    expect((await api.request('PUT', `/api/v1/sdk-connections/${created.id}`, { key: other.keys.admin, body: { name: 'x' } })).status).toBe(404);
-    expect((await api.request('PUT', `/api/v1/sdk-connections/${created.id}`, { key: org.keys.engineer, body: { name: 'x' } })).status).toBe(403);
+    expect((await api.request('PUT', '/api/v1/sdk-connections/sdk_missing', { key: org.keys.admin, body: { name: 'xyz' } })).status).toBe(404);
+    expect((await api.request('PUT', `/api/v1/sdk-connections/${created.id}`, { key: other.keys.admin, body: { name: 'xyz' } })).status).toBe(404);
+    expect((await api.request('PUT', `/api/v1/sdk-connections/${created.id}`, { key: org.keys.engineer, body: { name: 'xyz' } })).status).toBe(403);
   });
 });
 

@@ -45,7 +45,8 @@ describe('POST /segments', () => {
       dateCreated: expect.any(String),
       dateUpdated: expect.any(String),
     });
-    expect(response.body.segment).not.toHaveProperty('factTableId');
+    // Fields the type does not use are empty, as GrowthBook answers them.
+    expect(response.body.segment).toMatchObject({ factTableId: '', filters: [] });
   });
 
   it('creates a FACT segment on a fact table and its filters', async () => {
@@ -54,7 +55,7 @@ describe('POST /segments', () => {
     expect(response.status).toBe(200);
     expectShape(contract.postSegment, response.body);
     expect(response.body.segment).toMatchObject({ type: 'FACT', factTableId: tableId, filters: [filterId], owner: org.admin.memberId });
-    expect(response.body.segment).not.toHaveProperty('query');
+    expect(response.body.segment.query).toBe('');
   });
 
   it.each([
@@ -147,14 +148,23 @@ describe.each(['/api/v1/segments', '/api/v1/segment'])('POST %s/{id}', (base) =>
     expect(response.body.segment).toMatchObject({ name: 'Renamed', query: 'SELECT 2', description: 'kept', type: 'SQL' });
   });
 
-  it('turns a SQL segment into a FACT segment, dropping the query', async () => {
+  it('refuses to turn a SQL segment into a FACT segment, as GrowthBook does', async () => {
     const { body: created } = await create(sqlSegment);
 
     const response = await update(created.segment.id, { type: 'FACT', factTableId: tableId, filters: [filterId] });
 
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[type\] cannot change/);
+  });
+
+  it("takes back a segment as GET answers it, with the other type's fields empty", async () => {
+    const { body: created } = await create(factSegment());
+    const { id: _id, dateCreated: _c, dateUpdated: _u, owner: _o, ownerEmail: _e, ...read } = created.segment;
+
+    const response = await update(created.segment.id, read);
+
     expect(response.status).toBe(200);
-    expect(response.body.segment).toMatchObject({ type: 'FACT', factTableId: tableId, filters: [filterId] });
-    expect(response.body.segment).not.toHaveProperty('query');
+    expect(response.body.segment).toMatchObject({ type: 'FACT', query: '', factTableId: tableId, filters: [filterId] });
   });
 
   it('drops the old filters when the fact table changes without new ones', async () => {
@@ -167,7 +177,7 @@ describe.each(['/api/v1/segments', '/api/v1/segment'])('POST %s/{id}', (base) =>
   });
 
   it.each([
-    ['a switch to SQL without a query', { type: 'SQL' }, /\[query\] is required for a SQL segment/],
+    ['a switch to SQL', { type: 'SQL', query: 'SELECT 1' }, /\[type\] cannot change/],
     ['a query on a FACT segment', { query: 'SELECT 1' }, /\[query\]/],
     ['a filter of another fact table', { filters: ['flt_elsewhere'] }, /\[filters\.0\]/],
     ['an unknown fact table', { factTableId: 'ftb_missing' }, /\[factTableId\]/],

@@ -471,7 +471,7 @@ describe('DELETE /teams/{id}/members', () => {
 
 describe("a team's roles and a personal access token", () => {
   const createGroup = (token: string, projects?: string[]) =>
-    api.request('POST', '/api/v1/saved-groups', { key: token, body: { name: 'g', condition: '{}', projects } });
+    api.request('POST', '/api/v1/saved-groups', { key: token, body: { name: 'g', condition: '{"id":"1"}', projects } });
 
   beforeEach(() => clearAuthCache());
 

@@ -46,7 +46,7 @@ async function seedOne(orgId: string, n: number): Promise<Seeded> {
         production: { enabled: true, rules: [ruleInput.parse({ id: 'fr_ramp', type: 'rollout', value: 'true', coverage: 0, hashAttribute: 'id' })] },
       },
     },
-    { environments: ['production', 'dev'], owner: { id: '' } },
+    { environments: ['production', 'dev'], owner: { owner: '' } },
   );
   const feature = await createFeature(orgId, content, { by: 'test', comment: 'Created' });
   const body = createRampScheduleBody.parse({ name: `Ramp ${n}`, featureId, ruleId: 'fr_ramp', steps, startDate: T.toISOString() });

@@ -44,7 +44,7 @@ describe('planFactsImport', () => {
   });
 
   it('gives new items the default owner and a named owner its member', () => {
-    const owners = new Map([['me@example.com', { id: 'u_1', email: 'me@example.com' }]]);
+    const owners = new Map([['me@example.com', { owner: 'u_1', ownerEmail: 'me@example.com' }]]);
 
     const plan = planFactsImport(
       body({ factTables: [{ id: 'a', data: table('A') }, { id: 'b', data: { ...table('B'), owner: 'me@example.com' } }] }),

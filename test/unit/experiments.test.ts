@@ -24,7 +24,7 @@ const body = (fields: Partial<PostExperimentBody> = {}): PostExperimentBody => (
   ...fields,
 });
 const experiment = (fields: Partial<PostExperimentBody> = {}): Experiment => ({
-  ...newExperiment(body(fields), undefined, NOW),
+  ...newExperiment(body(fields), { owner: '' }, NOW),
   dateCreated: NOW,
   dateUpdated: NOW,
 });

@@ -106,7 +106,7 @@ describe('newFeature', () => {
   it('has every environment of the organization, off unless given', () => {
     const feature = newFeature(
       { id: 'f', valueType: 'boolean', defaultValue: 'true', environments: { dev: { enabled: true } } },
-      { environments: ['production', 'dev'], owner: { id: 'u_1' } },
+      { environments: ['production', 'dev'], owner: { owner: 'u_1' } },
     );
 
     expect(feature.environments).toEqual({ production: { enabled: false, rules: [] }, dev: { enabled: true, rules: [] } });
@@ -115,9 +115,9 @@ describe('newFeature', () => {
 
   it('refuses a value of the wrong type wherever it is', () => {
     const make = (rules: RuleInput[]) => () =>
-      newFeature({ id: 'f', valueType: 'number', defaultValue: '1', environments: { dev: { rules } } }, { environments: ['dev'], owner: { id: '' } });
+      newFeature({ id: 'f', valueType: 'number', defaultValue: '1', environments: { dev: { rules } } }, { environments: ['dev'], owner: { owner: '' } });
 
-    expect(make([{ type: 'force', value: 'x' }])).toThrow(/\[environments\.dev\.rules\.0\.value\] is not a valid number/);
+    expect(make([{ type: 'force', value: 'x' }])).toThrow(/\[environments\.dev\.rules\.0\.value\] Must be a valid number/);
     expect(make([{ type: 'experiment', values: [{ value: '1', weight: 0.5 }, { value: 'y', weight: 0.5 }] }])).toThrow(
       /\[environments\.dev\.rules\.0\.values\.1\.value\]/,
     );
@@ -144,11 +144,13 @@ describe('applyFeatureUpdate', () => {
   });
 
   it('refuses a holdout value of the wrong type', () => {
-    expect(() => applyFeatureUpdate(stored(), { holdout: { id: 'h', value: 'maybe' } }, context)).toThrow(/\[holdout\.value\]/);
+    expect(() => applyFeatureUpdate(stored({ valueType: 'number', defaultValue: '1' }), { holdout: { id: 'h', value: 'maybe' } }, context)).toThrow(
+      /\[holdout\.value\]/,
+    );
   });
 
   it('sets the resolved owner with its e-mail', () => {
-    const next = applyFeatureUpdate(stored(), { owner: 'a@x.io' }, { ...context, owner: { id: 'u_2', email: 'a@x.io' } });
+    const next = applyFeatureUpdate(stored(), { owner: 'a@x.io' }, { ...context, owner: { owner: 'u_2', ownerEmail: 'a@x.io' } });
 
     expect(next).toMatchObject({ owner: 'u_2', ownerEmail: 'a@x.io' });
   });

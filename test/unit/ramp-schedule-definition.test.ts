@@ -342,7 +342,7 @@ describe('request bodies', () => {
       steps: [
         { trigger: { type: 'interval', seconds: 0.5 }, actions: [{ targetType: 'feature-rule', targetId: 't1', patch: { coverage: 0.1, force: { a: 1 } } }] },
         { trigger: { type: 'approval' }, approvalNotes: 'check the error rate', actions: [] },
-        { trigger: { type: 'scheduled', at: '2030-01-01T00:00:00Z' } },
+        { trigger: { type: 'scheduled', at: '2030-01-01T00:00:00.000Z' } },
       ],
       endActions: [{ patch: { enabled: null, savedGroups: null, prerequisites: [{ id: 'p', condition: '{}' }] } }],
       startDate: null,

@@ -16,19 +16,14 @@ const fact: Segment = {
 };
 
 describe('segmentDefinitionAfter', () => {
-  it('starts from the change alone when the type changes', () => {
-    expect(segmentDefinitionAfter(fact, { type: 'SQL', query: 'SELECT 1' })).toEqual({
-      type: 'SQL',
-      datasourceId: 'ds',
-      query: 'SELECT 1',
-      factTableId: undefined,
-      filters: undefined,
-    });
+  it('refuses a change of type, as GrowthBook does', () => {
+    expect(() => segmentDefinitionAfter(fact, { type: 'SQL', query: 'SELECT 1' })).toThrow('[type] cannot change');
   });
 
   it('keeps the filters while the fact table stays', () => {
     expect(segmentDefinition(segmentDefinitionAfter(fact, { name: 'x' }), lookup)).toEqual({
       type: 'FACT',
+      query: '',
       factTableId: 'ftb_1',
       filters: ['f1'],
     });
@@ -37,7 +32,7 @@ describe('segmentDefinitionAfter', () => {
 
 describe('segmentDefinition', () => {
   it('refuses fields of the other type', () => {
-    expect(() => segmentDefinition({ type: 'SQL', datasourceId: 'ds', query: 'q', filters: [] }, lookup)).toThrow('[filters]');
+    expect(() => segmentDefinition({ type: 'SQL', datasourceId: 'ds', query: 'q', filters: ['f1'] }, lookup)).toThrow('[filters]');
     expect(() => segmentDefinition({ type: 'FACT', datasourceId: 'ds', factTableId: 'ftb_1', query: 'q' }, lookup)).toThrow('[query]');
   });
 });

@@ -14,7 +14,7 @@ const NOW = '2024-06-01T00:00:00.000Z';
 const experiment: Experiment = {
   ...newExperiment(
     { trackingKey: 'k', name: 'n', variations: [{ key: 'a', name: 'A' }, { key: 'b', name: 'B' }] },
-    undefined,
+    { owner: '' },
     NOW,
   ),
   dateCreated: NOW,
