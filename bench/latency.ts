@@ -5,14 +5,15 @@
  * COLD_RUNS fresh processes, each followed by one of the bare handler, so a machine that gets busier
  * or quieter during the run moves both sides of the ratio alike.
  *
- * While developing on a shared machine, `BENCH_COLD_EVERY=k` times every k-th step only (the others
- * still run, as later steps need what they create) and `BENCH_COLD_RUNS` sets the number of runs.
+ * While developing on a shared machine, `BENCH_COLD_EVERY=k` times every k-th step only (after the
+ * first pass, the others are served in this process from source, as later steps need what they
+ * create) and `BENCH_COLD_RUNS` sets the number of runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleFile, bundleHandlers } from '../infra/bundling';
-import { lambdaInvocation } from '../infra/local/server';
+import { invoke, lambdaInvocation } from '../infra/local/server';
 import { printTable, quantile, round, saveResults } from './report';
 import { runBundle, type BundleRun } from './run-bundle';
 import { scenario, type Ids } from './scenarios';
@@ -73,12 +74,19 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
       for (const entry of measured) {
         const { step } = entry;
         const body = step.body?.(ids);
-        const { handler, ...invocation } = lambdaInvocation({
+        const request = {
           method: step.method,
           url: step.path(ids),
           headers: { authorization: `Bearer ${seeds[pass].key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
-        });
+        };
+        if (pass > 0 && !entry.timed) {
+          // Only sets up what later steps need: served in this process, from source, to save a process.
+          const result = await invoke(request);
+          if (result.statusCode === 200 && result.body) step.capture?.(JSON.parse(result.body), ids);
+          continue;
+        }
+        const { handler, ...invocation } = lambdaInvocation(request);
         const run = await runBundle(bundleFile(dir, handler), invocation, { warm: pass === 0 ? WARM_REQUESTS : 0 });
         if (run.statuses[0] === 200 && run.first.body) step.capture?.(JSON.parse(run.first.body), ids);
         if (!entry.timed) continue;
