@@ -1,93 +1,144 @@
 /**
- * Cold start and warm latency of every function, bundled as the stack bundles it, each in a fresh
- * Node process (bench/bundle-runner.cjs), next to the bare handler: one GetItem with the same
- * SDK and no middleware.
+ * Cold start and warm latency of every function, bundled as the stack bundles it (ES modules), each
+ * run in a fresh Node process (bench/bundle-runner.mjs) next to the bare handler built the same way:
+ * one GetItem with the same SDK and no middleware. Each function's cold start is the median of
+ * COLD_RUNS fresh processes, each followed by one of the bare handler, so a machine that gets busier
+ * or quieter during the run moves both sides of the ratio alike.
+ *
+ * While developing on a shared machine, `BENCH_COLD_EVERY=k` times every k-th step only (after the
+ * first pass, the others are served in this process from source, as later steps need what they
+ * create) and `BENCH_COLD_RUNS` sets the number of runs.
  */
-import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { bundleHandlers } from '../infra/bundling';
-import { lambdaInvocation } from '../infra/local/server';
-import { quantile, printTable, round, saveResults, type Row } from './report';
+import { bundleFile, bundleHandlers } from '../infra/bundling';
+import { invoke, lambdaInvocation } from '../infra/local/server';
+import { printTable, quantile, round, saveResults } from './report';
+import { runBundle, type BundleRun } from './run-bundle';
 import { scenario, type Ids } from './scenarios';
 
-const run = promisify(execFile);
 const WARM_REQUESTS = Number(process.env.BENCH_WARM_REQUESTS ?? 30);
-const COLD_SAMPLES = 3;
+const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
+const COLD_EVERY = Number(process.env.BENCH_COLD_EVERY ?? 1);
+/** Every endpoint's cold start should stay within this multiple of the bare handler's. */
+export const coldTargetRatio = 1.1;
 const floorHandler = 'bench/bare-handler.ts';
-
-interface Timing {
-  coldMs: number;
-  warm: number[];
-  statuses: number[];
-  firstBody?: string;
-}
-
-async function runBundle(dir: string, handler: string, invocation: unknown): Promise<Timing> {
-  const file = join(dir, `invocation-${Math.random().toString(36).slice(2)}.json`);
-  writeFileSync(file, JSON.stringify(invocation));
-  const bundle = join(dir, handler.replace(/\.ts$/, ''), 'index.js');
-  const { stdout } = await run(process.execPath, [join(__dirname, 'bundle-runner.cjs'), bundle, file, String(WARM_REQUESTS)], {
-    env: { ...process.env, NODE_OPTIONS: '' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  return JSON.parse(stdout);
-}
 
 const median = (values: number[]) => quantile(values, 0.5);
 
-/** Runs the scenario with every request served by a fresh process of its function's bundle. */
-export async function measureLatency(seed: { key: string; ids: Ids; bareKey: { pk: string; sk: string } }) {
+/** How the ratios spread: min, quartiles, p90, max, and how many meet the target. */
+function distribution(ratios: number[]) {
+  return {
+    functions: ratios.length,
+    min: round(Math.min(...ratios)),
+    p25: round(quantile(ratios, 0.25)),
+    median: round(median(ratios)),
+    p75: round(quantile(ratios, 0.75)),
+    p90: round(quantile(ratios, 0.9)),
+    max: round(Math.max(...ratios)),
+    [`≤ ${coldTargetRatio}×`]: ratios.filter((ratio) => ratio <= coldTargetRatio).length,
+  };
+}
+
+interface Seed {
+  key: string;
+  ids: Ids;
+  /** The key of an item the bare handler reads. */
+  bareKey: { pk: string; sk: string };
+}
+
+/**
+ * Runs the scenario COLD_RUNS times, each time on a fresh organization (`newSeed`) so every run of a
+ * step is the same request on the same state (a repeated create in one pass would change what later
+ * steps find), with every request served by a fresh process of its function's bundle. Each measured
+ * step is followed by one run of the bare handler; the first pass also times warm requests.
+ */
+export async function measureLatency(newSeed: () => Promise<Seed>) {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-latency-'));
   try {
     const handlers = [...new Set(scenario.map((step) => lambdaInvocation({ method: step.method, url: step.path({}) }).handler))];
     bundleHandlers([floorHandler, ...handlers.filter((h) => !h.includes('unknown-route'))], dir);
 
-    const bareInvocation = {
-      event: { pathParameters: seed.bareKey, headers: {}, requestContext: { http: { method: 'GET' } } },
-      context: { awsRequestId: 'bench' },
-    };
-    const bareRuns: Timing[] = [];
-    for (let i = 0; i < 5; i++) bareRuns.push(await runBundle(dir, floorHandler, bareInvocation));
-    const bareCold = median(bareRuns.map((t) => t.coldMs));
-    const bareWarm = median(bareRuns.flatMap((t) => t.warm));
+    const seeds = [await newSeed()];
+    const bare = (warm: number) =>
+      runBundle(bundleFile(dir, floorHandler), {
+        event: { pathParameters: seeds[0].bareKey, headers: {}, requestContext: { http: { method: 'GET' } } },
+        context: { awsRequestId: 'bench' },
+      }, { warm });
+    const bareWarm = median((await bare(WARM_REQUESTS)).warm);
+    const measured = scenario.map((step, index) => ({ step, timed: index % COLD_EVERY === 0, runs: [] as BundleRun[], bareRuns: [] as BundleRun[] }));
 
-    const ids = { ...seed.ids };
-    const rows: Row[] = [];
-    for (const step of scenario) {
-      const body = step.body?.(ids);
-      const invocation = lambdaInvocation({
-        method: step.method,
-        url: step.path(ids),
-        headers: { authorization: `Bearer ${seed.key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
-      });
-      const samples = [await runBundle(dir, invocation.handler, invocation)];
-      const first = samples[0];
-      if (first.statuses[0] === 200 && first.firstBody) step.capture?.(JSON.parse(first.firstBody), ids);
-      if (step.method === 'GET') {
-        for (let i = 1; i < COLD_SAMPLES; i++) samples.push(await runBundle(dir, invocation.handler, invocation));
+    for (let pass = 0; pass < COLD_RUNS; pass++) {
+      const ids = { ...(seeds[pass] ??= await newSeed()).ids };
+      for (const entry of measured) {
+        const { step } = entry;
+        const body = step.body?.(ids);
+        const request = {
+          method: step.method,
+          url: step.path(ids),
+          headers: { authorization: `Bearer ${seeds[pass].key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
+        };
+        if (pass > 0 && !entry.timed) {
+          // Only sets up what later steps need: served in this process, from source, to save a process.
+          const result = await invoke(request);
+          if (result.statusCode === 200 && result.body) step.capture?.(JSON.parse(result.body), ids);
+          continue;
+        }
+        const { handler, ...invocation } = lambdaInvocation(request);
+        const run = await runBundle(bundleFile(dir, handler), invocation, { warm: pass === 0 ? WARM_REQUESTS : 0 });
+        if (run.statuses[0] === 200 && run.first.body) step.capture?.(JSON.parse(run.first.body), ids);
+        if (!entry.timed) continue;
+        entry.runs.push(run);
+        entry.bareRuns.push(await bare(0));
       }
-      const cold = median(samples.map((t) => t.coldMs));
-      const warm = median(first.warm);
-      rows.push({
-        function: step.operationId,
-        'first status': first.statuses[0],
-        'cold ms': round(cold, 1),
-        'cold ×bare': round(cold / bareCold),
-        'warm p50 ms': round(warm, 2),
-        'warm p99 ms': round(quantile(first.warm, 0.99), 2),
-        'warm ×bare': round(warm / bareWarm),
-      });
     }
-    const bareRow = { function: 'bare handler (floor)', 'cold ms': round(bareCold, 1), 'warm p50 ms': round(bareWarm, 2) };
+
+    const rows = measured
+      .filter((entry) => entry.timed)
+      .map(({ step, runs, bareRuns }) => {
+        const cold = median(runs.map((r) => r.coldMs));
+        const coldCpu = median(runs.map((r) => r.coldCpuMs));
+        const bareCold = median(bareRuns.map((r) => r.coldMs));
+        const bareCpu = median(bareRuns.map((r) => r.coldCpuMs));
+        const warm = median(runs[0].warm);
+        const statuses = new Map<number, number>();
+        for (const r of runs) statuses.set(r.statuses[0], (statuses.get(r.statuses[0]) ?? 0) + 1);
+        return {
+          function: step.operationId,
+          'cold statuses': [...statuses].map(([status, count]) => (count > 1 ? `${status}×${count}` : status)).join(' '),
+          'cold ms': round(cold, 1),
+          'bare cold ms': round(bareCold, 1),
+          'cold ×bare': round(cold / bareCold),
+          'cold CPU ms': round(coldCpu, 1),
+          'cold CPU ×bare': round(coldCpu / bareCpu),
+          over: cold / bareCold > coldTargetRatio ? 'OVER' : '',
+          'warm p50 ms': round(warm, 2),
+          'warm p99 ms': round(quantile(runs[0].warm, 0.99), 2),
+          'warm ×bare': round(warm / bareWarm),
+        };
+      });
+    const allBare = measured.flatMap((entry) => entry.bareRuns);
+    const bareRow = {
+      function: 'bare handler (floor)',
+      'cold ms': round(median(allBare.map((r) => r.coldMs)), 1),
+      'cold CPU ms': round(median(allBare.map((r) => r.coldCpuMs)), 1),
+      'warm p50 ms': round(bareWarm, 2),
+    };
     printTable(
-      `Cold start (fresh Node process: boot + load + first request) and warm latency (${WARM_REQUESTS} requests), against the bare handler`,
-      [bareRow, ...rows],
+      `Cold start (fresh Node process: boot + load + first request; median of ${COLD_RUNS} runs, each followed by one of the bare handler) and warm latency (${WARM_REQUESTS} requests)`,
+      [...rows, bareRow],
     );
-    saveResults('latency', { bare: bareRow, rows });
+    const spread = {
+      'cold ×bare': distribution(rows.map((row) => row['cold ×bare'])),
+      'cold CPU ×bare': distribution(rows.map((row) => row['cold CPU ×bare'])),
+    };
+    printTable(
+      `Cold start against the bare handler, over ${rows.length} functions (target ≤ ${coldTargetRatio}×)`,
+      Object.entries(spread).map(([measure, values]) => ({ measure, ...values })),
+    );
+    saveResults('latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, spread, rows });
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -20,12 +20,12 @@ async function main() {
       await measureDynamoCost({ key: seed.key, ids: { memberId: seed.memberId, email: seed.email } });
     }
     if (chosen.has('latency')) {
-      const seed = await benchOrganization();
       const { measureLatency } = await import('./latency');
-      await measureLatency({
-        key: seed.key,
-        ids: { memberId: seed.memberId, email: seed.email },
-        bareKey: (({ PK, SK }) => ({ pk: PK, sk: SK }))((await import('../shared/store/keys')).keys.organization(seed.orgId)),
+      const { keys } = await import('../shared/store/keys');
+      await measureLatency(async () => {
+        const seed = await benchOrganization();
+        const { PK, SK } = keys.organization(seed.orgId);
+        return { key: seed.key, ids: { memberId: seed.memberId, email: seed.email }, bareKey: { pk: PK, sk: SK } };
       });
     }
     if (chosen.has('features')) {

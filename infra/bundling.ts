@@ -1,9 +1,12 @@
-import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { buildOpenApiDocument } from '../shared/api/openapi';
+import { openApiDocumentFile } from '../shared/api/openapi-document';
+import { routes } from '../shared/contracts/registry';
 
 /** The repository root: handler paths are relative to it. */
 export const repoRoot = join(__dirname, '..');
@@ -11,15 +14,22 @@ export const repoRoot = join(__dirname, '..');
 export const runtime = Runtime.NODEJS_22_X;
 
 /**
- * How every function is bundled; bench/bundle-sizes.ts bundles with exactly these options. The SDK
- * is bundled (only DuckDB is external), so esbuild keeps only the commands a function imports instead of
- * loading the runtime's whole SDK at cold start. Stack traces need only the mappings, not the sources.
+ * How every function is bundled; the bench and the bundle tests bundle with exactly these options.
+ * The SDK is bundled (only DuckDB is external: no function runs it), so esbuild keeps only the commands a function imports
+ * instead of loading the runtime's whole SDK at cold start. ESM with module-first resolution picks
+ * each package's ES build, which esbuild can tree-shake (the CommonJS builds it replaced cost about
+ * 200 KB per function). The banner gives any CommonJS module left in a bundle the `require` an ES
+ * module lacks; without it, esbuild's shim would throw "Dynamic require of … is not supported" at
+ * run time. Stack traces need only the mappings, not the sources.
  */
 export const esbuildOptions = {
   bundle: true,
   platform: 'node',
   target: runtime.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
-  format: 'cjs',
+  format: 'esm',
+  mainFields: ['module', 'main'],
+  outExtension: { '.js': '.mjs' },
+  banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
   minify: true,
   sourcemap: true,
   sourcesContent: false,
@@ -29,22 +39,68 @@ export const esbuildOptions = {
   logLevel: 'warning',
 } satisfies BuildOptions;
 
+/** The file Lambda loads for `index.handler`: an ES module, so `.mjs`. */
+export const bundleFileName = 'index.mjs';
+
+/** Where bundleHandlers puts the bundle of `handler` (relative to the repository root) under `outdir`. */
+export const bundleFile = (outdir: string, handler: string) => join(outdir, bundleName(handler), bundleFileName);
+
 /**
  * Bundles handler files (relative to the repository root) in one esbuild run into
- * `<outdir>/<handler path without .ts>/index.js`. One run parses the shared code once.
+ * `<outdir>/<handler path without .ts>/index.mjs`. One run parses the shared code once. A bundle
+ * that serves the OpenAPI document gets it generated now, as `openapi.json` next to `index.mjs`.
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
-  const result = buildSync({
+  const { metafile } = buildSync({
     ...esbuildOptions,
     absWorkingDir: repoRoot,
     entryPoints: handlers.map((handler) => ({ in: handler, out: `${bundleName(handler)}/index` })),
     outdir,
     metafile: true,
   });
-  return result.metafile;
+  const needDocument = [...bundleInputs(metafile)].filter(([, inputs]) => inputs.includes(openApiDocumentModule));
+  if (needDocument.length > 0) {
+    const json = JSON.stringify(buildOpenApiDocument(routes));
+    for (const [handler] of needDocument) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFile), json);
+  }
+  return metafile;
 }
 
 const bundleName = (handler: string) => handler.replace(/\.ts$/, '');
+const openApiDocumentModule = 'shared/api/openapi-document.ts';
+
+/**
+ * The input files (repository-relative, e.g. `node_modules/zod/v4/core/schemas.js`) of each entry's
+ * bundle, by entry file; with code splitting, those of the chunks it imports too.
+ */
+export function bundleInputs(metafile: Metafile): Map<string, string[]> {
+  const inputsOf = (file: string, seen: Set<string>): string[] => {
+    if (seen.has(file) || !metafile.outputs[file]) return [];
+    seen.add(file);
+    const output = metafile.outputs[file];
+    return [...Object.keys(output.inputs), ...output.imports.flatMap((chunk) => inputsOf(chunk.path, seen))];
+  };
+  const inputs = new Map<string, string[]>();
+  for (const [file, output] of Object.entries(metafile.outputs)) {
+    if (output.entryPoint) inputs.set(output.entryPoint, [...new Set(inputsOf(file, new Set()))]);
+  }
+  return inputs;
+}
+
+/** The npm package an input file belongs to, e.g. `@aws-sdk/client-dynamodb`; undefined for our own code. */
+export const packageOf = (input: string) => input.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
+
+/**
+ * Packages no API function may bundle: DuckDB is native and the statistics and Athena clients serve
+ * only the results engine; in an endpoint they would only add size and cold start.
+ */
+export const analysisOnlyPackages = [/^@duckdb\//, /^@stdlib\//, /^@aws-sdk\/client-athena$/];
+
+/** The analysis-only packages among a bundle's input files. */
+export function analysisOnlyPackagesIn(inputs: string[]): string[] {
+  const packages = new Set(inputs.map(packageOf).filter((name) => name !== undefined));
+  return [...packages].filter((name) => analysisOnlyPackages.some((pattern) => pattern.test(name))).sort();
+}
 
 let built: { dir: string; handlers: Set<string> } | undefined;
 

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { openApiDocument } from '../../shared/api/openapi';
-import { routes } from '../../shared/contracts/registry';
+import { openApiDocument } from '../../shared/api/openapi-document';
 import { getOpenApiDocument } from '../../shared/contracts/system';
 
-let document: ReturnType<typeof openApiDocument> | undefined;
-
-export const handler = endpoint(getOpenApiDocument, async () => (document ??= openApiDocument(routes)));
+export const handler = endpoint(getOpenApiDocument, async () => openApiDocument());

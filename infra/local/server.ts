@@ -2,10 +2,15 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
+import { buildOpenApiDocument } from '../../shared/api/openapi';
+import { setOpenApiDocumentSource } from '../../shared/api/openapi-document';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 
 const root = join(__dirname, '..', '..');
+
+// Handlers run from source here, with no bundle to ship a prebuilt openapi.json: generate it on first use.
+setOpenApiDocumentSource(() => buildOpenApiDocument(routes));
 
 /** API Gateway's own payload limit; larger bodies never reach a Lambda. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;

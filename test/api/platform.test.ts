@@ -1,4 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { routes } from '../../shared/contracts/registry';
 import { startApi, createTestOrg, type Api, type TestOrg } from '../support/api';
 
@@ -29,6 +30,12 @@ describe('the OpenAPI document', () => {
       ([, operations]) => Object.values(operations).map((operation) => operation.operationId),
     );
     expect(documented.sort()).toEqual(routes.map((route) => route.spec.operationId).sort());
+  });
+
+  it('is the document a fresh generation from the registry gives', async () => {
+    const { body } = await api.request('GET', '/api/v1/openapi.json');
+
+    expect(body).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(routes))));
   });
 });
 

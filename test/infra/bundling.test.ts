@@ -1,61 +1,222 @@
+import { createServer, request as httpRequest, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { APIGatewayProxyEventV2, Context } from 'aws-lambda';
-import { bundleHandlers } from '../../infra/bundling';
-import { analyseSnapshotHandler, eventPublisherHandler, failSnapshotHandler, planSnapshotHandler } from '../../infra/lambda';
-import { unknownRouteHandler } from '../../shared/contracts/registry';
+import { buildSync } from 'esbuild';
+import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, repoRoot } from '../../infra/bundling';
+import { allHandlers, analyseSnapshotHandler, eventPublisherHandler, failSnapshotHandler, planSnapshotHandler } from '../../infra/lambda';
+import { lambdaInvocation, type LocalRequest } from '../../infra/local/server';
+import { buildOpenApiDocument } from '../../shared/api/openapi';
+import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
+import { savedGroups } from '../../shared/store/saved-groups';
+import { runBundle } from '../../bench/run-bundle';
+import { createTestOrg, type TestOrg } from '../support/api';
 
-const endpointHandler = 'functions/saved-groups/get-saved-group.ts';
+/**
+ * The bundles the stack deploys, built as the stack builds them and each run in a fresh Node
+ * process against DynamoDB Local, as Lambda would run them: a broken ES module build fails here.
+ */
+const getHandler = 'functions/saved-groups/get-saved-group.ts';
+const postHandler = 'functions/saved-groups/post-saved-group.ts';
+const documentHandler = 'functions/system/get-open-api-document.ts';
 const snapshotHandler = 'functions/snapshots/post-experiment-snapshot.ts';
+/** The Step Functions workflow's functions: they alone may carry the statistics and the Athena client. */
 const analysisHandlers = [planSnapshotHandler, analyseSnapshotHandler, failSnapshotHandler];
 const outdir = mkdtempSync(join(tmpdir(), 'switchyard-bundling-test-'));
-const bundleOf = (handler: string) => join(outdir, handler.replace(/\.ts$/, ''), 'index.js');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const load = (handler: string) => require(bundleOf(handler)).handler;
+const bundleOf = (handler: string) => bundleFile(outdir, handler);
 
-const request = (path: string): APIGatewayProxyEventV2 =>
-  ({ rawPath: path, headers: {}, requestContext: { http: { method: 'GET', path } }, isBase64Encoded: false }) as unknown as APIGatewayProxyEventV2;
+let org: TestOrg;
+
+/** Runs a request through the bundle of the handler that serves it. */
+async function invoke(request: LocalRequest, env: Record<string, string> = {}) {
+  const { handler, ...invocation } = lambdaInvocation(request);
+  return runBundle(bundleOf(handler), invocation, { env: { LOG_LEVEL: 'INFO', ...env } });
+}
+
+const postSavedGroup = (key: string, body: unknown): LocalRequest => ({
+  method: 'POST',
+  url: '/api/v1/saved-groups',
+  headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+  body: Buffer.from(JSON.stringify(body)),
+});
+const logged = (lines: string[]) => lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line));
+
+/**
+ * A proxy in front of DynamoDB Local that answers the first `failing` requests with DynamoDB's
+ * transient InternalServerError and forwards the rest, so the bundle's own SDK retry is what gets it
+ * through. (Throttling errors would do too, but the SDK backs off from them five times longer.)
+ */
+function failingProxy(failing: number): Promise<{ endpoint: string; seen: () => number; server: Server }> {
+  const target = new URL(process.env.DYNAMODB_ENDPOINT!);
+  let seen = 0;
+  const server = createServer((incoming, outgoing) => {
+    seen += 1;
+    if (seen <= failing) {
+      incoming.resume();
+      outgoing.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+      outgoing.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' }));
+      return;
+    }
+    const forward = httpRequest(
+      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+      (response) => {
+        outgoing.writeHead(response.statusCode!, response.headers);
+        response.pipe(outgoing);
+      },
+    );
+    incoming.pipe(forward);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () =>
+      resolve({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen: () => seen, server }),
+    ),
+  );
+}
 
 describe('the bundles the stack deploys', () => {
-  beforeAll(() => {
-    bundleHandlers([unknownRouteHandler, endpointHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler], outdir);
+  beforeAll(async () => {
+    bundleHandlers([unknownRouteHandler, getHandler, postHandler, documentHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler], outdir);
+    org = await createTestOrg('Bundles');
   }, 60_000);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
-  it('are single minified files with a source map and the AWS SDK inside', () => {
-    const code = readFileSync(bundleOf(endpointHandler), 'utf8');
+  it('are single minified ES modules with a source map, importing only Node modules', () => {
+    const code = readFileSync(bundleOf(getHandler), 'utf8');
 
-    expect(existsSync(`${bundleOf(endpointHandler)}.map`)).toBe(true);
-    const required = [...new Set([...code.matchAll(/require\("([^"]+)"\)/g)].map((match) => match[1]))];
-
-    expect(code.endsWith('//# sourceMappingURL=index.js.map\n')).toBe(true);
-    // Only Node's own modules stay outside, and the CRT signer the SDK tries to load for SigV4a only.
-    expect(required.filter((name) => !name.startsWith('node:'))).toEqual(['@aws-sdk/signature-v4-crt']);
+    expect(existsSync(`${bundleOf(getHandler)}.map`)).toBe(true);
+    expect(code.endsWith('//# sourceMappingURL=index.mjs.map\n')).toBe(true);
+    // Import statements only (at the start of a statement), not the SDK's messages that quote one.
+    const statements = code.matchAll(/(?:^|[;\n])import(?:[\w*{}\s,$]*from)?\s*["']([^"']+)["']/g);
+    const imported = [...new Set([...statements].map((match) => match[1]))];
+    expect(imported.length).toBeGreaterThan(0);
+    expect(imported.filter((name) => !name.startsWith('node:'))).toEqual([]);
   });
 
   it('answer an unknown route with 404 Unknown API endpoint', async () => {
-    const response = await load(unknownRouteHandler)(request('/api/v1/nope'));
+    const { first } = await invoke({ method: 'GET', url: '/api/v1/nope', headers: {} });
 
-    expect(response.statusCode).toBe(404);
-    expect(JSON.parse(response.body)).toEqual({ message: 'Unknown API endpoint' });
+    expect(first.statusCode).toBe(404);
+    expect(JSON.parse(first.body!)).toEqual({ message: 'Unknown API endpoint' });
   });
 
-  it('run an endpoint through its whole middleware stack', async () => {
-    const event = { ...request('/api/v1/saved-groups/grp_1'), pathParameters: { id: 'grp_1' } };
+  it('read from DynamoDB through the whole middleware stack, retrying failed calls', async () => {
+    const group = await savedGroups.create(org.orgId, { id: 'grp_bundle', name: 'Bundled', type: 'list', attributeKey: 'id', values: ['a'] });
+    const proxy = await failingProxy(2);
 
-    const response = await load(endpointHandler)(event, {} as Context);
+    try {
+      const { first } = await invoke(
+        { method: 'GET', url: `/api/v1/saved-groups/${group.id}`, headers: { authorization: `Bearer ${org.keys.readonly}` } },
+        { DYNAMODB_ENDPOINT: proxy.endpoint },
+      );
 
-    expect(response.statusCode).toBe(401);
-    expect(JSON.parse(response.body)).toMatchObject({ code: expect.any(String), message: expect.stringMatching(/API key/) });
+      expect(first.statusCode).toBe(200);
+      expect(JSON.parse(first.body!).savedGroup).toMatchObject({ id: group.id, name: 'Bundled', values: ['a'] });
+      expect(proxy.seen()).toBeGreaterThan(2); // two failed answers, then the calls that got through
+    } finally {
+      proxy.server.close();
+    }
   });
 
-  it('load the event publisher with its EventBridge client', async () => {
-    process.env.EVENT_BUS_NAME = 'switchyard-test';
+  it('write to DynamoDB', async () => {
+    const { first } = await invoke(
+      postSavedGroup(org.keys.admin, { name: 'Written by a bundle', type: 'list', attributeKey: 'id', values: ['x'] }),
+    );
 
-    const result = await load(eventPublisherHandler)({ Records: [] }, { awsRequestId: 'r1', functionName: 'publisher' } as Context);
+    expect(first.statusCode).toBe(200);
+    const { id } = JSON.parse(first.body!).savedGroup;
+    expect(await savedGroups.get(org.orgId, id)).toMatchObject({ name: 'Written by a bundle', values: ['x'] });
+  });
 
-    expect(result).toEqual({ batchItemFailures: [] });
+  it('answer invalid input with a 400 naming the field', async () => {
+    const { first } = await invoke(postSavedGroup(org.keys.admin, { type: 'list', attributeKey: 'id', values: [] }));
+
+    expect(first.statusCode).toBe(400);
+    expect(JSON.parse(first.body!).message).toMatch(/name/);
+  });
+
+  it('log JSON lines with the request id when DynamoDB keeps failing, and answer 503 after the SDK retries', async () => {
+    const proxy = await failingProxy(Number.MAX_SAFE_INTEGER);
+
+    try {
+      const { first, logLines } = await invoke(
+        { method: 'GET', url: '/api/v1/saved-groups/grp_x', headers: { authorization: `Bearer ${org.keys.readonly}` } },
+        { DYNAMODB_ENDPOINT: proxy.endpoint },
+      );
+
+      expect(first.statusCode).toBe(503);
+      expect(proxy.seen()).toBe(4); // the client's maxAttempts
+      expect(logged(logLines)).toContainEqual(
+        expect.objectContaining({ level: 'WARN', message: 'DynamoDB unavailable after retries', service: 'switchyard', function_request_id: expect.any(String) }),
+      );
+    } finally {
+      proxy.server.close();
+    }
+  });
+
+  it('log an unexpected error with a stack trace mapped to the TypeScript sources', async () => {
+    const { first, logLines } = await invoke(
+      { method: 'GET', url: '/api/v1/saved-groups/grp_x', headers: { authorization: `Bearer ${org.keys.readonly}` } },
+      { TABLE_NAME: 'switchyard-no-such-table' },
+    );
+
+    expect(first.statusCode).toBe(500);
+    const [entry] = logged(logLines).filter((line) => line.message === 'Unhandled error');
+    expect(entry).toMatchObject({ level: 'ERROR', error: { name: 'ResourceNotFoundException' } });
+    expect(entry.error.stack).toMatch(/\.ts:\d+:\d+/);
+    expect(entry.error.stack).not.toMatch(/index\.mjs/);
+  });
+
+  it('serve the OpenAPI document generated at bundle time, as a fresh generation gives it', async () => {
+    const { first } = await invoke({ method: 'GET', url: '/api/v1/openapi.json', headers: {} });
+
+    expect(first.statusCode).toBe(200);
+    expect(JSON.parse(first.body!)).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(routes))));
+  });
+
+  it('run the event publisher with its EventBridge client', async () => {
+    const { first } = await runBundle(bundleOf(eventPublisherHandler), {
+      event: { Records: [] },
+      context: { awsRequestId: 'r1', functionName: 'publisher' },
+    }, { env: { EVENT_BUS_NAME: 'switchyard-test' } });
+
+    expect(first).toEqual({ batchItemFailures: [] });
+  });
+
+  it.each([...analysisHandlers, snapshotHandler])('leave DuckDB out of %s, which never runs it in Lambda', (handler) => {
+    const code = readFileSync(bundleOf(handler), 'utf8');
+
+    expect(code).not.toContain('@duckdb/node-api');
+    expect(code).not.toMatch(/duckdb[-_.a-z]*\.node/);
+  });
+});
+
+/** One esbuild run over `entryPoints`, shared code split into chunks so it is emitted once, nothing written. */
+const moduleGraph = (entryPoints: Parameters<typeof buildSync>[0]['entryPoints']) =>
+  buildSync({ ...esbuildOptions, minify: false, sourcemap: false, splitting: true, write: false, metafile: true, absWorkingDir: repoRoot, entryPoints, outdir }).metafile;
+
+describe('analysis-only packages', () => {
+  it('enter no API, scheduler or event function', () => {
+    const handlers = [...new Set(allHandlers())].filter((handler) => existsSync(join(repoRoot, handler)) && !analysisHandlers.includes(handler));
+
+    const inputs = bundleInputs(moduleGraph(handlers));
+
+    const found = handlers.map((handler) => [handler, analysisOnlyPackagesIn(inputs.get(handler) ?? [])] as const);
+    expect(handlers.filter((handler) => !inputs.get(handler)?.includes(handler))).toEqual([]);
+    const offending = found.filter(([, packages]) => packages.length > 0);
+    expect(offending).toEqual([]);
+  }, 60_000);
+
+  it('are found in a bundle that imports one', () => {
+    const entry = join(repoRoot, 'shared', 'analysis-only-import.ts'); // never written: esbuild reads it from stdin
+
+    const metafile = buildSync({
+      ...esbuildOptions, write: false, metafile: true, absWorkingDir: repoRoot, outdir,
+      stdin: { contents: "export { default } from '@stdlib/stats-base-dists-normal';", resolveDir: repoRoot, sourcefile: entry },
+    }).metafile;
+
+    const [files] = [...bundleInputs(metafile).values()];
+    expect(analysisOnlyPackagesIn(files)).toContain('@stdlib/stats-base-dists-normal');
   });
 
   it.each([...analysisHandlers, snapshotHandler])('leave DuckDB out of %s, which never runs it in Lambda', (handler) => {

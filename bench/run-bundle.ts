@@ -1,0 +1,45 @@
+/**
+ * Runs one built bundle in a fresh Node process (bench/bundle-runner.mjs), as Lambda would: used by
+ * the cold-start bench and by test/infra/bundle-invocation.test.ts.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+
+const run = promisify(execFile);
+
+export interface BundleRun {
+  /** Since the process started: boot, load and the first request. */
+  coldMs: number;
+  /** CPU time (user + system) the process had used by then; less sensitive to a busy machine. */
+  coldCpuMs: number;
+  loadMs: number;
+  /** Each warm request's time, in ms. */
+  warm: number[];
+  statuses: number[];
+  first: APIGatewayProxyStructuredResultV2;
+  /** What the handler wrote to stdout and stderr (the logger's JSON lines), line by line. */
+  logLines: string[];
+}
+
+/** Serves `invocation` ({ event, context }) once cold and `warm` more times from the bundle file. */
+export async function runBundle(bundle: string, invocation: unknown, options: { warm?: number; env?: Record<string, string> } = {}): Promise<BundleRun> {
+  const dir = mkdtempSync(join(tmpdir(), 'switchyard-invocation-'));
+  try {
+    const file = join(dir, 'invocation.json');
+    writeFileSync(file, JSON.stringify(invocation));
+    const { stdout, stderr } = await run(process.execPath, [join(__dirname, 'bundle-runner.mjs'), bundle, file, String(options.warm ?? 0)], {
+      // As on Lambda (infra/lambda.ts): stack traces through the source maps.
+      env: { ...process.env, NODE_OPTIONS: '--enable-source-maps', ...options.env },
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    const lines = stdout.trimEnd().split('\n');
+    const result = JSON.parse(lines.pop()!);
+    return { ...result, logLines: [...lines, ...stderr.split('\n')].filter(Boolean) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
