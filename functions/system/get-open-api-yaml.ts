@@ -1,14 +1,13 @@
 import { stringify } from 'yaml';
 import { endpoint } from '../../shared/api/endpoint';
-import { openApiDocument } from '../../shared/api/openapi';
+import { openApiDocument } from '../../shared/api/openapi-document';
 import { TextResponse } from '../../shared/api/responses';
-import { routes } from '../../shared/contracts/registry';
 import { getOpenApiYaml } from '../../shared/contracts/system';
 
 let text: string | undefined;
 
 // The same document as openapi.json, only serialized as YAML.
 export const handler = endpoint(getOpenApiYaml, async () => {
-  text ??= stringify(openApiDocument(routes), { aliasDuplicateObjects: false });
+  text ??= stringify(openApiDocument(), { aliasDuplicateObjects: false });
   return new TextResponse(text, 'text/yaml; charset=utf-8', { 'cache-control': 'max-age=3600' });
 });

@@ -218,11 +218,4 @@ describe('analysis-only packages', () => {
     const [files] = [...bundleInputs(metafile).values()];
     expect(analysisOnlyPackagesIn(files)).toContain('@stdlib/stats-base-dists-normal');
   });
-
-  it.each([...analysisHandlers, snapshotHandler])('leave DuckDB out of %s, which never runs it in Lambda', (handler) => {
-    const code = readFileSync(bundleOf(handler), 'utf8');
-
-    expect(code).not.toContain('@duckdb/node-api');
-    expect(code).not.toMatch(/duckdb[-_.a-z]*\.node/);
-  });
 });
