@@ -80,10 +80,10 @@ function prepareRevision(orgId: string, feature: StoredFeature, baseVersion: num
 /**
  * Everything one atomic change of features must write, as transaction ops: each feature's Put
  * (conditional on the version it was read at; a create on the id being free) or Delete, with its
- * revision bumped and recorded, and the SDK payload of every affected environment rewritten.
- * Reads the affected payloads, so call it after reading the features and commit the ops (plus any
- * of your own, e.g. a ramp schedule's) with `transact` at once; on a `conflict` ConflictError,
- * read everything again and retry. Several features may change at once; each may appear once.
+ * revision bumped and recorded, and its SDK payload entry in every affected environment written
+ * (with that environment's payload version bumped). Call it after reading the features and commit
+ * the ops (plus any of your own, e.g. a ramp schedule's) with `transact` at once; on a `conflict`
+ * ConflictError, read everything again and retry. Several features may change at once; each may appear once.
  */
 export async function prepareFeatureChanges(
   orgId: string,
@@ -128,7 +128,7 @@ export async function prepareFeatureChanges(
     before: current?.entity,
     after: written[i],
   }));
-  ops.push(...(await preparePayloadChanges(orgId, transitions)));
+  ops.push(...preparePayloadChanges(orgId, transitions));
   return { features: written, ops };
 }
 
