@@ -7,10 +7,10 @@ import { EncodedResponse } from './responses';
 
 /**
  * Serving the SDK payload from a warm container. Per client key the container keeps the last body
- * it built, with its ETag and its compressed forms, under a token made of the environment's
- * payload versions and the connection's own settings. A request reads the key item and the
- * environment's versions (in parallel once the key is known); when the token is unchanged the body
- * is served as it is, and a matching `If-None-Match` gets a 304. Nothing is rebuilt per request.
+ * it built, with its ETag and its compressed forms, and the payload versions of its environment
+ * it was built at. A request reads those versions (one Query); when they are unchanged the body is
+ * served as it is, and a matching `If-None-Match` gets a 304. Nothing is rebuilt per request.
+ * When they moved, the key is read again and the body rebuilt (re-reading only changed shards).
  * With `PAYLOAD_CACHE_MS`, a body checked less than that long ago is served without any read.
  */
 
@@ -27,7 +27,8 @@ const baseHeaders = {
 
 interface Served {
   record: SdkKeyRecord;
-  token: string;
+  /** The environment's payload versions the body was built at. */
+  versions: string;
   etag: string;
   json: string;
   /** Compressed forms, base64 as API Gateway takes them, made on first demand. */
@@ -53,45 +54,45 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
   return weight('gzip') > 0 ? 'gzip' : undefined;
 }
 
-const tokenOf = (record: SdkKeyRecord, versions: PayloadVersions) =>
-  JSON.stringify([versions.token, record.environment, record.projects, record.dateUpdated, record.encryptPayload, record.encryptionKey]);
-
-async function build(record: SdkKeyRecord, versions: PayloadVersions, token: string): Promise<Served> {
+async function build(record: SdkKeyRecord, versions: PayloadVersions): Promise<Served> {
   const payload = await loadSdkPayload(
     { orgId: record.orgId, environment: record.environment, projects: record.projects, dateUpdated: record.dateUpdated },
     versions,
   );
   const { body, headers } = sdkPayloadResponse(payload, { encryptionKey: record.encryptPayload ? record.encryptionKey : undefined });
-  return { record, token, etag: headers.etag, json: JSON.stringify(body), checkedAt: 0 };
+  return { record, versions: versions.token, etag: headers.etag, json: JSON.stringify(body), checkedAt: 0 };
 }
 
-/** The body for a key: the cached one when its token still holds, otherwise a new build. */
+const notFound = (key: string) => new NotFoundError(`No SDK connection has the key ${key}`);
+
+/**
+ * The body for a key: the cached one while the versions of its environment hold, otherwise a new
+ * build. Changes to a connection move those versions in their own transaction, so unchanged
+ * versions also prove the key's settings unchanged: a warm request is that one Query.
+ */
 async function current(key: string, orgId: string | undefined): Promise<Served> {
   const cached = served.get(key);
-  const cacheMs = Number(process.env.PAYLOAD_CACHE_MS ?? 0);
   const now = Date.now();
-  if (cached && cacheMs > 0 && now - cached.checkedAt < cacheMs) {
-    if (orgId && cached.record.orgId !== orgId) throw new NotFoundError(`No SDK connection has the key ${key}`);
+  const cacheMs = Number(process.env.PAYLOAD_CACHE_MS ?? 0);
+  const fresh = cached && cacheMs > 0 && now - cached.checkedAt < cacheMs;
+  let versions = cached && !fresh ? await readPayloadVersions(cached.record.orgId, cached.record.environment) : undefined;
+  if (cached && (fresh || versions!.token === cached.versions)) {
+    if (orgId && cached.record.orgId !== orgId) throw notFound(key);
+    if (!fresh) cached.checkedAt = now;
     return cached;
   }
-  // The key's organization and environment rarely change: read the versions alongside the key.
-  const guess = cached?.record;
-  const [record, guessed] = await Promise.all([findSdkKey(key), guess ? readPayloadVersions(guess.orgId, guess.environment) : undefined]);
+  const record = await findSdkKey(key);
   if (!record || (orgId && record.orgId !== orgId)) {
     served.delete(key);
-    throw new NotFoundError(`No SDK connection has the key ${key}`);
+    throw notFound(key);
   }
-  const sameTarget = guess && guess.orgId === record.orgId && guess.environment === record.environment;
-  const versions = sameTarget && guessed ? guessed : await readPayloadVersions(record.orgId, record.environment);
-  const token = tokenOf(record, versions);
-  const next = cached?.token === token ? cached : await build(record, versions, token);
-  next.record = record;
+  const sameTarget = cached && cached.record.orgId === record.orgId && cached.record.environment === record.environment;
+  if (!sameTarget || !versions) versions = await readPayloadVersions(record.orgId, record.environment);
+  const next = await build(record, versions);
   next.checkedAt = now;
-  if (next !== cached) {
-    served.delete(key);
-    served.set(key, next);
-    if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);
-  }
+  served.delete(key);
+  served.set(key, next);
+  if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);
   return next;
 }
 

@@ -92,6 +92,14 @@ export function preparePayloadChanges(orgId: string, transitions: FeatureTransit
   return ops;
 }
 
+/**
+ * The transaction op that says "the payloads of `environment` changed" together with a write of
+ * something they depend on (an SDK connection's settings, say), so no reader can see one without the other.
+ */
+export function prepareTouch(orgId: string, environment: string): TransactionOp {
+  return { op: { Update: versionBump(orgId, environment, REFS_SHARD, new Date().toISOString()) }, onConditionFailed: changedMeanwhile };
+}
+
 const TOUCH_ATTEMPTS = 10;
 const retryable = new Set(['ConditionalCheckFailedException', 'TransactionConflictException']);
 

@@ -108,12 +108,31 @@ describe('compression', () => {
 });
 
 describe('the warm container', () => {
-  it('answers a revalidation with the key item and one Query of the versions, and nothing else', async () => {
+  it('answers a revalidation with one Query of the versions, and nothing else', async () => {
     const first = await api.request('GET', `/api/features/${key}`);
 
     const sent = await commandsDuring(() => api.request('GET', `/api/features/${key}`, { headers: { 'if-none-match': first.headers.get('etag')! } }));
 
-    expect(sent.sort()).toEqual(['GetItemCommand', 'QueryCommand']);
+    expect(sent).toEqual(['QueryCommand']);
+  });
+
+  it('follows a change of its connection on the next request: encryption turned on, then the connection deleted', async () => {
+    const created = await api.request('POST', '/api/v1/sdk-connections', {
+      key: org.keys.admin,
+      body: { name: 'Changing', language: 'javascript', environment: 'production' },
+    });
+    const { id, key: changingKey } = created.body.sdkConnection;
+    const clear = await api.request('GET', `/api/features/${changingKey}`);
+
+    await api.request('PUT', `/api/v1/sdk-connections/${id}`, { key: org.keys.admin, body: { encryptPayload: true } });
+    const encrypted = await api.request('GET', `/api/features/${changingKey}`);
+    await api.request('DELETE', `/api/v1/sdk-connections/${id}`, { key: org.keys.admin });
+    const deleted = await api.request('GET', `/api/features/${changingKey}`);
+
+    expect(Object.keys(clear.body.features).length).toBeGreaterThan(0);
+    expect(encrypted.body.features).toEqual({});
+    expect(encrypted.body.encryptedFeatures).toEqual(expect.any(String));
+    expect(deleted.status).toBe(404);
   });
 
   it('with PAYLOAD_CACHE_MS, serves without any read for that long, then sees the change', async () => {
