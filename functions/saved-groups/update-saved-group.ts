@@ -4,6 +4,7 @@ import { updateSavedGroup } from '../../shared/contracts/saved-groups';
 import { assertFitsType } from '../../shared/domain/saved-groups';
 import { resolveOwner } from '../../shared/store/members';
 import { savedGroups } from '../../shared/store/saved-groups';
+import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateSavedGroup, async ({ params, body, auth }) => {
   const { bypassApproval: _noApprovalFlow, owner: ownerInput, ...fields } = body;
@@ -14,5 +15,6 @@ export const handler = endpoint(updateSavedGroup, async ({ params, body, auth })
     assertFitsType(current, fields);
     return { ...current, ...fields, ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
   });
+  await touchSdkPayloads(auth.orgId);
   return { savedGroup };
 });

@@ -386,10 +386,11 @@ export async function presentFeatures(orgId: string, stored: StoredFeature[], kn
   const envs = known.environments ?? (await environmentIds(orgId));
   const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
   const refs = await loadPayloadReferences(orgId, entries, known);
+  const now = new Date();
   return stored.map((feature) =>
     toApiFeature(feature, envs, (env) => {
       const entry = payloadEntry(feature, env);
-      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs));
+      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs, { now }));
     }),
   );
 }

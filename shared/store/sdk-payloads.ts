@@ -6,6 +6,7 @@ import {
   payloadEntry,
   sdkPayload,
   entriesForProjects,
+  scheduleBoundaries,
   type PayloadEntry,
   type SdkPayload,
 } from '../domain/sdk-payload';
@@ -14,6 +15,8 @@ import { environments } from './environments';
 import { keys } from './keys';
 import { getItems, type StoredItem, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
+import { secureAttributeSalt } from './organizations';
+import type { PayloadSettings } from './sdk-connections';
 
 /**
  * The materialised SDK payload: one item per organization and environment holding the payload
@@ -167,8 +170,8 @@ export async function touchSdkPayloads(orgId: string): Promise<void> {
   );
 }
 
-/** What an SDK connection asks for: one environment, and projects (none means all). */
-export interface PayloadScope {
+/** What an SDK connection asks for: one environment, projects (none means all), and the settings that shape its payload. */
+export interface PayloadScope extends PayloadSettings {
   orgId: string;
   environment: string;
   projects: string[];
@@ -177,20 +180,33 @@ export interface PayloadScope {
 }
 
 /**
- * The SDK payload of a connection. A bounded number of reads whatever the number of features:
- * the environment, the payload item (plus its chunks for a payload over 300 KB compressed), and the
- * saved groups and experiments its rules name. A connection to an environment that no longer exists gets no features.
+ * The SDK payload of a connection at `now`. A bounded number of reads whatever the number of
+ * features: the environment, the payload item (plus its chunks for a payload over 300 KB
+ * compressed), and the saved groups, experiments and attribute types its rules need. A connection
+ * to an environment that no longer exists gets no features.
  */
-export async function loadSdkPayload(scope: PayloadScope): Promise<SdkPayload> {
-  // The environment and the payload's first chunk in one round trip.
-  const [environment, head] = await getItems([
+export async function loadSdkPayload(scope: PayloadScope, now = new Date()): Promise<SdkPayload> {
+  // The environment, the payload's first chunk and (to hash secure attributes) the organization in one round trip.
+  const [environment, head, organization] = await getItems([
     keys.entity(scope.orgId, environments.type, scope.environment),
     keys.sdkPayload(scope.orgId, scope.environment, 0),
+    ...(scope.hashSecureAttributes ? [keys.organization(scope.orgId)] : []),
   ]);
   const stored = await assemblePayload(scope.orgId, scope.environment, head);
   const entries = environment && stored ? stored.entries : {};
-  const refs = await loadPayloadReferences(scope.orgId, entriesForProjects(entries, scope.projects));
-  const dates = [scope.dateUpdated, ...(stored ? [stored.dateUpdated] : []), ...refs.dates];
+  const served = entriesForProjects(entries, scope.projects);
+  const refs = await loadPayloadReferences(scope.orgId, served);
+  // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
+  const passedSteps = scheduleBoundaries(served).filter((date) => date <= now.toISOString());
+  const dates = [scope.dateUpdated, ...(stored ? [stored.dateUpdated] : []), ...refs.dates, ...passedSteps];
   const dateUpdated = dates.reduce((latest, date) => (date > latest ? date : latest));
-  return sdkPayload(entries, { projects: scope.projects, refs, dateUpdated });
+  return sdkPayload(entries, {
+    projects: scope.projects,
+    refs,
+    dateUpdated,
+    now,
+    includeRuleIds: scope.includeRuleIds,
+    includeExperimentNames: scope.includeExperimentNames,
+    secureAttributeSalt: scope.hashSecureAttributes ? secureAttributeSalt(organization) : undefined,
+  });
 }

@@ -16,6 +16,8 @@ import {
   type PayloadReferences,
 } from '../../shared/domain/sdk-payload';
 
+/** Rule ids in, as connections with `includeRuleIds` get them. */
+const opts = { now: new Date('2025-01-01T00:00:00Z'), includeRuleIds: true };
 const noRefs: PayloadReferences = { savedGroups: new Map(), experiments: new Map() };
 const refsWith = (groups: PayloadGroup[] = [], experiments: PayloadExperiment[] = []): PayloadReferences => ({
   savedGroups: new Map(groups.map((g) => [g.id, g])),
@@ -71,7 +73,7 @@ describe('payloadEntry', () => {
 
 describe('sdkFeature', () => {
   it('omits rules when there are none', () => {
-    expect(sdkFeature('f', entry([]), noRefs)).toEqual({ defaultValue: false });
+    expect(sdkFeature('f', entry([]), noRefs, opts)).toEqual({ defaultValue: false });
   });
 
   it.each([
@@ -81,7 +83,7 @@ describe('sdkFeature', () => {
     ['string', '"quoted"', 'quoted'],
     ['json', '{"a":[1,null]}', { a: [1, null] }],
   ] as const)('parses a %s value %s', (valueType, defaultValue, expected) => {
-    expect(sdkFeature('f', entry([], { valueType, defaultValue }), noRefs).defaultValue).toEqual(expected);
+    expect(sdkFeature('f', entry([], { valueType, defaultValue }), noRefs, opts).defaultValue).toEqual(expected);
   });
 
   it('adds coverage, hash attribute, seed and hash version to a partial rollout only', () => {
@@ -91,8 +93,9 @@ describe('sdkFeature', () => {
       { ...base, id: 'full', type: 'rollout', value: 'true', coverage: 1, hashAttribute: 'id' },
     ] as FeatureRule[];
 
-    expect(sdkFeature('f', entry(rules), noRefs).rules).toEqual([
-      { id: 'part', force: true, coverage: 0.2, hashAttribute: 'deviceId', seed: 'part', hashVersion: 2 },
+    expect(sdkFeature('f', entry(rules), noRefs, opts).rules).toEqual([
+      // No seed and no hash version given: none sent, so the SDK seeds with the feature key and hashes with v1, as with GrowthBook.
+      { id: 'part', force: true, coverage: 0.2, hashAttribute: 'deviceId' },
       { id: 'seeded', force: true, coverage: 0.2, hashAttribute: 'id', seed: 's', hashVersion: 1 },
       { id: 'full', force: true },
     ]);
@@ -112,7 +115,7 @@ describe('sdkFeature', () => {
       ],
     } as FeatureRule;
 
-    expect(sdkFeature('my-flag', entry([rule]), noRefs).rules).toEqual([
+    expect(sdkFeature('my-flag', entry([rule]), noRefs, opts).rules).toEqual([
       {
         id: 'exp',
         variations: [true, false],
@@ -127,7 +130,7 @@ describe('sdkFeature', () => {
   });
 
   it('puts feature prerequisites first, as one gating rule', () => {
-    expect(sdkFeature('f', entry([force('r', 'true')], { prerequisites: ['a', 'b'] }), noRefs).rules).toEqual([
+    expect(sdkFeature('f', entry([force('r', 'true')], { prerequisites: ['a', 'b'] }), noRefs, opts).rules).toEqual([
       { parentConditions: [{ id: 'a', condition: { value: true }, gate: true }, { id: 'b', condition: { value: true }, gate: true }] },
       { id: 'r', force: true },
     ]);
@@ -140,7 +143,7 @@ describe('sdkFeature', () => {
     it('merges a condition group with the rule condition', () => {
       const rule = force('r', 'true', { condition: '{"plan":"pro"}', savedGroupTargeting: [{ matchType: 'all', savedGroups: ['grp_us'] }] });
 
-      expect(sdkFeature('f', entry([rule]), refsWith([us])).rules![0].condition).toEqual({ $and: [{ plan: 'pro' }, { country: 'US' }] });
+      expect(sdkFeature('f', entry([rule]), refsWith([us]), opts).rules![0].condition).toEqual({ $and: [{ plan: 'pro' }, { country: 'US' }] });
     });
 
     it.each([
@@ -148,17 +151,17 @@ describe('sdkFeature', () => {
       ['any', { $or: [{ id: { $in: ['u1', 'u2'] } }, { country: 'US' }] }],
       ['none', { $and: [{ id: { $nin: ['u1', 'u2'] } }, { $not: { country: 'US' } }] }],
     ] as const)('combines groups for match %s', (matchType, condition) => {
-      expect(sdkFeature('f', entry([targeting(matchType, ['grp_beta', 'grp_us'])]), refsWith([beta, us])).rules![0].condition).toEqual(condition);
+      expect(sdkFeature('f', entry([targeting(matchType, ['grp_beta', 'grp_us'])]), refsWith([beta, us]), opts).rules![0].condition).toEqual(condition);
     });
 
     it('drops a rule that needs a deleted group, and ignores a deleted group it excludes', () => {
       const rules = [targeting('all', ['grp_beta', 'grp_gone']), targeting('any', ['grp_gone']), targeting('none', ['grp_gone'])];
 
-      expect(sdkFeature('f', entry(rules), refsWith([beta])).rules).toEqual([{ id: 'r', force: true }]);
+      expect(sdkFeature('f', entry(rules), refsWith([beta]), opts).rules).toEqual([{ id: 'r', force: true }]);
     });
 
     it('keeps the groups that exist when one of several under any is deleted', () => {
-      expect(sdkFeature('f', entry([targeting('any', ['grp_gone', 'grp_beta'])]), refsWith([beta])).rules![0].condition).toEqual({
+      expect(sdkFeature('f', entry([targeting('any', ['grp_gone', 'grp_beta'])]), refsWith([beta]), opts).rules![0].condition).toEqual({
         id: { $in: ['u1', 'u2'] },
       });
     });
@@ -167,8 +170,8 @@ describe('sdkFeature', () => {
       fc.assert(
         fc.property(fc.uniqueArray(fc.string({ minLength: 1 }), { maxLength: 5 }), fc.string({ minLength: 1 }), (values, user) => {
           const group: PayloadGroup = { id: 'g', type: 'list', attributeKey: 'id', values };
-          const [inGroup] = sdkFeature('f', entry([targeting('all', ['g'])]), refsWith([group])).rules!;
-          const [outOfGroup] = sdkFeature('f', entry([targeting('none', ['g'])]), refsWith([group])).rules!;
+          const [inGroup] = sdkFeature('f', entry([targeting('all', ['g'])]), refsWith([group]), opts).rules!;
+          const [outOfGroup] = sdkFeature('f', entry([targeting('none', ['g'])]), refsWith([group]), opts).rules!;
           expect(evalCondition({ id: user }, (inGroup.condition ?? {}) as ConditionInterface)).toBe(values.includes(user));
           expect(evalCondition({ id: user }, (outOfGroup.condition ?? {}) as ConditionInterface)).toBe(!values.includes(user));
         }),
@@ -205,7 +208,7 @@ describe('sdkFeature', () => {
     const ref = { ...base, id: 'ref', type: 'experiment-ref', experimentId: 'exp_1', variations: [{ variationId: 'v1', value: 'true' }] } as FeatureRule;
 
     it('takes variations, weights, coverage and targeting from the latest phase; a missing value is the default', () => {
-      expect(sdkFeature('f', entry([ref]), refsWith([], [experiment])).rules).toEqual([
+      expect(sdkFeature('f', entry([ref]), refsWith([], [experiment]), { ...opts, includeExperimentNames: true }).rules).toEqual([
         {
           id: 'ref',
           condition: { country: 'US' },
@@ -224,10 +227,28 @@ describe('sdkFeature', () => {
       ]);
     });
 
-    it('serves the released variation of a stopped experiment to everyone', () => {
+    it('leaves experiment and variation names out unless the connection asks for them', () => {
+      const [rule] = sdkFeature('f', entry([ref]), refsWith([], [experiment]), opts).rules!;
+
+      expect(rule.name).toBeUndefined();
+      expect(rule.meta).toEqual([{ key: 'control' }, { key: 'treatment' }]);
+    });
+
+    it('serves the released variation of a stopped experiment with the coverage, hashing and namespace of its phase', () => {
       const stopped = { ...experiment, status: 'stopped', resultSummary: { releasedVariationId: 'v1' } };
 
-      expect(sdkFeature('f', entry([ref]), refsWith([], [stopped])).rules).toEqual([{ id: 'ref', condition: { country: 'US' }, force: true }]);
+      expect(sdkFeature('f', entry([ref]), refsWith([], [stopped]), opts).rules).toEqual([
+        {
+          id: 'ref',
+          condition: { country: 'US' },
+          force: true,
+          coverage: 0.4,
+          hashAttribute: 'id',
+          hashVersion: 2,
+          seed: 'seed-1',
+          namespace: ['ns', 0, 0.5],
+        },
+      ]);
     });
 
     it.each([
@@ -237,7 +258,7 @@ describe('sdkFeature', () => {
       ['excluded from the payload', { ...experiment, resultSummary: { excludeFromPayload: true } }],
       ['stopped without a released variation', { ...experiment, status: 'stopped' }],
     ])('drops the rule when the experiment is %s', (_case, found) => {
-      expect(sdkFeature('f', entry([ref]), refsWith([], found ? [found] : [])).rules).toBeUndefined();
+      expect(sdkFeature('f', entry([ref]), refsWith([], found ? [found] : []), opts).rules).toBeUndefined();
     });
   });
 
@@ -249,7 +270,7 @@ describe('sdkFeature', () => {
           ({ ...base, id: 'r', type: 'rollout', value: 'true', coverage, hashAttribute: 'id' }) as FeatureRule;
         const isOn = (coverage: number) =>
           new GrowthBook({ attributes: { id: user } })
-            .initSync({ payload: { features: { f: sdkFeature('f', entry([rollout(coverage)]), noRefs) as FeatureDefinition } } })
+            .initSync({ payload: { features: { f: sdkFeature('f', entry([rollout(coverage)]), noRefs, opts) as FeatureDefinition } } })
             .isOn('f');
         if (isOn(low)) expect(isOn(high)).toBe(true);
       }),
@@ -261,8 +282,8 @@ describe('sdkPayload', () => {
   it('serves features in id order, only of the connection projects when it names any', () => {
     const entries = { b: entry([], { project: 'prj_b' }), a: entry([], { project: 'prj_a' }), c: entry([]) };
 
-    expect(Object.keys(sdkPayload(entries, { projects: [], refs: noRefs, dateUpdated: 'd' }).features)).toEqual(['a', 'b', 'c']);
-    expect(sdkPayload(entries, { projects: ['prj_b'], refs: noRefs, dateUpdated: 'd' })).toEqual({
+    expect(Object.keys(sdkPayload(entries, { projects: [], refs: noRefs, dateUpdated: 'd', ...opts }).features)).toEqual(['a', 'b', 'c']);
+    expect(sdkPayload(entries, { projects: ['prj_b'], refs: noRefs, dateUpdated: 'd', ...opts })).toEqual({
       status: 200,
       features: { b: { defaultValue: false } },
       dateUpdated: 'd',
@@ -283,7 +304,7 @@ describe('sdkPayload', () => {
 });
 
 describe('sdkPayloadResponse', () => {
-  const payload = sdkPayload({ a: entry([]) }, { projects: [], refs: noRefs, dateUpdated: '2024-01-01T00:00:00.000Z' });
+  const payload = sdkPayload({ a: entry([]) }, { projects: [], refs: noRefs, dateUpdated: '2024-01-01T00:00:00.000Z', ...opts });
 
   it('answers 304 when the client has the current version, 200 with the payload otherwise', () => {
     const first = sdkPayloadResponse(payload, {});
