@@ -21,6 +21,7 @@ import { queryAll, repository, transact, type TransactionOp, type Versioned } fr
 import { savedGroups } from './saved-groups';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { preparePayloadChanges } from './sdk-payloads';
+import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
@@ -129,6 +130,7 @@ export async function prepareFeatureChanges(
     after: written[i],
   }));
   ops.push(...(await preparePayloadChanges(orgId, transitions)));
+  ops.push(...prepareScheduleBoundaries(orgId, written));
   return { features: written, ops };
 }
 

@@ -7,6 +7,8 @@ import {
   etagMatches,
   payloadEntry,
   payloadReferenceIds,
+  scheduleBoundaries,
+  scheduledOn,
   sdkFeature,
   sdkPayload,
   sdkPayloadResponse,
@@ -339,5 +341,70 @@ describe('sdkPayloadResponse', () => {
     expect(JSON.parse(clear)).toEqual(payload.features);
     expect(second.headers.etag).toBe(first.headers.etag);
     expect(first.headers.etag).not.toBe(sdkPayloadResponse(payload, {}).headers.etag);
+  });
+});
+
+describe('scheduled rules', () => {
+  const at = (iso: string) => ({ now: new Date(iso) });
+  const scheduled = (scheduleRules: FeatureRule['scheduleRules']) => entry([force('r', 'true', { scheduleRules })]);
+
+  it('leaves a rule out before its start and after its end, and serves it in between', () => {
+    const window = scheduled([
+      { enabled: true, timestamp: '2025-01-01T00:00:00Z' },
+      { enabled: false, timestamp: '2025-02-01T00:00:00Z' },
+    ]);
+
+    expect(sdkFeature('f', window, noRefs, at('2024-12-31T23:59:59Z')).rules).toBeUndefined();
+    expect(sdkFeature('f', window, noRefs, at('2025-01-01T00:00:00Z')).rules).toEqual([{ force: true }]);
+    expect(sdkFeature('f', window, noRefs, at('2025-02-01T00:00:01Z')).rules).toBeUndefined();
+  });
+
+  it('serves a rule whose steps have no date, and reads steps in date order', () => {
+    expect(scheduledOn([{ enabled: false, timestamp: null }], new Date())).toBe(true);
+    const steps = [
+      { enabled: false, timestamp: '2025-02-01T00:00:00Z' },
+      { enabled: true, timestamp: '2025-01-01T00:00:00Z' },
+    ];
+    expect(scheduledOn(steps, new Date('2025-01-15T00:00:00Z'))).toBe(true);
+  });
+
+  it('lists the dated steps of the served rules as the moments the payload changes', () => {
+    const entries = [
+      scheduled([{ enabled: true, timestamp: '2025-01-01T00:00:00+01:00' }, { enabled: false, timestamp: null }]),
+      scheduled([{ enabled: false, timestamp: '2024-12-31T23:00:00.000Z' }]),
+    ];
+
+    expect(scheduleBoundaries(entries)).toEqual(['2024-12-31T23:00:00.000Z']);
+  });
+});
+
+describe('GrowthBook defaults', () => {
+  it('leaves rule ids out unless asked, and a 0% rollout out altogether', () => {
+    const rules = [force('r', 'true'), { ...base, id: 'zero', type: 'rollout', value: 'true', coverage: 0, hashAttribute: 'id' } as FeatureRule];
+
+    expect(sdkFeature('f', entry(rules), noRefs, { now: new Date() }).rules).toEqual([{ force: true }]);
+  });
+
+  it('finds the groups a phase names once the experiment is known, and groups named inside conditions', () => {
+    const experiment: PayloadExperiment = {
+      id: 'exp',
+      phases: [{ savedGroupTargeting: [{ matchType: 'none', savedGroups: ['grp_phase'] }], targetingCondition: '{"id":{"$inGroup":"grp_cond"}}' }],
+    };
+    const ref = { ...base, id: 'r', type: 'experiment-ref', experimentId: 'exp', variations: [] } as FeatureRule;
+    const own = force('o', 'true', { condition: '{"$savedGroups":["grp_nested"]}' });
+
+    expect(payloadReferenceIds([entry([ref, own])], [experiment])).toEqual({
+      savedGroups: ['grp_nested', 'grp_phase', 'grp_cond'],
+      experiments: ['exp'],
+    });
+  });
+
+  it('sends list values as numbers for a number attribute, as strings otherwise', () => {
+    const accounts: PayloadGroup = { id: 'g', type: 'list', attributeKey: 'accountId', values: ['123', '4.5'] };
+    const rule = force('r', 'true', { savedGroupTargeting: [{ matchType: 'all', savedGroups: ['g'] }] });
+    const numberRefs = { ...refsWith([accounts]), attributes: new Map([['accountId', 'number' as const]]) };
+
+    expect(sdkFeature('f', entry([rule]), numberRefs, opts).rules![0].condition).toEqual({ accountId: { $in: [123, 4.5] } });
+    expect(sdkFeature('f', entry([rule]), refsWith([accounts]), opts).rules![0].condition).toEqual({ accountId: { $in: ['123', '4.5'] } });
   });
 });
