@@ -2,6 +2,7 @@ import type { ScheduledEvent } from 'aws-lambda';
 import { NotFoundError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
+import { fireDueBoundaries, type FireResult } from './fire-schedule-boundaries';
 import {
   commitRampOutcome,
   dueRampSchedules,
@@ -13,8 +14,9 @@ import {
 } from '../../shared/store/ramp-schedules';
 
 /**
- * The ramp advancer: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`.
- * It asks the sparse due index for schedules whose time has come and moves each one on in one
+ * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It
+ * advances ramp schedules, then fires schedule boundaries (fire-schedule-boundaries.ts).
+ * The ramp advancer asks the sparse due index for schedules whose time has come and moves each one on in one
  * transaction conditional on the versions it read, so advancers running at once, or a crashed run
  * and its retry, never apply a step twice or skip one.
  */
@@ -125,5 +127,12 @@ async function fail(ref: DueRef, world: RampWorld, now: Date, error: Error, poli
   }
 }
 
+/** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries. */
+export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult }> {
+  const ramps = await advanceDueSchedules(options);
+  const boundaries = await fireDueBoundaries({ now: options.now });
+  return { ...ramps, boundaries };
+}
+
 /** The EventBridge target: one run over everything due now. */
-export const handler = async (_event: ScheduledEvent): Promise<AdvanceResult> => advanceDueSchedules();
+export const handler = async (_event: ScheduledEvent) => runScheduler();

@@ -29,6 +29,8 @@ interface Served {
   record: SdkKeyRecord;
   /** The environment's payload versions the body was built at. */
   versions: string;
+  /** When the body changes by itself (a scheduled rule's next step): rebuilt from then on. */
+  validUntil: number;
   etag: string;
   json: string;
   /** Compressed forms, base64 as API Gateway takes them, made on first demand. */
@@ -54,13 +56,18 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
   return weight('gzip') > 0 ? 'gzip' : undefined;
 }
 
-async function build(record: SdkKeyRecord, versions: PayloadVersions): Promise<Served> {
-  const payload = await loadSdkPayload(
-    { orgId: record.orgId, environment: record.environment, projects: record.projects, dateUpdated: record.dateUpdated },
-    versions,
-  );
-  const { body, headers } = sdkPayloadResponse(payload, { encryptionKey: record.encryptPayload ? record.encryptionKey : undefined });
-  return { record, versions: versions.token, etag: headers.etag, json: JSON.stringify(body), checkedAt: 0 };
+async function build(record: SdkKeyRecord, versions: PayloadVersions, now: number): Promise<Served> {
+  const { key: _key, orgId: _org, connectionId: _id, encryptPayload, encryptionKey, ...scope } = record;
+  const { payload, validUntil } = await loadSdkPayload({ orgId: record.orgId, ...scope }, new Date(now), versions);
+  const { body, headers } = sdkPayloadResponse(payload, { encryptionKey: encryptPayload ? encryptionKey : undefined });
+  return {
+    record,
+    versions: versions.token,
+    validUntil: validUntil ? Date.parse(validUntil) : Infinity,
+    etag: headers.etag,
+    json: JSON.stringify(body),
+    checkedAt: now,
+  };
 }
 
 const notFound = (key: string) => new NotFoundError(`No SDK connection has the key ${key}`);
@@ -74,12 +81,13 @@ async function current(key: string, orgId: string | undefined): Promise<Served> 
   const cached = served.get(key);
   const now = Date.now();
   const cacheMs = Number(process.env.PAYLOAD_CACHE_MS ?? 0);
-  const fresh = cached && cacheMs > 0 && now - cached.checkedAt < cacheMs;
+  const usable = cached && now < cached.validUntil ? cached : undefined;
+  const fresh = usable && cacheMs > 0 && now - usable.checkedAt < cacheMs;
   let versions = cached && !fresh ? await readPayloadVersions(cached.record.orgId, cached.record.environment) : undefined;
-  if (cached && (fresh || versions!.token === cached.versions)) {
-    if (orgId && cached.record.orgId !== orgId) throw notFound(key);
-    if (!fresh) cached.checkedAt = now;
-    return cached;
+  if (usable && (fresh || versions!.token === usable.versions)) {
+    if (orgId && usable.record.orgId !== orgId) throw notFound(key);
+    if (!fresh) usable.checkedAt = now;
+    return usable;
   }
   const record = await findSdkKey(key);
   if (!record || (orgId && record.orgId !== orgId)) {
@@ -88,8 +96,7 @@ async function current(key: string, orgId: string | undefined): Promise<Served> 
   }
   const sameTarget = cached && cached.record.orgId === record.orgId && cached.record.environment === record.environment;
   if (!sameTarget || !versions) versions = await readPayloadVersions(record.orgId, record.environment);
-  const next = await build(record, versions);
-  next.checkedAt = now;
+  const next = await build(record, versions, now);
   served.delete(key);
   served.set(key, next);
   if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);

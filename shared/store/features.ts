@@ -21,6 +21,7 @@ import { queryAll, repository, transact, type TransactionOp, type Versioned } fr
 import { savedGroups } from './saved-groups';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { preparePayloadChanges } from './sdk-payloads';
+import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
@@ -133,6 +134,7 @@ export async function prepareFeatureChanges(
     after: written[i],
   }));
   ops.push(...preparePayloadChanges(orgId, transitions));
+  ops.push(...prepareScheduleBoundaries(orgId, written));
   return { features: written, ops };
 }
 
@@ -396,10 +398,11 @@ export async function presentFeatures(orgId: string, stored: StoredFeature[], kn
   const envs = known.environments ?? (await environmentIds(orgId));
   const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
   const refs = await loadPayloadReferences(orgId, entries, known);
+  const now = new Date();
   return stored.map((feature) =>
     toApiFeature(feature, envs, (env) => {
       const entry = payloadEntry(feature, env);
-      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs));
+      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs, { now }));
     }),
   );
 }

@@ -19,6 +19,9 @@
  *
  * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
+ * A schedule boundary (`ORG#<org>` / `SCHEDULE_BOUNDARY#<iso date>`: a moment a scheduled rule or
+ * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
+ * until the scheduler has fired it, and is then deleted.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -48,6 +51,7 @@ export const entityTypes = [
   'FEATURE',
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
+  'SCHEDULE_BOUNDARY',
   'EVENT',
   'SDK_ENTRY',
   'SDK_VERSION',
@@ -98,6 +102,9 @@ export const keys = {
   }),
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
+  scheduleBoundary: (orgId: string, at: string): ItemKey => ({ PK: orgPk(orgId), SK: `SCHEDULE_BOUNDARY#${at}` }),
+  /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
+  scheduleDuePartition: () => 'SCHEDULE_DUE',
 };
 
 /** Attributes that belong to storage and never appear in an API response. */

@@ -21,7 +21,7 @@ export const sdkConnections = repository<SdkConnection>({
  * What the global key item holds: enough to serve the public payload route, which has only the
  * key, with a single GetItem. Kept in step with its connection in the same transactions.
  */
-export interface SdkKeyRecord {
+export interface SdkKeyRecord extends PayloadSettings {
   key: string;
   orgId: string;
   connectionId: string;
@@ -31,6 +31,25 @@ export interface SdkKeyRecord {
   encryptionKey: string;
   dateUpdated: string;
 }
+
+/** The connection settings that shape what its payload holds, kept on the key item too. */
+export const payloadSettings = [
+  'languages',
+  'sdkVersion',
+  'includeVisualExperiments',
+  'includeDraftExperiments',
+  'includeExperimentNames',
+  'includeRedirectExperiments',
+  'includeRuleIds',
+  'includeProjectIdInMetadata',
+  'includeCustomFieldsInMetadata',
+  'allowedCustomFieldsInMetadata',
+  'includeTagsInMetadata',
+  'hashSecureAttributes',
+  'remoteEvalEnabled',
+  'savedGroupReferencesEnabled',
+] as const;
+export type PayloadSettings = Partial<Pick<SdkConnection, (typeof payloadSettings)[number]>>;
 
 const ATTEMPTS = 10;
 
@@ -115,6 +134,7 @@ function keyRecord(orgId: string, connection: SdkConnection): SdkKeyRecord {
     encryptPayload: connection.encryptPayload,
     encryptionKey: connection.encryptionKey,
     dateUpdated: connection.dateUpdated,
+    ...Object.fromEntries(payloadSettings.map((name) => [name, connection[name]]).filter(([, value]) => value !== undefined)),
   };
 }
 
@@ -194,5 +214,6 @@ export async function findSdkKey(key: string): Promise<SdkKeyRecord | undefined>
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.sdkConnectionKey(key), ConsistentRead: true }));
   if (!Item) return undefined;
   const { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated } = Item;
-  return { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated };
+  const settings = Object.fromEntries(payloadSettings.filter((name) => Item[name] !== undefined).map((name) => [name, Item[name]]));
+  return { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated, ...settings };
 }

@@ -2,12 +2,21 @@ import { createHash } from 'node:crypto';
 import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { canonicalJson, type FeatureContent } from '../domain/features';
-import { payloadEntry, sdkPayload, entriesForProjects, type PayloadEntry, type SdkPayload } from '../domain/sdk-payload';
+import {
+  payloadEntry,
+  sdkPayload,
+  entriesForProjects,
+  scheduleBoundaries,
+  type PayloadEntry,
+  type SdkPayload,
+} from '../domain/sdk-payload';
 import { db, tableName } from './client';
 import { environments } from './environments';
 import { keys } from './keys';
-import { queryAll, type TransactionOp } from './repository';
+import { getItems, queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
+import { secureAttributeSalt } from './organizations';
+import type { PayloadSettings } from './sdk-connections';
 
 /**
  * The materialised SDK payload, stored so that a feature change writes a fixed amount whatever the
@@ -217,8 +226,8 @@ async function refreshState(orgId: string, environment: string, versions: Payloa
   return { ...versions, environmentExists: found !== undefined, shards, entries };
 }
 
-/** What an SDK connection asks for: one environment, and projects (none means all). */
-export interface PayloadScope {
+/** What an SDK connection asks for: one environment, projects (none means all), and the settings that shape its payload. */
+export interface PayloadScope extends PayloadSettings {
   orgId: string;
   environment: string;
   projects: string[];
@@ -226,19 +235,52 @@ export interface PayloadScope {
   dateUpdated: string;
 }
 
-/**
- * The one place the SDK payload is built: a connection's payload from an environment's entries,
- * reading the saved groups and experiments they name. `dates` are the stored payload's own dates.
- */
-export async function buildSdkPayload(scope: PayloadScope, entries: Record<string, PayloadEntry>, dates: string[]): Promise<SdkPayload> {
-  const refs = await loadPayloadReferences(scope.orgId, entriesForProjects(entries, scope.projects));
-  const all = [scope.dateUpdated, ...dates, ...refs.dates];
-  const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
-  return sdkPayload(entries, { projects: scope.projects, refs, dateUpdated });
+/** A built payload, and when it changes by itself (a scheduled rule's next step), if ever. */
+export interface BuiltPayload {
+  payload: SdkPayload;
+  validUntil?: string;
 }
 
-/** The SDK payload of a connection as stored now (through this container's cache of unchanged shards). */
-export async function loadSdkPayload(scope: PayloadScope, versions?: PayloadVersions): Promise<SdkPayload> {
+/**
+ * The one place the SDK payload is built: a connection's payload at `now` from an environment's
+ * entries, reading the saved groups, experiments and attribute types they need (and, to hash
+ * secure attributes, the organization's salt). `dates` are the stored payload's own dates.
+ */
+export async function buildSdkPayload(
+  scope: PayloadScope,
+  entries: Record<string, PayloadEntry>,
+  dates: string[],
+  now = new Date(),
+): Promise<BuiltPayload> {
+  const served = entriesForProjects(entries, scope.projects);
+  const [refs, [organization]] = await Promise.all([
+    loadPayloadReferences(scope.orgId, served),
+    scope.hashSecureAttributes ? getItems([keys.organization(scope.orgId)]) : [undefined],
+  ]);
+  // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
+  const at = now.toISOString();
+  const boundaries = scheduleBoundaries(served);
+  const passedSteps = boundaries.filter((date) => date <= at);
+  const validUntil = boundaries.filter((date) => date > at).sort()[0];
+  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps];
+  const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
+  const payload = sdkPayload(entries, {
+    projects: scope.projects,
+    refs,
+    dateUpdated,
+    now,
+    includeRuleIds: scope.includeRuleIds,
+    includeExperimentNames: scope.includeExperimentNames,
+    secureAttributeSalt: scope.hashSecureAttributes ? secureAttributeSalt(organization) : undefined,
+  });
+  return { payload, validUntil };
+}
+
+/**
+ * The SDK payload of a connection at `now`, as stored (through this container's cache of unchanged
+ * shards): the versions (one Query, unless given), the changed shards' entries, and the references.
+ */
+export async function loadSdkPayload(scope: PayloadScope, now = new Date(), versions?: PayloadVersions): Promise<BuiltPayload> {
   const state = await payloadState(scope.orgId, scope.environment, versions ?? (await readPayloadVersions(scope.orgId, scope.environment)));
-  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : []);
+  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : [], now);
 }

@@ -24,8 +24,12 @@ async function feature(body: Record<string, unknown>, key = org.keys.admin) {
   return response.body.feature;
 }
 
+/** A connection that includes rule ids and experiment names, so the translation can be read in full. */
 async function connection(body: Record<string, unknown> = {}, key = org.keys.admin) {
-  const response = await api.request('POST', '/api/v1/sdk-connections', { key, body: { name: 'Web', language: 'javascript', environment: 'production', ...body } });
+  const response = await api.request('POST', '/api/v1/sdk-connections', {
+    key,
+    body: { name: 'Web', language: 'javascript', environment: 'production', includeRuleIds: true, includeExperimentNames: true, ...body },
+  });
   if (response.status !== 200) throw new Error(`setup failed: ${JSON.stringify(response.body)}`);
   return response.body.sdkConnection as { id: string; key: string; encryptionKey: string };
 }
@@ -144,7 +148,7 @@ describe('the payload format', () => {
     expect(payload.features.rules.rules).toEqual([{ id: 'us', condition: { country: 'US' }, force: true }]);
   });
 
-  it('gives a partial rollout its coverage, hash attribute, seed and hash version, and a full one none', async () => {
+  it('gives a partial rollout its coverage and hash attribute (seed and hash version only when set), and a full one none', async () => {
     const payload = await payloadOf({
       id: 'rollout',
       environments: on([
@@ -154,7 +158,7 @@ describe('the payload format', () => {
     });
 
     expect(payload.features.rollout.rules).toEqual([
-      { id: 'half', force: true, coverage: 0.5, hashAttribute: 'id', seed: 'half', hashVersion: 2 },
+      { id: 'half', force: true, coverage: 0.5, hashAttribute: 'id' },
       { id: 'all', force: true },
     ]);
   });
