@@ -3,6 +3,7 @@ import { NotFoundError } from '../errors';
 import { etagMatches, sdkPayloadResponse } from '../domain/sdk-payload';
 import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
 import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from '../store/sdk-payloads';
+import { SDK_PAYLOAD_CACHE_CONTROL } from '../contracts/sdk-payload';
 import { EncodedResponse } from './responses';
 
 /**
@@ -13,9 +14,6 @@ import { EncodedResponse } from './responses';
  * When they moved, the key is read again and the body rebuilt (re-reading only changed shards).
  * With `PAYLOAD_CACHE_MS`, a body checked less than that long ago is served without any read.
  */
-
-/** As GrowthBook sends them: CDNs and browsers keep the payload 30 s, then may serve it stale while they revalidate. */
-export const SDK_PAYLOAD_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=3600, stale-if-error=36000';
 
 const baseHeaders = {
   'content-type': 'application/json; charset=utf-8',
