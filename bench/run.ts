@@ -4,7 +4,7 @@
  */
 import { benchDynamo, benchOrganization } from './environment';
 
-const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load'] as const;
+const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load', 'payload'] as const;
 const chosen = new Set(process.argv.slice(2).length ? process.argv.slice(2) : all);
 
 async function main() {
@@ -43,6 +43,10 @@ async function main() {
       const { measureLoad } = await import('./load');
       const { keys } = await import('../shared/store/keys');
       await measureLoad({ key: seed.key, savedGroupId: group.id, savedGroupKey: keys.entity(seed.orgId, 'SAVED_GROUP', group.id) });
+    }
+    if (chosen.has('payload')) {
+      const { benchSdkPayload } = await import('./sdk-payload');
+      await benchSdkPayload(dynamo.process.pid);
     }
   } finally {
     dynamo.stop();

@@ -10,7 +10,7 @@ export const handler = endpoint(putEnvironment, async ({ params, body, auth }) =
     await assertProjectsExist(auth.orgId, body.projects);
     return { ...current, ...body };
   });
-  // Its projects limit what its SDK connections serve.
+  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
   await touchSdkPayloads(auth.orgId);
   return { environment: publicEnvironment(environment) };
 });

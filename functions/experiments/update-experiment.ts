@@ -26,6 +26,7 @@ export const handler = endpoint(updateExperiment, async ({ params, body, auth })
     }
     return next;
   });
+  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
   await touchSdkPayloads(auth.orgId);
   return { experiment };
 });

@@ -15,6 +15,7 @@ export const handler = endpoint(updateSavedGroup, async ({ params, body, auth })
     assertFitsType(current, fields);
     return { ...current, ...fields, ...(owner ? { owner: owner.id, ownerEmail: owner.email } : {}) };
   });
+  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
   await touchSdkPayloads(auth.orgId);
   return { savedGroup };
 });

@@ -9,7 +9,7 @@ import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
 import { logger } from '../logger';
 import { canSomewhere, roleAllows, type Principal } from '../permissions';
-import { HttpResponse, jsonHeaders } from './responses';
+import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
 import { parseInput, validationError } from './validation';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -25,7 +25,7 @@ export interface EndpointRequest<Spec extends EndpointSpec> {
   event: APIGatewayProxyEventV2;
 }
 
-type Result<Spec extends EndpointSpec> = z.input<Spec['response']> | HttpResponse;
+type Result<Spec extends EndpointSpec> = z.input<Spec['response']> | HttpResponse | EncodedResponse;
 
 interface State {
   auth?: Principal;
@@ -102,6 +102,10 @@ const jsonErrors = (spec: EndpointSpec): Middleware => ({
 });
 
 function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
+  if (result instanceof EncodedResponse) {
+    const { statusCode, body, headers, isBase64Encoded } = result;
+    return { statusCode, headers, body, isBase64Encoded };
+  }
   if (result instanceof HttpResponse) {
     return {
       statusCode: result.statusCode,

@@ -8,3 +8,16 @@ export class HttpResponse {
 }
 
 export const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
+
+/**
+ * A response whose body is already serialised: text, or bytes (a compressed body) sent base64 with
+ * `isBase64Encoded`, as API Gateway expects them from Lambda.
+ */
+export class EncodedResponse {
+  constructor(
+    readonly statusCode: number,
+    readonly body: string,
+    readonly headers: Record<string, string>,
+    readonly isBase64Encoded = false,
+  ) {}
+}

@@ -12,7 +12,8 @@
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
- * | SDK payload, chunk n     | ORG#<org>           | SDK_PAYLOAD#<env>#<n>  |                         |                     |
+ * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
+ * | SDK payload version of a shard (or `refs`) | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  *
@@ -52,6 +53,8 @@ export const entityTypes = [
   'RAMP_SCHEDULE',
   'SCHEDULE_BOUNDARY',
   'EVENT',
+  'SDK_ENTRY',
+  'SDK_VERSION',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -82,10 +85,16 @@ export const keys = {
     SK: `FEATURE_REVISION#${featureId}#${String(version).padStart(10, '0')}`,
   }),
   featureRevisionPrefix: (featureId: string) => `FEATURE_REVISION#${featureId}#`,
-  sdkPayload: (orgId: string, environment: string, chunk: number): ItemKey => ({
+  sdkEntry: (orgId: string, environment: string, shard: string, featureId: string): ItemKey => ({
     PK: orgPk(orgId),
-    SK: `SDK_PAYLOAD#${environment}#${chunk}`,
+    SK: `SDK_ENTRY#${environment}#${shard}#${featureId}`,
   }),
+  sdkEntryShardPrefix: (environment: string, shard: string) => `SDK_ENTRY#${environment}#${shard}#`,
+  sdkVersion: (orgId: string, environment: string, shard: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SDK_VERSION#${environment}#${shard}`,
+  }),
+  sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),
