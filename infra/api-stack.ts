@@ -17,6 +17,7 @@ import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
+import { cors } from './cors';
 import type { SwitchyardConfig } from './config';
 import { ServiceFunction, type TableAccess } from './lambda';
 
@@ -75,14 +76,14 @@ export class ApiStack extends Stack {
       apiName: `switchyard-${config.stage}`,
       description: 'Switchyard feature flags and experimentation API',
       createDefaultStage: false,
-      // HTTP APIs configure CORS for the whole API, not per route. Allowing only GET without an
-      // Authorization header means browsers can read the public routes (the SDK payload) and nothing
+      // HTTP APIs configure CORS for the whole API, not per route. Allowing no Authorization header
+      // means browsers can call the public routes (the SDK payload, remote evaluation) and nothing
       // that needs a key: such a request is preflighted, and the preflight is refused.
       corsPreflight: {
         allowOrigins: config.corsOrigins,
-        allowMethods: [CorsHttpMethod.GET],
-        allowHeaders: ['content-type'],
-        maxAge: Duration.days(1),
+        allowMethods: cors.methods.map((method) => CorsHttpMethod[method]),
+        allowHeaders: cors.headers,
+        maxAge: Duration.seconds(cors.maxAgeSeconds),
       },
     });
 

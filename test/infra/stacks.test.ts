@@ -96,12 +96,12 @@ describe('the API stack', () => {
     });
   });
 
-  it('lets browsers read only what needs no key: GET without an Authorization header', () => {
+  it('lets browsers call only what needs no key: GET and POST without an Authorization header', () => {
     const template = Template.fromStack(api);
 
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       ProtocolType: 'HTTP',
-      CorsConfiguration: { AllowOrigins: ['*'], AllowMethods: ['GET'], AllowHeaders: ['content-type'] },
+      CorsConfiguration: { AllowOrigins: ['*'], AllowMethods: ['GET', 'POST'], AllowHeaders: ['content-type'] },
     });
   });
 
