@@ -247,7 +247,7 @@ export async function buildSdkPayload(
 ): Promise<SdkPayload> {
   const served = entriesForProjects(entries, scope.projects);
   const [refs, salt] = await Promise.all([
-    loadPayloadReferences(scope.orgId, served),
+    loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
   ]);
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
