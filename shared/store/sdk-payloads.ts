@@ -16,6 +16,7 @@ import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
 import { getSecureAttributeSalt } from './organizations';
+import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
 
 /**
@@ -246,9 +247,11 @@ export async function buildSdkPayload(
   now = new Date(),
 ): Promise<SdkPayload> {
   const served = entriesForProjects(entries, scope.projects);
-  const [refs, salt] = await Promise.all([
+  const [refs, salt, named] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
+    // Metadata shows a project by its public id, as GrowthBook does.
+    scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
   ]);
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
   const passedSteps = scheduleBoundaries(served).filter((date) => date <= now.toISOString());
@@ -262,6 +265,13 @@ export async function buildSdkPayload(
     includeRuleIds: scope.includeRuleIds,
     includeExperimentNames: scope.includeExperimentNames,
     secureAttributeSalt: salt,
+    metadata: {
+      includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
+      includeTagsInMetadata: scope.includeTagsInMetadata,
+      includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
+      allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
+      projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
+    },
   });
 }
 

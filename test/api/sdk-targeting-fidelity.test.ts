@@ -131,3 +131,45 @@ describe('saved groups named inside conditions', () => {
     expect([on({ country: 'FR' }, 'for-french'), on({ country: 'DE' }, 'for-french')]).toEqual([true, false]);
   });
 });
+
+describe('connection flags', () => {
+  it('shows rule ids, experiment names and metadata only to a connection that asks for them', async () => {
+    const { project } = await ok('POST', '/projects', { name: 'Storefront', publicId: 'storefront' });
+    const { experiment: named } = await experiment('named-exp', { coverage: 1 });
+    await ok('POST', '/features', {
+      id: 'with-metadata',
+      valueType: 'boolean',
+      defaultValue: 'false',
+      project: project.id,
+      tags: ['checkout'],
+      customFields: { team: 'growth', secret: 'internal' },
+      environments: production([{ id: 'rule-1', type: 'force', value: 'true' }]),
+    });
+    const asking = (
+      await ok('POST', '/sdk-connections', {
+        name: 'Asking',
+        language: 'javascript',
+        environment: 'production',
+        includeRuleIds: true,
+        includeExperimentNames: true,
+        includeProjectIdInMetadata: true,
+        includeTagsInMetadata: true,
+        includeCustomFieldsInMetadata: true,
+        allowedCustomFieldsInMetadata: ['team'],
+      })
+    ).sdkConnection.key;
+
+    const full = (await api.request('GET', `/api/features/${asking}`)).body;
+    const plain = await fetchPayload();
+
+    expect(full.features['with-metadata']).toEqual({
+      defaultValue: false,
+      rules: [{ id: 'rule-1', force: true }],
+      metadata: { projects: ['storefront'], tags: ['checkout'], customFields: { team: 'growth' } },
+    });
+    expect(full.features['named-exp-flag'].rules[0]).toMatchObject({ name: named.name, meta: [{ key: 'a', name: 'A' }, { key: 'b', name: 'B' }] });
+    expect(plain.features!['with-metadata']).toEqual({ defaultValue: false, rules: [{ force: true }] });
+    expect(plain.features!['named-exp-flag'].rules![0]).not.toHaveProperty('name');
+    expect(plain.features!['named-exp-flag'].rules![0].meta).toEqual([{ key: 'a' }, { key: 'b' }]);
+  });
+});
