@@ -14,7 +14,8 @@ export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
     id: body.id,
     description: body.description ?? '',
     toggleOnList: body.toggleOnList ?? false,
-    defaultState: body.defaultState ?? true,
+    // GrowthBook's default for an environment created through the API; the starting ones are on.
+    defaultState: body.defaultState ?? false,
     projects: body.projects ?? [],
     ...(body.parent ? { parent: body.parent } : {}),
   });

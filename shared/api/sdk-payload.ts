@@ -1,5 +1,5 @@
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { NotFoundError } from '../errors';
+import { InvalidInputError, NotFoundError } from '../errors';
 import { etagMatches, sdkPayloadResponse } from '../domain/sdk-payload';
 import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
 import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from '../store/sdk-payloads';
@@ -112,6 +112,10 @@ export async function serveSdkPayload(
   options: { orgId?: string } = {},
 ): Promise<EncodedResponse> {
   const body = await current(key, options.orgId);
+  // As GrowthBook: a remote-evaluation connection keeps its targeting on the server, so the public route does not serve it.
+  if (!options.orgId && body.record.remoteEvalEnabled) {
+    throw new InvalidInputError(`The SDK connection ${key} uses remote evaluation: POST /api/eval/${key} with the user's attributes`);
+  }
   const responseHeaders = { ...baseHeaders, etag: body.etag };
   if (etagMatches(headers?.['if-none-match'], body.etag)) return new EncodedResponse(304, '', responseHeaders);
   const encoding = chooseEncoding(headers?.['accept-encoding']);

@@ -182,9 +182,12 @@ export function newFeature(
     jsonSchema?: string;
     customFields?: Record<string, string>;
   },
-  context: { environments: string[]; owner: { id: string; email?: string } },
+  context: { environments: string[]; owner: { id: string; email?: string }; defaultStates?: Record<string, boolean> },
 ): FeatureContent {
-  const blank = Object.fromEntries(context.environments.map((env) => [env, defaultSettings()]));
+  // As GrowthBook does: an environment the body does not switch starts as its `defaultState` says.
+  const blank = Object.fromEntries(
+    context.environments.map((env) => [env, { ...defaultSettings(), enabled: context.defaultStates?.[env] ?? false }]),
+  );
   const feature: FeatureContent = {
     id: input.id,
     archived: input.archived ?? false,

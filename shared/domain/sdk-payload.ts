@@ -15,6 +15,9 @@ export interface PayloadEntry {
   /** The enabled rules of the environment, in order (scheduled ones included: `now` decides at read time). */
   rules: FeatureRule[];
   prerequisites: string[];
+  /** Kept (when not empty) for connections that put them in the feature's `metadata`. */
+  tags?: string[];
+  customFields?: Record<string, unknown>;
 }
 
 export type PayloadGroup = Pick<SavedGroup, 'id' | 'type' | 'condition' | 'attributeKey' | 'values'>;
@@ -43,6 +46,9 @@ export interface PayloadExperiment {
     prerequisites?: Array<{ id: string; condition: string }>;
   }>;
   resultSummary?: { releasedVariationId?: string; excludeFromPayload?: boolean };
+  project?: string;
+  tags?: string[];
+  customFields?: Record<string, unknown>;
 }
 
 export type AttributeDatatype = Attribute['datatype'];
@@ -63,6 +69,21 @@ export interface PayloadOptions {
   includeExperimentNames?: boolean;
   /** Set for `hashSecureAttributes`: strings compared with secure attributes go out as hex sha256(salt + value). */
   secureAttributeSalt?: string;
+  /** What the connection puts in feature and experiment `metadata`; `projectIds` maps a project to the id to show (its public id). */
+  metadata?: {
+    includeProjectIdInMetadata?: boolean;
+    includeTagsInMetadata?: boolean;
+    includeCustomFieldsInMetadata?: boolean;
+    allowedCustomFieldsInMetadata?: string[];
+    projectIds?: Map<string, string>;
+  };
+}
+
+/** What GrowthBook's `metadata` holds, as a connection asks for it. */
+export interface SdkMetadata {
+  projects?: string[];
+  tags?: string[];
+  customFields?: Record<string, unknown>;
 }
 
 type Condition = Record<string, unknown>;
@@ -94,11 +115,13 @@ export interface SdkRule {
   meta?: Array<{ key: string; name?: string }>;
   name?: string;
   phase?: string;
+  metadata?: SdkMetadata;
 }
 
 export interface SdkFeature {
   defaultValue: unknown;
   rules?: SdkRule[];
+  metadata?: SdkMetadata;
 }
 
 export interface SdkPayload {
@@ -117,7 +140,25 @@ export function payloadEntry(feature: FeatureContent, environment: string): Payl
     defaultValue: feature.defaultValue,
     rules: settings.rules.filter((rule) => rule.enabled),
     prerequisites: feature.prerequisites,
+    ...(feature.tags.length ? { tags: feature.tags } : {}),
+    ...(feature.customFields && Object.keys(feature.customFields).length ? { customFields: feature.customFields } : {}),
   };
+}
+
+/** The `metadata` a connection asks for, of a feature or an experiment; undefined when empty. */
+function metadataOf(
+  entity: { project?: string; tags?: string[]; customFields?: Record<string, unknown> },
+  options: PayloadOptions['metadata'],
+): SdkMetadata | undefined {
+  if (!options) return undefined;
+  const metadata: SdkMetadata = {};
+  if (options.includeProjectIdInMetadata && entity.project) metadata.projects = [options.projectIds?.get(entity.project) ?? entity.project];
+  if (options.includeTagsInMetadata && entity.tags?.length) metadata.tags = entity.tags;
+  if (options.includeCustomFieldsInMetadata && options.allowedCustomFieldsInMetadata?.length && entity.customFields) {
+    const allowed = options.allowedCustomFieldsInMetadata.filter((field) => entity.customFields![field] !== undefined);
+    if (allowed.length) metadata.customFields = Object.fromEntries(allowed.map((field) => [field, entity.customFields![field]]));
+  }
+  return Object.keys(metadata).length ? metadata : undefined;
 }
 
 const parseCondition = (text: string | undefined): Condition | undefined => {
@@ -367,6 +408,7 @@ function experimentRefRule(
     ...namespaceFields(phase.namespace && { ...phase.namespace, name: phase.namespace.namespaceId }, hashAttribute),
     seed: phase.seed || undefined,
     hashVersion: experiment.hashVersion,
+    metadata: metadataOf(experiment, options.metadata),
   });
   if (experiment.status === 'stopped') {
     // A stopped experiment serves the variation it released, or nothing at all.
@@ -459,7 +501,8 @@ export function sdkFeature(featureId: string, entry: PayloadEntry, refs: Payload
     for (const rule of rules) if (rule.condition) rule.condition = hashSecureStrings(rule.condition, salt, attributes) as Condition;
   }
   const defaultValue = decodeValue(entry.valueType, entry.defaultValue)?.value ?? null;
-  return rules.length ? { defaultValue, rules } : { defaultValue };
+  const metadata = metadataOf(entry, options.metadata);
+  return { defaultValue, ...(rules.length ? { rules } : {}), ...(metadata ? { metadata } : {}) };
 }
 
 /**

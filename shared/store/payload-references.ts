@@ -24,11 +24,12 @@ export interface KnownReferences {
   experiments?: Experiment[];
 }
 
-/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known`. */
+/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). */
 export async function loadPayloadReferences(
   orgId: string,
   entries: PayloadEntry[],
   known: KnownReferences = {},
+  options: { attributes?: boolean } = {},
 ): Promise<PayloadReferences & { dates: string[] }> {
   const knownGroups = new Map((known.savedGroups ?? []).map((group) => [group.id, group]));
   const knownExperiments = new Map((known.experiments ?? []).map((experiment) => [experiment.id, experiment]));
@@ -36,8 +37,8 @@ export async function loadPayloadReferences(
   const unread = (wanted: string[], have: Map<string, unknown>) => wanted.filter((id) => !have.has(id));
   const groupIds = unread(ids.savedGroups, knownGroups);
   const experimentIds = unread(ids.experiments, knownExperiments);
-  // Attribute types matter only where saved groups can appear: skip the read for plain flags.
-  const needsAttributes = ids.savedGroups.length > 0 || ids.experiments.length > 0;
+  // Attribute types matter where saved groups can appear, and to hash secure values: skip the read otherwise.
+  const needsAttributes = options.attributes || ids.savedGroups.length > 0 || ids.experiments.length > 0;
   const [readGroups, readExperiments, allAttributes] = await Promise.all([
     groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
     experimentIds.length ? experiments.getMany(orgId, experimentIds) : [],

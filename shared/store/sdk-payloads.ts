@@ -13,9 +13,10 @@ import {
 import { db, tableName } from './client';
 import { environments } from './environments';
 import { keys } from './keys';
-import { getItems, queryAll, type TransactionOp } from './repository';
+import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
-import { secureAttributeSalt } from './organizations';
+import { getSecureAttributeSalt } from './organizations';
+import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
 
 /**
@@ -253,9 +254,11 @@ export async function buildSdkPayload(
   now = new Date(),
 ): Promise<BuiltPayload> {
   const served = entriesForProjects(entries, scope.projects);
-  const [refs, [organization]] = await Promise.all([
-    loadPayloadReferences(scope.orgId, served),
-    scope.hashSecureAttributes ? getItems([keys.organization(scope.orgId)]) : [undefined],
+  const [refs, salt, named] = await Promise.all([
+    loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
+    scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
+    // Metadata shows a project by its public id, as GrowthBook does.
+    scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
   ]);
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
   const at = now.toISOString();
@@ -271,7 +274,14 @@ export async function buildSdkPayload(
     now,
     includeRuleIds: scope.includeRuleIds,
     includeExperimentNames: scope.includeExperimentNames,
-    secureAttributeSalt: scope.hashSecureAttributes ? secureAttributeSalt(organization) : undefined,
+    secureAttributeSalt: salt,
+    metadata: {
+      includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
+      includeTagsInMetadata: scope.includeTagsInMetadata,
+      includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
+      allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
+      projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
+    },
   });
   return { payload, validUntil };
 }

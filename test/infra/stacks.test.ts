@@ -96,12 +96,12 @@ describe('the API stack', () => {
     });
   });
 
-  it('lets browsers GET with any request header, and read the ETag', () => {
+  it('lets browsers GET the payload and POST remote evaluation with any request header, and read the ETag', () => {
     const template = Template.fromStack(api);
 
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       ProtocolType: 'HTTP',
-      CorsConfiguration: { AllowOrigins: ['*'], AllowMethods: ['GET', 'OPTIONS'], AllowHeaders: ['*'], ExposeHeaders: ['etag'] },
+      CorsConfiguration: { AllowOrigins: ['*'], AllowMethods: ['GET', 'POST', 'OPTIONS'], AllowHeaders: ['*'], ExposeHeaders: ['etag'] },
     });
   });
 
