@@ -11,7 +11,7 @@ import { printTable, round, saveResults, type Row } from './report';
 const DURATION_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
 const CONNECTIONS = 10;
 
-async function startServer(kind: 'local' | 'bare', env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess }> {
+export async function startServer(kind: 'local' | 'bare', env: Record<string, string> = {}): Promise<{ url: string; process: ChildProcess }> {
   const port = await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', join(__dirname, 'serve.ts'), kind], {
     env: { ...process.env, ...env, PORT: String(port) },

@@ -4,7 +4,7 @@
  */
 import { benchDynamo, benchOrganization } from './environment';
 
-const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load', 'snapshot'] as const;
+const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load', 'payload', 'snapshot'] as const;
 const chosen = new Set(process.argv.slice(2).length ? process.argv.slice(2) : all);
 
 async function main() {
@@ -47,6 +47,10 @@ async function main() {
     if (chosen.has('snapshot')) {
       const { benchSnapshot } = await import('./snapshot');
       await benchSnapshot();
+    }
+    if (chosen.has('payload')) {
+      const { benchSdkPayload } = await import('./sdk-payload');
+      await benchSdkPayload(dynamo.process.pid);
     }
   } finally {
     dynamo.stop();

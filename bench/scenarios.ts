@@ -871,8 +871,15 @@ const updating: Step[] = [
     operationId: 'putSdkConnection',
     method: 'PUT',
     path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
-    body: () => ({ name: 'Bench web, renamed' }),
+    body: () => ({ name: 'Bench web, renamed', remoteEvalEnabled: true }),
     minimum: { calls: 2, why: 'read + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'postRemoteEval',
+    method: 'POST',
+    path: (ids) => `/api/eval/${ids.sdkKey}`,
+    body: () => ({ attributes: { id: 'bench-user', plan: 'pro' }, forcedVariations: {}, forcedFeatures: [], url: 'https://example.com/' }),
+    minimum: { calls: 2, why: 'key item + the payload version Query (entries cached per container)' },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {

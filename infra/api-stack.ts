@@ -19,7 +19,9 @@ import { routes, unknownRouteHandler, type Route } from '../shared/contracts/reg
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
+import { cors } from './cors';
 import { ServiceFunction, type TableAccess } from './lambda';
+import { PayloadCdn } from './payload-cdn';
 
 export interface ApiStackProps extends StackProps {
   config: SwitchyardConfig;
@@ -72,6 +74,8 @@ export class ApiStack extends Stack {
   readonly stage: HttpStage;
   /** Every endpoint's function by operationId. */
   readonly functions = new Map<string, ServiceFunction>();
+  /** CloudFront in front of the API, caching the SDK payload at the edge. */
+  readonly cdn: PayloadCdn;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -81,14 +85,13 @@ export class ApiStack extends Stack {
       apiName: `switchyard-${config.stage}`,
       description: 'Switchyard feature flags and experimentation API',
       createDefaultStage: false,
-      // HTTP APIs configure CORS for the whole API, not per route. Allowing only GET without an
-      // Authorization header means browsers can read the public routes (the SDK payload) and nothing
-      // that needs a key: such a request is preflighted, and the preflight is refused.
+      // HTTP APIs configure CORS for the whole API, not per route: see infra/cors.ts.
       corsPreflight: {
         allowOrigins: config.corsOrigins,
-        allowMethods: [CorsHttpMethod.GET],
-        allowHeaders: ['content-type'],
-        maxAge: Duration.days(1),
+        allowMethods: cors.methods.map((method) => CorsHttpMethod[method]),
+        allowHeaders: cors.headers,
+        exposeHeaders: cors.exposeHeaders,
+        maxAge: Duration.seconds(cors.maxAgeSeconds),
       },
     });
 
@@ -130,6 +133,7 @@ export class ApiStack extends Stack {
     });
 
     this.addAlarms(config);
+    this.cdn = new PayloadCdn(this, 'Cdn', { api: this.api, originShieldRegion: config.originShieldRegion });
     new CfnOutput(this, 'ApiUrl', { value: `${this.stage.url}api/v1`, description: 'Base URL of the API' });
   }
 

@@ -46,6 +46,8 @@ export interface SwitchyardConfig {
   athenaOutputLocation?: string;
   /** A snapshot run that takes longer is stopped and its snapshot marked `error`. */
   analysisTimeoutMinutes: number;
+  /** CloudFront Origin Shield in this region in front of the API (for the SDK payload); none by default. */
+  originShieldRegion?: string;
 }
 
 /** The defaults, documented in docs/deploy.md. */
@@ -151,5 +153,6 @@ export function readConfig(node: Node): SwitchyardConfig {
     athenaDataLocations: s3Locations('athenaDataLocations', given('athenaDataLocations') ?? config.athenaDataLocations),
     ...(athenaOutputLocation.length ? { athenaOutputLocation: athenaOutputLocation[0] } : {}),
     analysisTimeoutMinutes,
+    ...(given('originShieldRegion') ? { originShieldRegion: String(given('originShieldRegion')) } : {}),
   };
 }

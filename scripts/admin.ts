@@ -10,7 +10,14 @@ import { parseArgs } from 'node:util';
 import { roles, type Role } from '../shared/permissions';
 import { createApiKey, listApiKeys, revokeApiKey } from '../shared/store/api-keys';
 import { addMember, members, organizationOfMember } from '../shared/store/members';
-import { createOrganization, findOrganization } from '../shared/store/organizations';
+import {
+  createOrganization,
+  findOrganization,
+  getSecureAttributeSalt,
+  newSecureAttributeSalt,
+  setSecureAttributeSalt,
+} from '../shared/store/organizations';
+import { touchSdkPayloads } from '../shared/store/sdk-payloads';
 
 export const usage = `Usage: npm run admin -- <command>
 
@@ -20,6 +27,8 @@ export const usage = `Usage: npm run admin -- <command>
   key list --org O                                       list keys (never their secrets)
   key revoke --org O --id K                              revoke a key by its id (key_...)
   token create --member M [--description D]              personal access token; prints it once
+  salt show --org O                                      the secure-attribute salt (SDKs hash secureString values with it)
+  salt set --org O [--salt S]                            set it (a new random one without --salt); payloads follow at once
 
 Roles: ${roles.join(', ')}`;
 
@@ -105,6 +114,20 @@ export async function runAdmin(argv: string[]): Promise<string> {
         description: values.description ?? 'personal access token',
       });
       return secret;
+    }
+    case 'salt show': {
+      const values = options(rest, ['org']);
+      return getSecureAttributeSalt(await existingOrg(required(values, 'org')));
+    }
+    case 'salt set': {
+      const values = options(rest, ['org', 'salt']);
+      const orgId = await existingOrg(required(values, 'org'));
+      const salt = values.salt ?? newSecureAttributeSalt();
+      if (salt.length > 256) throw new UsageError('--salt must be at most 256 characters');
+      await setSecureAttributeSalt(orgId, salt);
+      // Payloads of connections with hashSecureAttributes now hash with the new salt.
+      await touchSdkPayloads(orgId);
+      return salt;
     }
     default:
       throw new UsageError(argv.length ? `unknown command: ${argv.slice(0, 2).join(' ')}` : 'no command given');

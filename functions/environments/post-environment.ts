@@ -3,6 +3,7 @@ import { InvalidInputError } from '../../shared/errors';
 import { postEnvironment } from '../../shared/contracts/environments';
 import { environments, publicEnvironment } from '../../shared/store/environments';
 import { assertProjectsExist } from '../../shared/store/projects';
+import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
   if (body.parent && !(await environments.find(auth.orgId, body.parent))) {
@@ -13,9 +14,12 @@ export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
     id: body.id,
     description: body.description ?? '',
     toggleOnList: body.toggleOnList ?? false,
-    defaultState: body.defaultState ?? true,
+    // GrowthBook's default for an environment created through the API; the starting ones are on.
+    defaultState: body.defaultState ?? false,
     projects: body.projects ?? [],
     ...(body.parent ? { parent: body.parent } : {}),
   });
+  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
+  await touchSdkPayloads(auth.orgId);
   return { environment: publicEnvironment(environment) };
 });

@@ -3,7 +3,8 @@ import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { postFeature } from '../../shared/contracts/features';
 import { authorOf, newFeature } from '../../shared/domain/features';
-import { assertReferencesValid, createFeature, environmentIds, presentFeatures } from '../../shared/store/features';
+import { environments as environmentList } from '../../shared/store/environments';
+import { assertReferencesValid, createFeature, presentFeatures } from '../../shared/store/features';
 import { ownerForCreate } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 
@@ -13,8 +14,10 @@ export const handler = endpoint(postFeature, async ({ body, auth }) => {
     throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
   }
   const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId);
-  const environments = await environmentIds(auth.orgId);
-  const content = newFeature(body, { environments, owner });
+  const all = await environmentList.all(auth.orgId);
+  const environments = all.map((environment) => environment.id);
+  const defaultStates = Object.fromEntries(all.map((environment) => [environment.id, environment.defaultState]));
+  const content = newFeature(body, { environments, owner, defaultStates });
   const read = await assertReferencesValid(auth.orgId, content);
   const created = await createFeature(auth.orgId, content, authorOf(auth, 'Created via the REST API'));
   const [feature] = await presentFeatures(auth.orgId, [created], { environments, ...read });

@@ -6,7 +6,7 @@ import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(deleteSavedGroup, async ({ params, auth }) => {
   await savedGroups.remove(auth.orgId, params.id, (group) => assertCan(auth, 'write', group.projects));
-  // Payloads read groups fresh, but SDKs only reload a payload whose dateUpdated moved.
+  // Cached SDK payloads are rebuilt only when a version moves, and SDKs reload only when dateUpdated moves.
   await touchSdkPayloads(auth.orgId);
   return { deletedId: params.id };
 });

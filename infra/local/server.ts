@@ -6,6 +6,7 @@ import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { setOpenApiDocumentSource } from '../../shared/api/openapi-document';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
+import { preflightHeaders } from '../cors';
 
 const root = join(__dirname, '..', '..');
 
@@ -202,6 +203,11 @@ async function serve(request: IncomingMessage, response: ServerResponse, log: bo
   const body = await readBody(request);
   if (body === 'too-large') {
     send(response, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Request body too large' }) });
+    return;
+  }
+  // API Gateway answers CORS preflights itself, from the API's CORS configuration.
+  if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+    send(response, { statusCode: 204, headers: preflightHeaders(request.headers as Record<string, string | undefined>) });
     return;
   }
   const result = await invoke({

@@ -37,15 +37,15 @@ async function main() {
   console.log(`  Admin key:    ${secret}${reused ? ' (from SWITCHYARD_API_KEY)' : ''}`);
   console.log(`  Try:          curl -H "Authorization: Bearer ${secret}" ${base}/saved-groups`);
 
-  // The ramp advancer, as EventBridge runs it in AWS; each tick waits for the one before to finish.
-  const { advanceDueSchedules } = await import('../../functions/scheduler/advance-ramp-schedules');
+  // The scheduler (ramps, schedule boundaries), as EventBridge runs it in AWS; each tick waits for the one before to finish.
+  const { runScheduler } = await import('../../functions/scheduler/advance-ramp-schedules');
   const tickMs = (Number(process.env.RAMP_TICK_SECONDS) || 5) * 1000;
   let ticker: NodeJS.Timeout;
   const tick = () => {
-    ticker = setTimeout(() => advanceDueSchedules().catch((error) => console.error('Ramp advancer run failed', error)).finally(tick), tickMs);
+    ticker = setTimeout(() => runScheduler().catch((error) => console.error('Scheduler run failed', error)).finally(tick), tickMs);
   };
   tick();
-  console.log(`  Ramp advancer: every ${tickMs / 1000} s (RAMP_TICK_SECONDS)`);
+  console.log(`  Scheduler:    every ${tickMs / 1000} s (RAMP_TICK_SECONDS)`);
 
   const stop = () => {
     clearTimeout(ticker);

@@ -10,7 +10,7 @@ import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
 import { logger } from '../logger';
 import { canSomewhere, roleAllows, type Principal } from '../permissions';
-import { HttpResponse, jsonHeaders, TextResponse } from './responses';
+import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
 import { parseInput, validationError } from './validation';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -26,7 +26,7 @@ export interface EndpointRequest<Spec extends EndpointSpec> {
   event: APIGatewayProxyEventV2;
 }
 
-type Result<Spec extends EndpointSpec> = z.input<Spec['response']> | HttpResponse | TextResponse;
+type Result<Spec extends EndpointSpec> = z.input<Spec['response']> | HttpResponse | EncodedResponse;
 
 interface State {
   auth?: Principal;
@@ -114,8 +114,9 @@ const jsonErrors = (spec: EndpointSpec): Middleware => ({
 });
 
 function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
-  if (result instanceof TextResponse) {
-    return { statusCode: 200, headers: { 'content-type': result.contentType, ...result.headers }, body: result.body };
+  if (result instanceof EncodedResponse) {
+    const { statusCode, body, headers, isBase64Encoded } = result;
+    return { statusCode, headers, body, isBase64Encoded };
   }
   if (result instanceof HttpResponse) {
     return {

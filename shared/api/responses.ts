@@ -9,11 +9,15 @@ export class HttpResponse {
 
 export const jsonHeaders = { 'content-type': 'application/json; charset=utf-8' };
 
-/** A response whose body is text sent as it is (not JSON), e.g. a YAML document. */
-export class TextResponse {
+/**
+ * A response whose body is already serialised: text (a YAML document), or bytes (a compressed body) sent base64 with
+ * `isBase64Encoded`, as API Gateway expects them from Lambda.
+ */
+export class EncodedResponse {
   constructor(
+    readonly statusCode: number,
     readonly body: string,
-    readonly contentType: string,
-    readonly headers: Record<string, string> = {},
+    readonly headers: Record<string, string>,
+    readonly isBase64Encoded = false,
   ) {}
 }

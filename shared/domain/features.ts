@@ -234,9 +234,12 @@ export function newFeature(
     jsonSchema?: string;
     customFields?: Record<string, string>;
   },
-  context: { environments: string[]; owner: OwnerFields },
+  context: { environments: string[]; owner: OwnerFields; defaultStates?: Record<string, boolean> },
 ): FeatureContent {
-  const blank = Object.fromEntries(context.environments.map((env) => [env, defaultSettings()]));
+  // As GrowthBook does: an environment the body does not switch starts as its `defaultState` says.
+  const blank = Object.fromEntries(
+    context.environments.map((env) => [env, { ...defaultSettings(), enabled: context.defaultStates?.[env] ?? false }]),
+  );
   const feature: FeatureContent = {
     id: input.id,
     archived: input.archived ?? false,

@@ -1,4 +1,5 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import type { Attribute } from '../contracts/attributes';
 import type { FeatureRule, ValueType } from '../contracts/features';
 import type { SavedGroup } from '../contracts/saved-groups';
 import { decodeValue, type FeatureContent } from './features';
@@ -11,9 +12,12 @@ export interface PayloadEntry {
   project: string;
   valueType: ValueType;
   defaultValue: string;
-  /** The enabled rules of the environment, in order. */
+  /** The enabled rules of the environment, in order (scheduled ones included: `now` decides at read time). */
   rules: FeatureRule[];
   prerequisites: string[];
+  /** Kept (when not empty) for connections that put them in the feature's `metadata`. */
+  tags?: string[];
+  customFields?: Record<string, unknown>;
 }
 
 export type PayloadGroup = Pick<SavedGroup, 'id' | 'type' | 'condition' | 'attributeKey' | 'values'>;
@@ -36,18 +40,50 @@ export interface PayloadExperiment {
     coverage?: number;
     trafficSplit?: Array<{ variationId: string; weight: number }>;
     seed?: string;
-    namespace?: { namespaceId?: string; enabled?: boolean; range?: [number, number] };
+    namespace?: { namespaceId?: string; enabled?: boolean; range?: [number, number]; ranges?: Array<[number, number]> };
     targetingCondition?: string;
     savedGroupTargeting?: FeatureRule['savedGroupTargeting'];
     prerequisites?: Array<{ id: string; condition: string }>;
   }>;
   resultSummary?: { releasedVariationId?: string; excludeFromPayload?: boolean };
+  project?: string;
+  tags?: string[];
+  customFields?: Record<string, unknown>;
 }
 
-/** The saved groups and experiments the translation may look up. */
+export type AttributeDatatype = Attribute['datatype'];
+
+/** The saved groups, experiments and attribute types the translation may look up. */
 export interface PayloadReferences {
   savedGroups: Map<string, PayloadGroup>;
   experiments: Map<string, PayloadExperiment>;
+  /** Datatype of each known attribute: list-group values of a `number` attribute are numbers. */
+  attributes?: Map<string, AttributeDatatype>;
+}
+
+/** What an SDK connection (or the REST `definition`, with none of them set) asks of the translation. */
+export interface PayloadOptions {
+  /** The moment the payload is for: a rule outside its `scheduleRules` window is left out. */
+  now: Date;
+  includeRuleIds?: boolean;
+  includeExperimentNames?: boolean;
+  /** Set for `hashSecureAttributes`: strings compared with secure attributes go out as hex sha256(salt + value). */
+  secureAttributeSalt?: string;
+  /** What the connection puts in feature and experiment `metadata`; `projectIds` maps a project to the id to show (its public id). */
+  metadata?: {
+    includeProjectIdInMetadata?: boolean;
+    includeTagsInMetadata?: boolean;
+    includeCustomFieldsInMetadata?: boolean;
+    allowedCustomFieldsInMetadata?: string[];
+    projectIds?: Map<string, string>;
+  };
+}
+
+/** What GrowthBook's `metadata` holds, as a connection asks for it. */
+export interface SdkMetadata {
+  projects?: string[];
+  tags?: string[];
+  customFields?: Record<string, unknown>;
 }
 
 type Condition = Record<string, unknown>;
@@ -75,14 +111,17 @@ export interface SdkRule {
   minBucketVersion?: number;
   seed?: string;
   namespace?: [string, number, number];
+  filters?: Array<{ attribute: string; seed: string; hashVersion: number; ranges: Array<[number, number]> }>;
   meta?: Array<{ key: string; name?: string }>;
   name?: string;
   phase?: string;
+  metadata?: SdkMetadata;
 }
 
 export interface SdkFeature {
   defaultValue: unknown;
   rules?: SdkRule[];
+  metadata?: SdkMetadata;
 }
 
 export interface SdkPayload {
@@ -101,20 +140,25 @@ export function payloadEntry(feature: FeatureContent, environment: string): Payl
     defaultValue: feature.defaultValue,
     rules: settings.rules.filter((rule) => rule.enabled),
     prerequisites: feature.prerequisites,
+    ...(feature.tags.length ? { tags: feature.tags } : {}),
+    ...(feature.customFields && Object.keys(feature.customFields).length ? { customFields: feature.customFields } : {}),
   };
 }
 
-/** The saved groups and experiments some entries name, to be read before translating them. */
-export function payloadReferenceIds(entries: PayloadEntry[]): { savedGroups: string[]; experiments: string[] } {
-  const savedGroups = new Set<string>();
-  const experiments = new Set<string>();
-  for (const entry of entries) {
-    for (const rule of entry.rules) {
-      rule.savedGroupTargeting?.forEach((targeting) => targeting.savedGroups.forEach((id) => savedGroups.add(id)));
-      if (rule.type === 'experiment-ref') experiments.add(rule.experimentId);
-    }
+/** The `metadata` a connection asks for, of a feature or an experiment; undefined when empty. */
+function metadataOf(
+  entity: { project?: string; tags?: string[]; customFields?: Record<string, unknown> },
+  options: PayloadOptions['metadata'],
+): SdkMetadata | undefined {
+  if (!options) return undefined;
+  const metadata: SdkMetadata = {};
+  if (options.includeProjectIdInMetadata && entity.project) metadata.projects = [options.projectIds?.get(entity.project) ?? entity.project];
+  if (options.includeTagsInMetadata && entity.tags?.length) metadata.tags = entity.tags;
+  if (options.includeCustomFieldsInMetadata && options.allowedCustomFieldsInMetadata?.length && entity.customFields) {
+    const allowed = options.allowedCustomFieldsInMetadata.filter((field) => entity.customFields![field] !== undefined);
+    if (allowed.length) metadata.customFields = Object.fromEntries(allowed.map((field) => [field, entity.customFields![field]]));
   }
-  return { savedGroups: [...savedGroups], experiments: [...experiments] };
+  return Object.keys(metadata).length ? metadata : undefined;
 }
 
 const parseCondition = (text: string | undefined): Condition | undefined => {
@@ -127,14 +171,95 @@ const parseCondition = (text: string | undefined): Condition | undefined => {
   }
 };
 
+/** Calls `visit` with every key and value of a parsed condition, at any depth. */
+function walkCondition(node: unknown, visit: (key: string, value: unknown) => void): void {
+  if (Array.isArray(node)) node.forEach((item) => walkCondition(item, visit));
+  else if (node && typeof node === 'object') {
+    for (const [key, value] of Object.entries(node)) {
+      visit(key, value);
+      walkCondition(value, visit);
+    }
+  }
+}
+
+/** Saved-group ids a condition names with `$inGroup`, `$notInGroup` or `$savedGroups`. */
+function conditionGroupIds(text: string | undefined, into: Set<string>): void {
+  walkCondition(parseCondition(text), (key, value) => {
+    if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string') into.add(value);
+    if (key === '$savedGroups' && Array.isArray(value)) value.forEach((id) => typeof id === 'string' && into.add(id));
+  });
+}
+
+function targetingGroupIds(targeting: FeatureRule['savedGroupTargeting'], into: Set<string>): void {
+  targeting?.forEach(({ savedGroups }) => savedGroups.forEach((id) => into.add(id)));
+}
+
+/**
+ * The saved groups and experiments some entries name, to be read before translating them. Groups
+ * an experiment's phase names are only known once the experiments are read: pass them as `experiments`.
+ */
+export function payloadReferenceIds(
+  entries: PayloadEntry[],
+  experiments: Iterable<PayloadExperiment> = [],
+): { savedGroups: string[]; experiments: string[] } {
+  const groupIds = new Set<string>();
+  const experimentIds = new Set<string>();
+  for (const entry of entries) {
+    for (const rule of entry.rules) {
+      targetingGroupIds(rule.savedGroupTargeting, groupIds);
+      conditionGroupIds(rule.condition, groupIds);
+      rule.prerequisites?.forEach((p) => conditionGroupIds(p.condition, groupIds));
+      if (rule.type === 'experiment-ref') experimentIds.add(rule.experimentId);
+    }
+  }
+  for (const experiment of experiments) {
+    for (const phase of experiment.phases?.slice(-1) ?? []) {
+      targetingGroupIds(phase.savedGroupTargeting, groupIds);
+      conditionGroupIds(phase.targetingCondition, groupIds);
+      phase.prerequisites?.forEach((p) => conditionGroupIds(p.condition, groupIds));
+    }
+  }
+  return { savedGroups: [...groupIds], experiments: [...experimentIds] };
+}
+
+/** A list group's values, as numbers when its attribute is a number (as GrowthBook sends them). */
+export function groupValues(group: PayloadGroup, attributes: PayloadReferences['attributes']): Array<string | number> {
+  const values = group.values ?? [];
+  return attributes?.get(group.attributeKey ?? 'id') === 'number' ? values.map((value) => parseFloat(value)) : values;
+}
+
+/** A group as a condition: a list group is `$inGroup` (resolved by `resolveGroups`), a condition group its condition. */
 function groupCondition(group: PayloadGroup): Condition {
-  if (group.type === 'list') return { [group.attributeKey ?? 'id']: { $in: group.values ?? [] } };
+  if (group.type === 'list') return { [group.attributeKey ?? 'id']: { $inGroup: group.id } };
   return parseCondition(group.condition) ?? {};
 }
 
 function negatedGroupCondition(group: PayloadGroup): Condition {
-  if (group.type === 'list') return { [group.attributeKey ?? 'id']: { $nin: group.values ?? [] } };
+  if (group.type === 'list') return { [group.attributeKey ?? 'id']: { $notInGroup: group.id } };
   return { $not: parseCondition(group.condition) ?? {} };
+}
+
+/**
+ * A condition with every saved-group reference resolved against `groups`: `$inGroup` / `$notInGroup`
+ * become `$in` / `$nin` of the group's values, `$savedGroups: [ids]` the AND of the groups' conditions.
+ * A group that does not exist is an empty group.
+ */
+function resolveGroups(node: unknown, refs: PayloadReferences): unknown {
+  if (Array.isArray(node)) return node.map((item) => resolveGroups(item, refs));
+  if (!node || typeof node !== 'object') return node;
+  const out: Condition = {};
+  for (const [key, value] of Object.entries(node)) {
+    if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string') {
+      const group = refs.savedGroups.get(value);
+      out[key === '$inGroup' ? '$in' : '$nin'] = group ? groupValues(group, refs.attributes) : [];
+    } else if (key === '$savedGroups' && Array.isArray(value)) {
+      const conditions = value.map((id) => refs.savedGroups.get(String(id))).map((group) => (group ? resolveGroups(groupCondition(group), refs) : {}));
+      out.$and = [...((out.$and as unknown[]) ?? []), ...conditions];
+    } else {
+      out[key] = resolveGroups(value, refs);
+    }
+  }
+  return out;
 }
 
 /** Marks a rule that can match nobody (it targets saved groups that no longer exist). */
@@ -148,8 +273,9 @@ const NEVER = Symbol('never');
 function inlineCondition(
   condition: string | undefined,
   targeting: FeatureRule['savedGroupTargeting'],
-  groups: Map<string, PayloadGroup>,
+  refs: PayloadReferences,
 ): Condition | undefined | typeof NEVER {
+  const groups = refs.savedGroups;
   const parts: Condition[] = [];
   const own = parseCondition(condition);
   if (own) parts.push(own);
@@ -165,13 +291,45 @@ function inlineCondition(
       parts.push(...found.map(negatedGroupCondition));
     }
   }
-  const meaningful = parts.filter((part) => Object.keys(part).length > 0);
+  const meaningful = parts.filter((part) => Object.keys(part).length > 0).map((part) => resolveGroups(part, refs) as Condition);
   if (meaningful.length === 0) return undefined;
   return meaningful.length === 1 ? meaningful[0] : { $and: meaningful };
 }
 
-function parentConditions(prerequisites: Array<{ id: string; condition: string }> | undefined): ParentCondition[] {
-  return (prerequisites ?? []).map(({ id, condition }) => ({ id, condition: parseCondition(condition) ?? {} }));
+function parentConditions(prerequisites: Array<{ id: string; condition: string }> | undefined, refs: PayloadReferences): ParentCondition[] {
+  return (prerequisites ?? []).map(({ id, condition }) => ({ id, condition: (resolveGroups(parseCondition(condition), refs) as Condition) ?? {} }));
+}
+
+/**
+ * Whether a rule is live at `now` under its schedule, as GrowthBook decides it: before the first
+ * dated step the rule is in the opposite state of that step; after each step it is in that step's state.
+ */
+export function scheduledOn(scheduleRules: FeatureRule['scheduleRules'], now: Date): boolean {
+  const steps = (scheduleRules ?? [])
+    .filter((step) => step.timestamp)
+    .map((step) => ({ at: Date.parse(step.timestamp!), enabled: step.enabled }))
+    .filter((step) => !Number.isNaN(step.at))
+    .sort((a, b) => a.at - b.at);
+  if (steps.length === 0) return true;
+  let on = !steps[0].enabled;
+  for (const step of steps) {
+    if (step.at > now.getTime()) break;
+    on = step.enabled;
+  }
+  return on;
+}
+
+/** The dated schedule steps of some entries' rules, as ISO timestamps: the moments their payload changes by itself. */
+export function scheduleBoundaries(entries: PayloadEntry[]): string[] {
+  const dates = new Set<string>();
+  for (const entry of entries) {
+    for (const rule of entry.rules) {
+      for (const step of rule.scheduleRules ?? []) {
+        if (step.timestamp && !Number.isNaN(Date.parse(step.timestamp))) dates.add(new Date(step.timestamp).toISOString());
+      }
+    }
+  }
+  return [...dates].sort();
 }
 
 const round4 = (weight: number) => Math.round(Math.min(1, Math.max(0, weight)) * 10_000) / 10_000;
@@ -179,11 +337,48 @@ const round4 = (weight: number) => Math.round(Math.min(1, Math.max(0, weight)) *
 const withoutUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
+/** Hex sha256 of salt + value: how a secure attribute's value is compared without being sent in clear. */
+export const hashSecure = (salt: string, value: string) => createHash('sha256').update(salt + value).digest('hex');
+
+const isSecure = (datatype: AttributeDatatype | undefined) => datatype === 'secureString' || datatype === 'secureString[]';
+
+/**
+ * A condition with every string compared with a secure attribute hashed, as GrowthBook does it:
+ * below a key naming a secure attribute, every string is hashed (except a `$inGroup` group id).
+ */
+function hashSecureStrings(node: unknown, salt: string, attributes: Map<string, AttributeDatatype>, hashing = false): unknown {
+  if (Array.isArray(node)) return node.map((item) => hashSecureStrings(item, salt, attributes, hashing));
+  if (node && typeof node === 'object') {
+    return Object.fromEntries(
+      Object.entries(node).map(([key, value]) => {
+        const here = attributes.has(key) ? isSecure(attributes.get(key)) : hashing;
+        const hashed = here && !(key === '$inGroup' || key === '$notInGroup');
+        return [key, hashSecureStrings(value, salt, attributes, hashed)];
+      }),
+    );
+  }
+  return typeof node === 'string' && hashing ? hashSecure(salt, node) : node;
+}
+
+/** A legacy single-range namespace as a tuple; a multi-range one as a filter, as GrowthBook serves them. */
+function namespaceFields(
+  namespace: { name?: string; enabled?: boolean; range?: [number, number]; ranges?: Array<[number, number]> } | undefined,
+  hashAttribute: string | undefined,
+): Pick<SdkRule, 'namespace' | 'filters'> {
+  if (!namespace?.enabled || !namespace.name) return {};
+  if (namespace.ranges?.length) {
+    return { filters: [{ attribute: hashAttribute || 'id', seed: namespace.name, hashVersion: 2, ranges: namespace.ranges }] };
+  }
+  if (!namespace.range) return {};
+  return { namespace: [namespace.name, namespace.range[0], namespace.range[1]] };
+}
+
 function experimentRefRule(
   rule: Extract<FeatureRule, { type: 'experiment-ref' }>,
   entry: PayloadEntry,
   refs: PayloadReferences,
   value: (text: string) => unknown,
+  options: PayloadOptions,
 ): SdkRule | undefined {
   const experiment = refs.experiments.get(rule.experimentId);
   if (!experiment || experiment.archived || experiment.status === 'draft' || experiment.resultSummary?.excludeFromPayload) return undefined;
@@ -191,58 +386,64 @@ function experimentRefRule(
     value(rule.variations.find((variation) => variation.variationId === variationId)?.value ?? entry.defaultValue);
   const phaseIndex = (experiment.phases?.length ?? 0) - 1;
   const phase = experiment.phases?.[phaseIndex];
-  const condition = inlineCondition(rule.condition, rule.savedGroupTargeting, refs.savedGroups);
-  const phaseCondition = inlineCondition(phase?.targetingCondition, phase?.savedGroupTargeting, refs.savedGroups);
+  if (!phase) return undefined;
+  const condition = inlineCondition(rule.condition, rule.savedGroupTargeting, refs);
+  const phaseCondition = inlineCondition(phase.targetingCondition, phase.savedGroupTargeting, refs);
   if (condition === NEVER || phaseCondition === NEVER) return undefined;
   const conditions = [condition, phaseCondition].filter((c): c is Condition => c !== undefined);
-  const parents = [...parentConditions(rule.prerequisites), ...parentConditions(phase?.prerequisites)];
-  const base: SdkRule = {
-    id: rule.id,
+  const parents = [...parentConditions(rule.prerequisites, refs), ...parentConditions(phase.prerequisites, refs)];
+  const hashAttribute = experiment.hashAttribute || undefined;
+  // Bucketing settings are shared by a running experiment and the release of a stopped one, so
+  // released users stay in the same coverage and buckets.
+  const common: SdkRule = withoutUndefined({
+    ...(options.includeRuleIds ? { id: rule.id } : {}),
     ...(conditions.length ? { condition: conditions.length === 1 ? conditions[0] : { $and: conditions } } : {}),
     ...(parents.length ? { parentConditions: parents } : {}),
-  };
+    coverage: phase.coverage ?? 1,
+    hashAttribute,
+    fallbackAttribute: experiment.fallbackAttribute || undefined,
+    disableStickyBucketing: experiment.disableStickyBucketing || undefined,
+    bucketVersion: experiment.bucketVersion || undefined,
+    minBucketVersion: experiment.minBucketVersion || undefined,
+    ...namespaceFields(phase.namespace && { ...phase.namespace, name: phase.namespace.namespaceId }, hashAttribute),
+    seed: phase.seed || undefined,
+    hashVersion: experiment.hashVersion,
+    metadata: metadataOf(experiment, options.metadata),
+  });
   if (experiment.status === 'stopped') {
-    // A stopped experiment serves the variation it released to everyone, or nothing at all.
+    // A stopped experiment serves the variation it released, or nothing at all.
     const released = experiment.resultSummary?.releasedVariationId;
-    return released ? { ...base, force: valueOf(released) } : undefined;
+    return released ? { ...common, force: valueOf(released) } : undefined;
   }
   const variations = experiment.variations ?? [];
-  if (!phase || variations.length === 0) return undefined;
-  const namespace = phase.namespace;
+  if (variations.length === 0) return undefined;
   return withoutUndefined({
-    ...base,
+    ...common,
     variations: variations.map((variation) => valueOf(variation.variationId)),
     weights: variations.map((variation) =>
       round4(phase.trafficSplit?.find((split) => split.variationId === variation.variationId)?.weight ?? 1 / variations.length),
     ),
-    coverage: phase.coverage ?? 1,
     key: experiment.trackingKey || experiment.id,
-    hashAttribute: experiment.hashAttribute ?? 'id',
-    fallbackAttribute: experiment.fallbackAttribute || undefined,
-    hashVersion: experiment.hashVersion,
-    disableStickyBucketing: experiment.disableStickyBucketing || undefined,
-    bucketVersion: experiment.bucketVersion,
-    minBucketVersion: experiment.minBucketVersion,
-    seed: phase.seed || undefined,
-    namespace:
-      namespace?.enabled && namespace.namespaceId && namespace.range
-        ? ([namespace.namespaceId, namespace.range[0], namespace.range[1]] as [string, number, number])
-        : undefined,
-    meta: variations.map((variation, i) => withoutUndefined({ key: variation.key ?? String(i), name: variation.name })),
-    name: experiment.name,
+    meta: variations.map((variation, i) =>
+      withoutUndefined({ key: variation.key ?? String(i), name: options.includeExperimentNames ? variation.name : undefined }),
+    ),
     phase: String(phaseIndex),
+    name: options.includeExperimentNames ? experiment.name : undefined,
   });
 }
 
-/** One stored rule as the SDK reads it; undefined when it can match nobody. */
-function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs: PayloadReferences): SdkRule | undefined {
+/** One stored rule as the SDK reads it; undefined when it can match nobody or is not live at `options.now`. */
+function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs: PayloadReferences, options: PayloadOptions): SdkRule | undefined {
+  if (!scheduledOn(rule.scheduleRules, options.now)) return undefined;
+  // A 0% rollout serves nobody; dropping it also spares the SDKs' rounding at the edge.
+  if (rule.type === 'rollout' && rule.coverage <= 0) return undefined;
   const value = (text: string) => decodeValue(entry.valueType, text)?.value ?? null;
-  if (rule.type === 'experiment-ref') return experimentRefRule(rule, entry, refs, value);
-  const condition = inlineCondition(rule.condition, rule.savedGroupTargeting, refs.savedGroups);
+  if (rule.type === 'experiment-ref') return experimentRefRule(rule, entry, refs, value, options);
+  const condition = inlineCondition(rule.condition, rule.savedGroupTargeting, refs);
   if (condition === NEVER) return undefined;
-  const parents = parentConditions(rule.prerequisites);
+  const parents = parentConditions(rule.prerequisites, refs);
   const base: SdkRule = {
-    id: rule.id,
+    ...(options.includeRuleIds ? { id: rule.id } : {}),
     ...(condition ? { condition } : {}),
     ...(parents.length ? { parentConditions: parents } : {}),
   };
@@ -251,29 +452,29 @@ function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs
       return { ...base, force: value(rule.value) };
     case 'rollout':
       if (rule.coverage >= 1) return { ...base, force: value(rule.value) };
-      return {
+      // No hashVersion means 1 to the SDKs, as GrowthBook leaves it: a rollout moved over keeps its users.
+      return withoutUndefined({
         ...base,
         force: value(rule.value),
         coverage: rule.coverage,
-        hashAttribute: rule.hashAttribute,
-        seed: rule.seed || rule.id,
-        hashVersion: rule.hashVersion ?? 2,
-      };
+        hashAttribute: rule.hashAttribute || undefined,
+        seed: rule.seed || undefined,
+        hashVersion: rule.hashVersion,
+      });
     case 'experiment': {
       const values = rule.value ?? [];
-      const namespace = rule.namespace;
       return withoutUndefined({
         ...base,
         variations: values.map((v) => value(v.value)),
         weights: values.map((v) => round4(v.weight)),
         coverage: rule.coverage ?? 1,
         key: rule.trackingKey || featureId,
-        hashAttribute: rule.hashAttribute ?? 'id',
+        hashAttribute: rule.hashAttribute || undefined,
         fallbackAttribute: rule.fallbackAttribute || undefined,
         disableStickyBucketing: rule.disableStickyBucketing || undefined,
-        bucketVersion: rule.bucketVersion,
-        minBucketVersion: rule.minBucketVersion,
-        namespace: namespace?.enabled ? ([namespace.name, namespace.range[0], namespace.range[1]] as [string, number, number]) : undefined,
+        bucketVersion: rule.bucketVersion || undefined,
+        minBucketVersion: rule.minBucketVersion || undefined,
+        ...namespaceFields(rule.namespace, rule.hashAttribute),
         meta: values.map((v, i) => withoutUndefined({ key: String(i), name: v.name || undefined })),
       });
     }
@@ -281,21 +482,27 @@ function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs
 }
 
 /**
- * A feature's SDK definition: parsed default value, translated rules (disabled ones and rules that
- * can match nobody dropped; no `rules` when none are left). Feature prerequisites come first, as
- * one gating rule: when a prerequisite feature does not evaluate to true, the feature is off.
+ * A feature's SDK definition: parsed default value, translated rules (disabled ones, ones outside
+ * their schedule and rules that can match nobody dropped; no `rules` when none are left). Feature
+ * prerequisites come first, as one gating rule: when a prerequisite feature does not evaluate to true, the feature is off.
  */
-export function sdkFeature(featureId: string, entry: PayloadEntry, refs: PayloadReferences): SdkFeature {
+export function sdkFeature(featureId: string, entry: PayloadEntry, refs: PayloadReferences, options: PayloadOptions): SdkFeature {
   const rules: SdkRule[] = [];
   if (entry.prerequisites.length) {
     rules.push({ parentConditions: entry.prerequisites.map((id) => ({ id, condition: { value: true }, gate: true })) });
   }
   for (const rule of entry.rules) {
-    const translated = sdkRule(featureId, rule, entry, refs);
+    const translated = sdkRule(featureId, rule, entry, refs, options);
     if (translated) rules.push(translated);
   }
+  const salt = options.secureAttributeSalt;
+  const attributes = refs.attributes;
+  if (salt !== undefined && attributes && [...attributes.values()].some(isSecure)) {
+    for (const rule of rules) if (rule.condition) rule.condition = hashSecureStrings(rule.condition, salt, attributes) as Condition;
+  }
   const defaultValue = decodeValue(entry.valueType, entry.defaultValue)?.value ?? null;
-  return rules.length ? { defaultValue, rules } : { defaultValue };
+  const metadata = metadataOf(entry, options.metadata);
+  return { defaultValue, ...(rules.length ? { rules } : {}), ...(metadata ? { metadata } : {}) };
 }
 
 /**
@@ -304,13 +511,13 @@ export function sdkFeature(featureId: string, entry: PayloadEntry, refs: Payload
  */
 export function sdkPayload(
   entries: Record<string, PayloadEntry>,
-  options: { projects: string[]; refs: PayloadReferences; dateUpdated: string },
+  options: PayloadOptions & { projects: string[]; refs: PayloadReferences; dateUpdated: string },
 ): SdkPayload {
   const features: Record<string, SdkFeature> = {};
   for (const id of Object.keys(entries).sort()) {
     const entry = entries[id];
     if (options.projects.length && !options.projects.includes(entry.project)) continue;
-    features[id] = sdkFeature(id, entry, options.refs);
+    features[id] = sdkFeature(id, entry, options.refs, options);
   }
   return { status: 200, features, dateUpdated: options.dateUpdated };
 }

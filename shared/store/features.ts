@@ -21,12 +21,16 @@ import { getItems, queryAll, repository, transact, type TransactionOp, type Vers
 import { savedGroups } from './saved-groups';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { preparePayloadChanges } from './sdk-payloads';
+import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
 
-const CHANGE_ATTEMPTS = 10;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+/** A lost race is retried, never shown to the client: enough attempts, with a growing pause, for dozens of writers at once. */
+const CHANGE_ATTEMPTS = 15;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
+/** After this many lost races, a create marks the page index stale instead of appending to it (no read, no version to lose). */
+const EXACT_LIST_ATTEMPTS = 2;
 
 /** Who publishes a change, and why; recorded in the feature's revision. */
 export interface ChangeAuthor {
@@ -80,14 +84,15 @@ function prepareRevision(orgId: string, feature: StoredFeature, baseVersion: num
 /**
  * Everything one atomic change of features must write, as transaction ops: each feature's Put
  * (conditional on the version it was read at; a create on the id being free) or Delete, with its
- * revision bumped and recorded, and the SDK payload of every affected environment rewritten.
- * Reads the affected payloads, so call it after reading the features and commit the ops (plus any
- * of your own, e.g. a ramp schedule's) with `transact` at once; on a `conflict` ConflictError,
- * read everything again and retry. Several features may change at once; each may appear once.
+ * revision bumped and recorded, and its SDK payload entry in every affected environment written
+ * (with that environment's payload version bumped). Call it after reading the features and commit
+ * the ops (plus any of your own, e.g. a ramp schedule's) with `transact` at once; on a `conflict`
+ * ConflictError, read everything again and retry. Several features may change at once; each may appear once.
  */
 export async function prepareFeatureChanges(
   orgId: string,
   changes: FeatureChange[],
+  options: { exactList?: boolean } = {},
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
@@ -122,25 +127,32 @@ export async function prepareFeatureChanges(
     ops.push(prepared, prepareRevision(orgId, prepared.entity, baseVersion));
     written.push(prepared.entity);
   }
-  ops.push(...(await prepareListChanges(orgId, changes, written)));
+  ops.push(...(await prepareListChanges(orgId, changes, written, options.exactList ?? true)));
   const transitions = changes.map(({ current, next }, i) => ({
     id: current?.entity.id ?? next!.id,
     before: current?.entity,
     after: written[i],
   }));
-  ops.push(...(await preparePayloadChanges(orgId, transitions)));
+  ops.push(...preparePayloadChanges(orgId, transitions));
+  ops.push(...prepareScheduleBoundaries(orgId, written));
   return { features: written, ops };
 }
 
 /**
  * Keeps the page index right: a single create appends to it (exact, one more read); any other mix
- * of creates and deletes marks it stale, to be rebuilt by the next list.
+ * of creates and deletes, or a create that keeps losing the index to other creates, marks it
+ * stale, to be rebuilt by the next list.
  */
-async function prepareListChanges(orgId: string, changes: FeatureChange[], written: Array<StoredFeature | undefined>): Promise<TransactionOp[]> {
+async function prepareListChanges(
+  orgId: string,
+  changes: FeatureChange[],
+  written: Array<StoredFeature | undefined>,
+  exact: boolean,
+): Promise<TransactionOp[]> {
   const creates = changes.filter((change) => !change.current);
   const deletes = changes.filter((change) => !change.next);
   if (creates.length === 0 && deletes.length === 0) return [];
-  if (creates.length === 1 && deletes.length === 0) {
+  if (exact && creates.length === 1 && deletes.length === 0) {
     const created = written[changes.indexOf(creates[0])]!;
     return [prepareAppend(orgId, 'FEATURE', await readPageIndex(orgId, 'FEATURE'), keys.listSort(created.dateCreated, created.id))];
   }
@@ -150,10 +162,10 @@ async function prepareListChanges(orgId: string, changes: FeatureChange[], writt
 const isRetryable = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
 
 /** Runs `attempt` until its transaction goes through, re-reading on every lost race. */
-async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
+async function withRetries<T>(attempt: (n: number) => Promise<T>): Promise<T> {
   for (let n = 1; ; n++) {
     try {
-      return await attempt();
+      return await attempt(n);
     } catch (error) {
       if (!isRetryable(error) || n === CHANGE_ATTEMPTS) throw error;
       await backoff(n);
@@ -163,8 +175,8 @@ async function withRetries<T>(attempt: () => Promise<T>): Promise<T> {
 
 /** Creates a feature with revision 1 and puts it in the payload of every environment it is on in; 409 when the id is taken. */
 export async function createFeature(orgId: string, feature: FeatureContent, author: ChangeAuthor): Promise<StoredFeature> {
-  return withRetries(async () => {
-    const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }]);
+  return withRetries(async (n) => {
+    const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }], { exactList: n <= EXACT_LIST_ATTEMPTS });
     await transact(ops);
     return created!;
   });
@@ -386,10 +398,11 @@ export async function presentFeatures(orgId: string, stored: StoredFeature[], kn
   const envs = known.environments ?? (await environmentIds(orgId));
   const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
   const refs = await loadPayloadReferences(orgId, entries, known);
+  const now = new Date();
   return stored.map((feature) =>
     toApiFeature(feature, envs, (env) => {
       const entry = payloadEntry(feature, env);
-      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs));
+      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs, { now }));
     }),
   );
 }

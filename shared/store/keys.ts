@@ -12,7 +12,8 @@
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
- * | SDK payload, chunk n     | ORG#<org>           | SDK_PAYLOAD#<env>#<n>  |                         |                     |
+ * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
+ * | SDK payload version of a shard (or `refs`) | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
@@ -21,6 +22,9 @@
  *
  * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
+ * A schedule boundary (`ORG#<org>` / `SCHEDULE_BOUNDARY#<iso date>`: a moment a scheduled rule or
+ * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
+ * until the scheduler has fired it, and is then deleted.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -51,12 +55,15 @@ export const entityTypes = [
   'FEATURE',
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
+  'SCHEDULE_BOUNDARY',
   'EVENT',
   'CODE_REF',
   'NAMESPACE',
   'CUSTOM_FIELD',
   'DIMENSION',
   'METRIC_GROUP',
+  'SDK_ENTRY',
+  'SDK_VERSION',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -87,10 +94,16 @@ export const keys = {
     SK: `FEATURE_REVISION#${featureId}#${String(version).padStart(10, '0')}`,
   }),
   featureRevisionPrefix: (featureId: string) => `FEATURE_REVISION#${featureId}#`,
-  sdkPayload: (orgId: string, environment: string, chunk: number): ItemKey => ({
+  sdkEntry: (orgId: string, environment: string, shard: string, featureId: string): ItemKey => ({
     PK: orgPk(orgId),
-    SK: `SDK_PAYLOAD#${environment}#${chunk}`,
+    SK: `SDK_ENTRY#${environment}#${shard}#${featureId}`,
   }),
+  sdkEntryShardPrefix: (environment: string, shard: string) => `SDK_ENTRY#${environment}#${shard}#`,
+  sdkVersion: (orgId: string, environment: string, shard: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SDK_VERSION#${environment}#${shard}`,
+  }),
+  sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),
@@ -113,6 +126,9 @@ export const keys = {
   codeRefFeaturePrefix: (feature: string) => `CODE_REF#${encodeURIComponent(feature)}#`,
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
+  scheduleBoundary: (orgId: string, at: string): ItemKey => ({ PK: orgPk(orgId), SK: `SCHEDULE_BOUNDARY#${at}` }),
+  /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
+  scheduleDuePartition: () => 'SCHEDULE_DUE',
 };
 
 /** Attributes that belong to storage and never appear in an API response. */

@@ -1,16 +1,20 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../errors';
+import { randomBytes } from 'node:crypto';
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { ConflictError, NotFoundError } from '../errors';
 import { db, tableName } from './client';
 import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from './keys';
-import { transact } from './repository';
+import { transact, type StoredItem } from './repository';
 
 export interface Organization {
   id: string;
   name: string;
   dateCreated: string;
 }
+
+/** A new secure-attribute salt: what SDK connections with `hashSecureAttributes` hash secure values with. */
+export const newSecureAttributeSalt = () => randomBytes(12).toString('base64url');
 
 /** The environments every new organization starts with. */
 export const initialEnvironments = [
@@ -26,7 +30,7 @@ export async function createOrganization(name: string, id = newId('org_')): Prom
       op: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.organization(id), entityType: 'ORG', version: 1, ...organization },
+          Item: { ...keys.organization(id), entityType: 'ORG', version: 1, ...organization, secureAttributeSalt: newSecureAttributeSalt() },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
@@ -43,4 +47,32 @@ export async function createOrganization(name: string, id = newId('org_')): Prom
 export async function findOrganization(id: string): Promise<Organization | undefined> {
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(id) }));
   return Item ? { id: Item.id, name: Item.name, dateCreated: Item.dateCreated } : undefined;
+}
+
+/** The salt of an organization item; an item from before salts hashes with an empty one, so clear text never goes out. */
+export const secureAttributeSalt = (item: StoredItem | undefined): string => (item?.secureAttributeSalt as string | undefined) ?? '';
+
+/** The organization's secure-attribute salt ('' when it has none yet). */
+export async function getSecureAttributeSalt(orgId: string): Promise<string> {
+  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId), ConsistentRead: true }));
+  if (!Item) throw new NotFoundError(`Organization ${orgId} not found`);
+  return secureAttributeSalt(Item as StoredItem);
+}
+
+/** Sets the organization's secure-attribute salt; SDK payloads hash with the new one from then on. */
+export async function setSecureAttributeSalt(orgId: string, salt: string): Promise<void> {
+  await db()
+    .send(
+      new UpdateCommand({
+        TableName: tableName(),
+        Key: keys.organization(orgId),
+        UpdateExpression: 'SET secureAttributeSalt = :salt, version = version + :one',
+        ConditionExpression: 'attribute_exists(PK)',
+        ExpressionAttributeValues: { ':salt': salt, ':one': 1 },
+      }),
+    )
+    .catch((error: Error) => {
+      if (error.name === 'ConditionalCheckFailedException') throw new NotFoundError(`Organization ${orgId} not found`);
+      throw error;
+    });
 }

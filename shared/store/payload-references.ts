@@ -1,12 +1,21 @@
 import type { Experiment } from '../contracts/experiments';
 import type { SavedGroup } from '../contracts/saved-groups';
-import { payloadReferenceIds, type PayloadEntry, type PayloadExperiment, type PayloadReferences } from '../domain/sdk-payload';
+import {
+  payloadReferenceIds,
+  type AttributeDatatype,
+  type PayloadEntry,
+  type PayloadExperiment,
+  type PayloadReferences,
+} from '../domain/sdk-payload';
+import { attributes } from './attributes';
 import { experiments } from './experiments';
 import { savedGroups } from './saved-groups';
 
 /**
  * What an SDK payload reads besides its feature entries: the saved groups and experiments the
- * entries' rules name, read fresh whenever a payload is built.
+ * entries' rules name (and the groups the experiments' phases name), and the attribute types,
+ * read fresh whenever a payload is built. At most two round trips after the entries, whatever
+ * their number: experiments, rule groups and attributes at once, then the groups only phases name.
  */
 
 /** Saved groups and experiments already read in this request, which `loadPayloadReferences` need not read again. */
@@ -15,26 +24,39 @@ export interface KnownReferences {
   experiments?: Experiment[];
 }
 
-/** Reads the saved groups and experiments some payload entries name, except those already `known`. */
+/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). */
 export async function loadPayloadReferences(
   orgId: string,
   entries: PayloadEntry[],
   known: KnownReferences = {},
+  options: { attributes?: boolean } = {},
 ): Promise<PayloadReferences & { dates: string[] }> {
-  const ids = payloadReferenceIds(entries);
   const knownGroups = new Map((known.savedGroups ?? []).map((group) => [group.id, group]));
   const knownExperiments = new Map((known.experiments ?? []).map((experiment) => [experiment.id, experiment]));
-  const groupIds = ids.savedGroups.filter((id) => !knownGroups.has(id));
-  const experimentIds = ids.experiments.filter((id) => !knownExperiments.has(id));
-  const [readGroups, readExperiments] = await Promise.all([
+  const ids = payloadReferenceIds(entries);
+  const unread = (wanted: string[], have: Map<string, unknown>) => wanted.filter((id) => !have.has(id));
+  const groupIds = unread(ids.savedGroups, knownGroups);
+  const experimentIds = unread(ids.experiments, knownExperiments);
+  // Attribute types matter where saved groups can appear, and to hash secure values: skip the read otherwise.
+  const needsAttributes = options.attributes || ids.savedGroups.length > 0 || ids.experiments.length > 0;
+  const [readGroups, readExperiments, allAttributes] = await Promise.all([
     groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
     experimentIds.length ? experiments.getMany(orgId, experimentIds) : [],
+    needsAttributes ? attributes.all(orgId) : [],
   ]);
-  const groups = [...ids.savedGroups.flatMap((id) => knownGroups.get(id) ?? []), ...readGroups];
   const found = [...ids.experiments.flatMap((id) => knownExperiments.get(id) ?? []), ...readExperiments];
+  const groups = [...ids.savedGroups.flatMap((id) => knownGroups.get(id) ?? []), ...readGroups];
+  // The groups only the experiments' phases name: known now that the experiments are read.
+  const phaseIds = unread(payloadReferenceIds([], found).savedGroups, new Map(groups.map((group) => [group.id, group])));
+  const fromPhases = [
+    ...phaseIds.flatMap((id) => knownGroups.get(id) ?? []),
+    ...(await savedGroups.getMany(orgId, phaseIds.filter((id) => !knownGroups.has(id)))),
+  ];
+  const allGroups = [...groups, ...fromPhases];
   return {
-    savedGroups: new Map(groups.map((group) => [group.id, group])),
+    savedGroups: new Map(allGroups.map((group) => [group.id, group])),
     experiments: new Map(found.map((experiment) => [experiment.id, experiment satisfies PayloadExperiment])),
-    dates: [...groups, ...found].map((item) => item.dateUpdated),
+    attributes: new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
+    dates: [...allGroups, ...found].map((item) => item.dateUpdated),
   };
 }

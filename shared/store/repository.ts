@@ -84,16 +84,22 @@ export async function getItems(itemKeys: ItemKey[]): Promise<Array<StoredItem | 
   const id = (key: ItemKey) => `${key.PK}|${key.SK}`;
   const unique = [...new Map(itemKeys.map((key) => [id(key), { PK: key.PK, SK: key.SK }])).values()];
   const found = new Map<string, StoredItem>();
-  for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-    let request: Record<string, { Keys: ItemKey[]; ConsistentRead: boolean }> | undefined = {
-      [tableName()]: { Keys: unique.slice(start, start + BATCH_GET_LIMIT), ConsistentRead: true },
-    };
-    while (request && Object.keys(request).length) {
-      const result = await db().send(new BatchGetCommand({ RequestItems: request }));
-      for (const item of result.Responses?.[tableName()] ?? []) found.set(id(item as ItemKey), item as StoredItem);
-      request = result.UnprocessedKeys as typeof request;
-    }
-  }
+  // The batches go out side by side, so many keys cost about one round trip, not one per hundred.
+  const batches = Array.from({ length: Math.ceil(unique.length / BATCH_GET_LIMIT) }, (_, i) =>
+    unique.slice(i * BATCH_GET_LIMIT, (i + 1) * BATCH_GET_LIMIT),
+  );
+  await Promise.all(
+    batches.map(async (batch) => {
+      let request: Record<string, { Keys: ItemKey[]; ConsistentRead: boolean }> | undefined = {
+        [tableName()]: { Keys: batch, ConsistentRead: true },
+      };
+      while (request && Object.keys(request).length) {
+        const result = await db().send(new BatchGetCommand({ RequestItems: request }));
+        for (const item of result.Responses?.[tableName()] ?? []) found.set(id(item as ItemKey), item as StoredItem);
+        request = result.UnprocessedKeys as typeof request;
+      }
+    }),
+  );
   return itemKeys.map((key) => found.get(id(key)));
 }
 

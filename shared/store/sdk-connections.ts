@@ -9,6 +9,7 @@ import { newId } from '../ids';
 import { keys } from './keys';
 import { projects } from './projects';
 import { repository, transact, type TransactionOp } from './repository';
+import { prepareTouch } from './sdk-payloads';
 
 /** SDK connections; lists filter on project and on whether a proxy is enabled. */
 export const sdkConnections = repository<SdkConnection>({
@@ -21,7 +22,7 @@ export const sdkConnections = repository<SdkConnection>({
  * What the global key item holds: enough to serve the public payload route, which has only the
  * key, with a single GetItem. Kept in step with its connection in the same transactions.
  */
-export interface SdkKeyRecord {
+export interface SdkKeyRecord extends PayloadSettings {
   key: string;
   orgId: string;
   connectionId: string;
@@ -31,6 +32,25 @@ export interface SdkKeyRecord {
   encryptionKey: string;
   dateUpdated: string;
 }
+
+/** The connection settings that shape what its payload holds, kept on the key item too. */
+export const payloadSettings = [
+  'languages',
+  'sdkVersion',
+  'includeVisualExperiments',
+  'includeDraftExperiments',
+  'includeExperimentNames',
+  'includeRedirectExperiments',
+  'includeRuleIds',
+  'includeProjectIdInMetadata',
+  'includeCustomFieldsInMetadata',
+  'allowedCustomFieldsInMetadata',
+  'includeTagsInMetadata',
+  'hashSecureAttributes',
+  'remoteEvalEnabled',
+  'savedGroupReferencesEnabled',
+] as const;
+export type PayloadSettings = Partial<Pick<SdkConnection, (typeof payloadSettings)[number]>>;
 
 const ATTEMPTS = 10;
 
@@ -115,6 +135,7 @@ function keyRecord(orgId: string, connection: SdkConnection): SdkKeyRecord {
     encryptPayload: connection.encryptPayload,
     encryptionKey: connection.encryptionKey,
     dateUpdated: connection.dateUpdated,
+    ...Object.fromEntries(payloadSettings.map((name) => [name, connection[name]]).filter(([, value]) => value !== undefined)),
   };
 }
 
@@ -148,8 +169,10 @@ export async function updateSdkConnection(
     const current = await sdkConnections.read(orgId, id);
     if (!current) throw new NotFoundError(`SDK connection ${id} not found`);
     const updated = sdkConnections.prepareUpdate(orgId, current, await change(current.entity));
+    // Warm containers trust a key's settings while its environment's payload versions hold: move them.
+    const touched = [...new Set([current.entity.environment, updated.entity.environment])].map((environment) => prepareTouch(orgId, environment));
     try {
-      await transact([updated, putKeyItem(orgId, updated.entity, false)]);
+      await transact([updated, putKeyItem(orgId, updated.entity, false), ...touched]);
       return updated.entity;
     } catch (error) {
       if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
@@ -177,6 +200,8 @@ export async function deleteSdkConnection(orgId: string, id: string): Promise<vo
           onConditionFailed: changedMeanwhile,
         },
         { op: { Delete: { TableName: tableName(), Key: keys.sdkConnectionKey(current.entity.key) } }, onConditionFailed: changedMeanwhile },
+        // Warm containers trust a key while its environment's payload versions hold: move them, so the key stops at once.
+        prepareTouch(orgId, current.entity.environment),
       ]);
       return;
     } catch (error) {
@@ -190,5 +215,6 @@ export async function findSdkKey(key: string): Promise<SdkKeyRecord | undefined>
   const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.sdkConnectionKey(key), ConsistentRead: true }));
   if (!Item) return undefined;
   const { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated } = Item;
-  return { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated };
+  const settings = Object.fromEntries(payloadSettings.filter((name) => Item[name] !== undefined).map((name) => [name, Item[name]]));
+  return { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated, ...settings };
 }

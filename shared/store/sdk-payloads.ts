@@ -1,105 +1,65 @@
-import { gunzipSync, gzipSync } from 'node:zlib';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { createHash } from 'node:crypto';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { canonicalJson, type FeatureContent } from '../domain/features';
 import {
   payloadEntry,
   sdkPayload,
   entriesForProjects,
+  scheduleBoundaries,
   type PayloadEntry,
   type SdkPayload,
 } from '../domain/sdk-payload';
 import { db, tableName } from './client';
 import { environments } from './environments';
 import { keys } from './keys';
-import { getItems, type StoredItem, type TransactionOp } from './repository';
+import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
+import { getSecureAttributeSalt } from './organizations';
+import { projects } from './projects';
+import type { PayloadSettings } from './sdk-connections';
 
 /**
- * The materialised SDK payload: one item per organization and environment holding the payload
- * entry of every feature served there, gzip-compressed. It is rewritten in the same transaction as
- * every feature change, so it is never behind the features; saved groups and experiments are read
- * fresh when a payload is served. A payload larger than one chunk spills into further items.
+ * The materialised SDK payload, stored so that a feature change writes a fixed amount whatever the
+ * number of features:
+ * - one entry item per feature and environment where it is served (`SDK_ENTRY#<env>#<shard>#<feature>`),
+ *   put or deleted in the same transaction as the feature;
+ * - per environment, 16 small version items, one per shard of the features (`SDK_VERSION#<env>#<shard>`),
+ *   and one more, `refs`, for everything else the payload reads (saved groups, experiments, the
+ *   environment). A feature change bumps its shard's version with an `ADD` in the same transaction;
+ *   `touchSdkPayloads` bumps `refs`.
+ * Sharding the version spreads concurrent writers of one organization over 16 items, so they seldom
+ * meet; when two do, the transaction fails and the writer retries it.
+ * A reader proves its cached payload current with one Query of the environment's version items
+ * (under 2 KB), and after a change re-reads only the entries of the shards whose version moved.
  */
 
-const CHUNK_BYTES = 300 * 1024;
-const READ_ATTEMPTS = 5;
+export const PAYLOAD_SHARDS = 16;
+/** The version item that saved groups, experiments and environments bump: no entries live under it. */
+const REFS_SHARD = 'refs';
 
-export interface StoredPayload {
-  entries: Record<string, PayloadEntry>;
-  version: number;
-  dateUpdated: string;
-  chunks: number;
+/** The shard of a feature's entries, `00`..`15`: a stable hash of its id. */
+export function payloadShard(featureId: string): string {
+  const hash = createHash('sha1').update(featureId).digest();
+  return String(hash.readUInt16BE(0) % PAYLOAD_SHARDS).padStart(2, '0');
 }
 
-const conflict = () => new ConflictError('conflict', 'The SDK payload was changed by another request at the same time; retry');
+const changedMeanwhile = () => new ConflictError('conflict', 'The SDK payload was changed by another request at the same time; retry');
 
-async function readHead(orgId: string, environment: string): Promise<StoredItem | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.sdkPayload(orgId, environment, 0), ConsistentRead: true }),
-  );
-  return Item as StoredItem | undefined;
-}
-
-/** The stored payload entries of one environment, or undefined when no feature was ever served there. */
-export async function readPayload(orgId: string, environment: string): Promise<StoredPayload | undefined> {
-  return assemblePayload(orgId, environment, await readHead(orgId, environment));
-}
-
-/** The payload whose first chunk the caller read as `head`: reads its further chunks, if any, and unpacks it. */
-async function assemblePayload(orgId: string, environment: string, head: StoredItem | undefined): Promise<StoredPayload | undefined> {
-  for (let attempt = 1; ; attempt++) {
-    if (!head) return undefined;
-    const chunks = head.chunks as number;
-    const parts: Uint8Array[] = [head.data as Uint8Array];
-    if (chunks > 1) {
-      const rest = await getItems(Array.from({ length: chunks - 1 }, (_, i) => keys.sdkPayload(orgId, environment, i + 1)));
-      // Chunks of another version mean a write landed between the two reads: read again.
-      if (rest.some((item) => item?.version !== head!.version)) {
-        if (attempt === READ_ATTEMPTS) throw conflict();
-        head = await readHead(orgId, environment);
-        continue;
-      }
-      parts.push(...rest.map((item) => item!.data as Uint8Array));
-    }
-    const { entries } = JSON.parse(gunzipSync(Buffer.concat(parts)).toString('utf8')) as { entries: Record<string, PayloadEntry> };
-    return { entries, version: head.version, dateUpdated: head.dateUpdated as string, chunks };
-  }
-}
-
-/** The writes that replace an environment's payload by `entries`, conditional on the version `current` was read at. */
-function preparePayloadWrite(
-  orgId: string,
-  environment: string,
-  current: StoredPayload | undefined,
-  entries: Record<string, PayloadEntry>,
-): TransactionOp[] {
-  const version = (current?.version ?? 0) + 1;
-  const data = gzipSync(JSON.stringify({ entries }));
-  const parts: Buffer[] = [];
-  for (let start = 0; start === 0 || start < data.length; start += CHUNK_BYTES) parts.push(data.subarray(start, start + CHUNK_BYTES));
-  const item = (chunk: number) => ({ ...keys.sdkPayload(orgId, environment, chunk), entityType: 'SDK_PAYLOAD', version, data: parts[chunk] });
-  const ops: TransactionOp[] = [
-    {
-      op: {
-        Put: {
-          TableName: tableName(),
-          Item: { ...item(0), chunks: parts.length, dateUpdated: new Date().toISOString() },
-          ...(current
-            ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
-            : { ConditionExpression: 'attribute_not_exists(PK)' }),
-        },
-      },
-      onConditionFailed: conflict,
-    },
-  ];
-  for (let chunk = 1; chunk < parts.length; chunk++) {
-    ops.push({ op: { Put: { TableName: tableName(), Item: item(chunk) } }, onConditionFailed: conflict });
-  }
-  for (let chunk = parts.length; chunk < (current?.chunks ?? 0); chunk++) {
-    ops.push({ op: { Delete: { TableName: tableName(), Key: keys.sdkPayload(orgId, environment, chunk) } }, onConditionFailed: conflict });
-  }
-  return ops;
+/**
+ * Bumps one version item: `ADD` the version and move `dateUpdated` forward. The condition keeps
+ * `dateUpdated` from going back when a write prepared earlier commits later (SDKs ignore a payload
+ * older than the one they have): such a write fails and is retried with a fresh date.
+ */
+function versionBump(orgId: string, environment: string, shard: string, date: string) {
+  return {
+    TableName: tableName(),
+    Key: keys.sdkVersion(orgId, environment, shard),
+    UpdateExpression: 'ADD #version :one SET entityType = :type, dateUpdated = :date',
+    ConditionExpression: 'attribute_not_exists(dateUpdated) OR dateUpdated <= :date',
+    ExpressionAttributeNames: { '#version': 'version' },
+    ExpressionAttributeValues: { ':one': 1, ':type': 'SDK_VERSION', ':date': date },
+  };
 }
 
 /** A feature before and after a change (undefined before a create, after a delete). */
@@ -110,65 +70,165 @@ export interface FeatureTransition {
 }
 
 /**
- * The payload writes that keep every environment's payload in step with these feature changes.
- * Reads the affected payloads now; the writes are conditional on what was read, so they belong in
- * the same transaction as the feature writes (a lost race fails the whole transaction, to be retried).
+ * The payload writes that keep every environment's payload in step with these feature changes: the
+ * entry of each feature in each environment where it changed (put, or deleted when no longer
+ * served), and one version bump per environment and shard touched. Reads nothing; belongs in the
+ * same transaction as the feature writes.
  */
-export async function preparePayloadChanges(orgId: string, transitions: FeatureTransition[]): Promise<TransactionOp[]> {
-  const byEnvironment = new Map<string, Map<string, PayloadEntry | undefined>>();
+export function preparePayloadChanges(orgId: string, transitions: FeatureTransition[]): TransactionOp[] {
+  const ops: TransactionOp[] = [];
+  const bumped = new Set<string>();
+  const date = new Date().toISOString();
   for (const { id, before, after } of transitions) {
+    const shard = payloadShard(id);
     const environmentIds = new Set([...Object.keys(before?.environments ?? {}), ...Object.keys(after?.environments ?? {})]);
     for (const environment of environmentIds) {
       const old = before && payloadEntry(before, environment);
       const next = after && payloadEntry(after, environment);
       if (canonicalJson(old ?? null) === canonicalJson(next ?? null)) continue;
-      if (!byEnvironment.has(environment)) byEnvironment.set(environment, new Map());
-      byEnvironment.get(environment)!.set(id, next);
+      const Key = keys.sdkEntry(orgId, environment, shard, id);
+      ops.push({
+        op: next
+          ? { Put: { TableName: tableName(), Item: { ...Key, entityType: 'SDK_ENTRY', version: 1, featureId: id, entry: JSON.stringify(next) } } }
+          : { Delete: { TableName: tableName(), Key } },
+        onConditionFailed: changedMeanwhile,
+      });
+      // One op per item and transaction: features of one shard share its bump.
+      if (bumped.has(`${environment}#${shard}`)) continue;
+      bumped.add(`${environment}#${shard}`);
+      ops.push({ op: { Update: versionBump(orgId, environment, shard, date) }, onConditionFailed: changedMeanwhile });
     }
   }
-  const writes = await Promise.all(
-    [...byEnvironment].map(async ([environment, changes]) => {
-      const current = await readPayload(orgId, environment);
-      const entries = { ...current?.entries };
-      for (const [id, entry] of changes) {
-        if (entry) entries[id] = entry;
-        else delete entries[id];
-      }
-      return preparePayloadWrite(orgId, environment, current, entries);
-    }),
-  );
-  return writes.flat();
+  return ops;
 }
 
 /**
- * Moves `dateUpdated` of every payload of the organization to now, without changing content. For
- * changes the payload reads fresh but that leave no date behind (a deleted saved group or
- * experiment): SDKs treat an unchanged `dateUpdated` as an unchanged payload.
+ * The transaction op that says "the payloads of `environment` changed" together with a write of
+ * something they depend on (an SDK connection's settings, say), so no reader can see one without the other.
  */
-export async function touchSdkPayloads(orgId: string): Promise<void> {
-  const date = new Date().toISOString();
-  const all = await environments.all(orgId);
+export function prepareTouch(orgId: string, environment: string): TransactionOp {
+  return { op: { Update: versionBump(orgId, environment, REFS_SHARD, new Date().toISOString()) }, onConditionFailed: changedMeanwhile };
+}
+
+const TOUCH_ATTEMPTS = 10;
+const retryable = new Set(['ConditionalCheckFailedException', 'TransactionConflictException']);
+
+/**
+ * Says "the payloads changed" for a change that is not a feature's: a saved group, an experiment,
+ * an environment. Bumps the `refs` version of every environment of the organization (and of
+ * `alsoEnvironments`, e.g. one just deleted), so every cached payload is rebuilt and its
+ * `dateUpdated` moves (SDKs only reload a payload whose `dateUpdated` moved).
+ */
+export async function touchSdkPayloads(orgId: string, alsoEnvironments: string[] = []): Promise<void> {
+  const all = new Set([...(await environments.all(orgId)).map((environment) => environment.id), ...alsoEnvironments]);
   await Promise.all(
-    all.map((environment) =>
-      db()
-        .send(
-          new UpdateCommand({
-            TableName: tableName(),
-            Key: keys.sdkPayload(orgId, environment.id, 0),
-            UpdateExpression: 'SET dateUpdated = :date',
-            ConditionExpression: 'attribute_exists(PK)',
-            ExpressionAttributeValues: { ':date': date },
-          }),
-        )
-        .catch((error: Error) => {
-          if (error.name !== 'ConditionalCheckFailedException') throw error;
-        }),
-    ),
+    [...all].map(async (environment) => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await db().send(new UpdateCommand(versionBump(orgId, environment, REFS_SHARD, new Date().toISOString())));
+          return;
+        } catch (error) {
+          if (!retryable.has((error as Error).name) || attempt === TOUCH_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
+        }
+      }
+    }),
   );
 }
 
-/** What an SDK connection asks for: one environment, and projects (none means all). */
-export interface PayloadScope {
+/** The versions of an environment's payload as one Query read them. */
+export interface PayloadVersions {
+  /** Equal tokens mean equal stored payloads (entries and references). */
+  token: string;
+  versions: Map<string, number>;
+  /** The latest `dateUpdated` of the version items; undefined when nothing was ever written. */
+  dateUpdated?: string;
+}
+
+/** One consistent Query of an environment's version items (17 items at most, under 2 KB: 1 RCU). */
+export async function readPayloadVersions(orgId: string, environment: string): Promise<PayloadVersions> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': keys.sdkVersionPrefix(environment) },
+    ExpressionAttributeNames: { '#version': 'version' },
+    ProjectionExpression: 'SK, #version, dateUpdated',
+    ConsistentRead: true,
+  });
+  const prefix = keys.sdkVersionPrefix(environment);
+  const versions = new Map<string, number>();
+  let dateUpdated: string | undefined;
+  for (const item of items) {
+    versions.set((item.SK as string).slice(prefix.length), item.version as number);
+    if (!dateUpdated || item.dateUpdated > dateUpdated) dateUpdated = item.dateUpdated;
+  }
+  const token = [...versions].map(([shard, version]) => `${shard}:${version}`).join(',');
+  return { token, versions, dateUpdated };
+}
+
+/** An environment's payload content at some versions: its entries, and whether the environment exists. */
+export interface PayloadState extends PayloadVersions {
+  environmentExists: boolean;
+  shards: Map<string, Record<string, PayloadEntry>>;
+  /** Every entry of the environment, by feature id. */
+  entries: Record<string, PayloadEntry>;
+}
+
+/** Per warm container: the last state read of each environment. */
+const states = new Map<string, PayloadState>();
+/** Refreshes under way, so concurrent requests that find the same change read it once. */
+const refreshing = new Map<string, Promise<PayloadState>>();
+const MAX_CACHED_STATES = 200;
+
+async function readShard(orgId: string, environment: string, shard: string): Promise<Record<string, PayloadEntry>> {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': keys.sdkEntryShardPrefix(environment, shard) },
+    ProjectionExpression: 'featureId, entry',
+    ConsistentRead: true,
+  });
+  return Object.fromEntries(items.map((item) => [item.featureId as string, JSON.parse(item.entry as string) as PayloadEntry]));
+}
+
+/**
+ * The payload content of an environment at `versions` (just read): this container's cached state
+ * when the versions are the same, otherwise the cached state with the entries of the shards whose
+ * version moved read again (every shard the first time). The entries read are at least as new as
+ * `versions`, so a state is never older than its token says; at worst a later request reads a shard again.
+ */
+export async function payloadState(orgId: string, environment: string, versions: PayloadVersions): Promise<PayloadState> {
+  const cacheKey = `${orgId}\n${environment}`;
+  const cached = states.get(cacheKey);
+  if (cached?.token === versions.token) return cached;
+  const refreshKey = `${cacheKey}\n${versions.token}`;
+  let pending = refreshing.get(refreshKey);
+  if (!pending) {
+    pending = refreshState(orgId, environment, versions, cached).finally(() => refreshing.delete(refreshKey));
+    refreshing.set(refreshKey, pending);
+  }
+  const state = await pending;
+  states.delete(cacheKey);
+  states.set(cacheKey, state);
+  if (states.size > MAX_CACHED_STATES) states.delete(states.keys().next().value!);
+  return state;
+}
+
+async function refreshState(orgId: string, environment: string, versions: PayloadVersions, previous?: PayloadState): Promise<PayloadState> {
+  const changed = [...versions.versions.keys()].filter(
+    (shard) => shard !== REFS_SHARD && previous?.versions.get(shard) !== versions.versions.get(shard),
+  );
+  const [found, ...read] = await Promise.all([
+    environments.find(orgId, environment),
+    ...changed.map((shard) => readShard(orgId, environment, shard)),
+  ]);
+  const shards = new Map(previous?.shards);
+  changed.forEach((shard, i) => shards.set(shard, read[i]));
+  const entries: Record<string, PayloadEntry> = {};
+  for (const shard of shards.values()) Object.assign(entries, shard);
+  return { ...versions, environmentExists: found !== undefined, shards, entries };
+}
+
+/** What an SDK connection asks for: one environment, projects (none means all), and the settings that shape its payload. */
+export interface PayloadScope extends PayloadSettings {
   orgId: string;
   environment: string;
   projects: string[];
@@ -176,21 +236,61 @@ export interface PayloadScope {
   dateUpdated: string;
 }
 
+/** A built payload, and when it changes by itself (a scheduled rule's next step), if ever. */
+export interface BuiltPayload {
+  payload: SdkPayload;
+  validUntil?: string;
+}
+
 /**
- * The SDK payload of a connection. A bounded number of reads whatever the number of features:
- * the environment, the payload item (plus its chunks for a payload over 300 KB compressed), and the
- * saved groups and experiments its rules name. A connection to an environment that no longer exists gets no features.
+ * The one place the SDK payload is built: a connection's payload at `now` from an environment's
+ * entries, reading the saved groups, experiments and attribute types they need (and, to hash
+ * secure attributes, the organization's salt). `dates` are the stored payload's own dates.
  */
-export async function loadSdkPayload(scope: PayloadScope): Promise<SdkPayload> {
-  // The environment and the payload's first chunk in one round trip.
-  const [environment, head] = await getItems([
-    keys.entity(scope.orgId, environments.type, scope.environment),
-    keys.sdkPayload(scope.orgId, scope.environment, 0),
+export async function buildSdkPayload(
+  scope: PayloadScope,
+  entries: Record<string, PayloadEntry>,
+  dates: string[],
+  now = new Date(),
+): Promise<BuiltPayload> {
+  const served = entriesForProjects(entries, scope.projects);
+  const [refs, salt, named] = await Promise.all([
+    loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
+    scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
+    // Metadata shows a project by its public id, as GrowthBook does.
+    scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
   ]);
-  const stored = await assemblePayload(scope.orgId, scope.environment, head);
-  const entries = environment && stored ? stored.entries : {};
-  const refs = await loadPayloadReferences(scope.orgId, entriesForProjects(entries, scope.projects));
-  const dates = [scope.dateUpdated, ...(stored ? [stored.dateUpdated] : []), ...refs.dates];
-  const dateUpdated = dates.reduce((latest, date) => (date > latest ? date : latest));
-  return sdkPayload(entries, { projects: scope.projects, refs, dateUpdated });
+  // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
+  const at = now.toISOString();
+  const boundaries = scheduleBoundaries(served);
+  const passedSteps = boundaries.filter((date) => date <= at);
+  const validUntil = boundaries.filter((date) => date > at).sort()[0];
+  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps];
+  const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
+  const payload = sdkPayload(entries, {
+    projects: scope.projects,
+    refs,
+    dateUpdated,
+    now,
+    includeRuleIds: scope.includeRuleIds,
+    includeExperimentNames: scope.includeExperimentNames,
+    secureAttributeSalt: salt,
+    metadata: {
+      includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
+      includeTagsInMetadata: scope.includeTagsInMetadata,
+      includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
+      allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
+      projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
+    },
+  });
+  return { payload, validUntil };
+}
+
+/**
+ * The SDK payload of a connection at `now`, as stored (through this container's cache of unchanged
+ * shards): the versions (one Query, unless given), the changed shards' entries, and the references.
+ */
+export async function loadSdkPayload(scope: PayloadScope, now = new Date(), versions?: PayloadVersions): Promise<BuiltPayload> {
+  const state = await payloadState(scope.orgId, scope.environment, versions ?? (await readPayloadVersions(scope.orgId, scope.environment)));
+  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : [], now);
 }

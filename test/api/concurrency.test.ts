@@ -24,7 +24,9 @@ async function concurrently(changes: { path: string; method: string; body: unkno
 describe('concurrent partial updates', () => {
   it('lose no accepted change to a feature', async () => {
     const id = `busy-feature-${Date.now()}`;
-    await api.request('POST', '/api/v1/features', { key: org.keys.admin, body: { id, valueType: 'string', defaultValue: 'a' } });
+    // Off everywhere to start with, so turning production on is a change.
+    const off = { production: { enabled: false }, dev: { enabled: false } };
+    await api.request('POST', '/api/v1/features', { key: org.keys.admin, body: { id, valueType: 'string', defaultValue: 'a', environments: off } });
     const changes = [
       { description: 'described' },
       { tags: ['t1', 't2'] },

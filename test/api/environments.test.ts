@@ -44,7 +44,7 @@ describe('POST /environments', () => {
       id: 'staging',
       description: 'Staging',
       toggleOnList: false,
-      defaultState: true,
+      defaultState: false,
       projects: [],
     });
     expect((await list()).map((e) => e.id)).toContain('staging');

@@ -70,10 +70,25 @@ describe('POST /features', () => {
       prerequisites: [],
       revision: { version: 1, comment: expect.any(String), date: expect.any(String), createdBy: expect.any(String), publishedBy: expect.any(String) },
     });
+    // Both starting environments have defaultState true, so the feature is on in each, as in GrowthBook.
     expect(response.body.feature.environments).toEqual({
-      production: { enabled: false, defaultValue: 'false', rules: [] },
-      dev: { enabled: false, defaultValue: 'false', rules: [] },
+      production: { enabled: true, defaultValue: 'false', rules: [], definition: '{"defaultValue":false}' },
+      dev: { enabled: true, defaultValue: 'false', rules: [], definition: '{"defaultValue":false}' },
     });
+  });
+
+  it('leaves a new feature off in an environment whose defaultState is false, unless the body turns it on', async () => {
+    const fresh = await createTestOrg();
+    await api.request('POST', '/api/v1/environments', { key: fresh.keys.admin, body: { id: 'qa' } });
+
+    const plain = await create({ id: uniqueId() }, fresh.keys.admin);
+    const switched = await create({ id: uniqueId(), environments: { qa: { enabled: true }, dev: { enabled: false } } }, fresh.keys.admin);
+
+    expect(plain.body.feature.environments.qa.enabled).toBe(false);
+    expect(plain.body.feature.environments.production.enabled).toBe(true);
+    expect(switched.body.feature.environments.qa.enabled).toBe(true);
+    expect(switched.body.feature.environments.dev.enabled).toBe(false);
+    expect(switched.body.feature.environments.production.enabled).toBe(true);
   });
 
   it('stores the given environments and fills in rule ids and defaults', async () => {
@@ -91,11 +106,9 @@ describe('POST /features', () => {
       { id: expect.stringMatching(/^fr_/), type: 'force', value: 'true', description: '', condition: '', enabled: true },
       { id: 'mine', type: 'force', value: 'false', description: '', condition: '', enabled: false },
     ]);
-    expect(JSON.parse(production.definition)).toEqual({
-      defaultValue: false,
-      rules: [{ id: production.rules[0].id, force: true }],
-    });
-    expect(response.body.feature.environments.dev).toEqual({ enabled: false, defaultValue: 'false', rules: [] });
+    // GrowthBook's REST definition carries no rule ids.
+    expect(JSON.parse(production.definition)).toEqual({ defaultValue: false, rules: [{ force: true }] });
+    expect(response.body.feature.environments.dev).toMatchObject({ enabled: true, defaultValue: 'false', rules: [] });
   });
 
   it('accepts every rule type', async () => {
@@ -489,7 +502,7 @@ describe('POST /features/{id}', () => {
   });
 
   it('loses no change when several requests update the feature at once', async () => {
-    const created = await feature();
+    const created = await feature({ environments: { production: { enabled: false }, dev: { enabled: false } } });
 
     const responses = await Promise.all([
       update(created.id, { description: 'described' }),
@@ -613,7 +626,8 @@ describe('DELETE /features/{id}', () => {
   });
 
   it('deletes the revisions in the same transaction as the feature: one read and one write', async () => {
-    const created = await feature();
+    // Off everywhere, so no payload needs rewriting.
+    const created = await feature({ environments: { production: { enabled: false }, dev: { enabled: false } } });
     await update(created.id, { description: 'second revision' });
     await get(created.id); // the key is resolved and cached, as in a warm container
 

@@ -24,8 +24,12 @@ async function feature(body: Record<string, unknown>, key = org.keys.admin) {
   return response.body.feature;
 }
 
+/** A connection that includes rule ids and experiment names, so the translation can be read in full. */
 async function connection(body: Record<string, unknown> = {}, key = org.keys.admin) {
-  const response = await api.request('POST', '/api/v1/sdk-connections', { key, body: { name: 'Web', language: 'javascript', environment: 'production', ...body } });
+  const response = await api.request('POST', '/api/v1/sdk-connections', {
+    key,
+    body: { name: 'Web', language: 'javascript', environment: 'production', includeRuleIds: true, includeExperimentNames: true, ...body },
+  });
   if (response.status !== 200) throw new Error(`setup failed: ${JSON.stringify(response.body)}`);
   return response.body.sdkConnection as { id: string; key: string; encryptionKey: string };
 }
@@ -59,7 +63,8 @@ describe('GET /api/features/{clientKey}', () => {
     expectShape(contract.getFeaturesForSdk, response.body);
     expect(response.body).toEqual({ status: 200, features: { [served.id]: { defaultValue: false } }, dateUpdated: expect.any(String) });
     expect(response.headers.get('access-control-allow-origin')).toBe('*');
-    expect(response.headers.get('cache-control')).toMatch(/max-age=0/);
+    expect(response.headers.get('cache-control')).toBe('public, max-age=30, stale-while-revalidate=3600, stale-if-error=36000');
+    expect(response.headers.get('vary')).toBe('Accept-Encoding');
     expect(response.headers.get('etag')).toMatch(/^"[A-Za-z0-9_-]+"$/);
   });
 
@@ -143,7 +148,7 @@ describe('the payload format', () => {
     expect(payload.features.rules.rules).toEqual([{ id: 'us', condition: { country: 'US' }, force: true }]);
   });
 
-  it('gives a partial rollout its coverage, hash attribute, seed and hash version, and a full one none', async () => {
+  it('gives a partial rollout its coverage and hash attribute (seed and hash version only when set), and a full one none', async () => {
     const payload = await payloadOf({
       id: 'rollout',
       environments: on([
@@ -153,7 +158,7 @@ describe('the payload format', () => {
     });
 
     expect(payload.features.rollout.rules).toEqual([
-      { id: 'half', force: true, coverage: 0.5, hashAttribute: 'id', seed: 'half', hashVersion: 2 },
+      { id: 'half', force: true, coverage: 0.5, hashAttribute: 'id' },
       { id: 'all', force: true },
     ]);
   });
@@ -361,7 +366,7 @@ describe('payload freshness', () => {
     const { key } = await connection({ environment: 'staging' }, fresh.keys.admin);
     const before = (await fetchPayload(key)).body.features;
 
-    await environments.remove(fresh.orgId, 'staging');
+    await api.request('DELETE', '/api/v1/environments/staging', { key: fresh.keys.admin });
     const after = (await fetchPayload(key)).body.features;
 
     expect(Object.keys(before)).toEqual(['staged']);
@@ -425,36 +430,40 @@ describe('payload cost', () => {
     return sent;
   }
 
-  it('reads the same number of items whatever the number of features', async () => {
+  it('proves an unchanged payload current with one Query of its versions, whatever the number of features', async () => {
     const small = await createTestOrg();
     const large = await createTestOrg();
     for (let i = 0; i < 2; i++) await feature({ id: `small-${i}`, environments: on() }, small.keys.admin);
     for (let i = 0; i < 40; i++) await feature({ id: `large-${i}`, environments: on([{ type: 'force', value: 'true', condition: '{"a":1}' }]) }, large.keys.admin);
     const smallKey = (await connection({}, small.keys.admin)).key;
     const largeKey = (await connection({}, large.keys.admin)).key;
+    await fetchPayload(smallKey);
+    await fetchPayload(largeKey);
 
     const forSmall = await commandsFor(`/api/features/${smallKey}`);
     const forLarge = await commandsFor(`/api/features/${largeKey}`);
 
-    // The key item, then the environment and the payload item in one BatchGet.
-    expect(forSmall).toEqual(['GetItemCommand', 'BatchGetItemCommand']);
+    // The environment's version items, which also prove the connection unchanged.
+    expect(forSmall).toEqual(['QueryCommand']);
     expect(forLarge).toEqual(forSmall);
   });
 
-  it('serves a payload stored in several chunks, reading the further chunks in one more BatchGet', async () => {
-    const big = await createTestOrg();
-    // Random text hardly compresses, so five values of 90 KB need more than one 300 KB chunk.
-    const values = Array.from({ length: 5 }, () => randomBytes(67_500).toString('base64'));
-    for (const [i, value] of values.entries()) {
-      await feature({ id: `big-${i}`, valueType: 'string', defaultValue: value, environments: on() }, big.keys.admin);
-    }
-    const { key } = await connection({}, big.keys.admin);
+  it('after a change, reads again only the entries of the changed shard', async () => {
+    const fresh = await createTestOrg();
+    for (let i = 0; i < 40; i++) await feature({ id: `flag-${i}`, environments: on() }, fresh.keys.admin);
+    const { key } = await connection({}, fresh.keys.admin);
+    const cold = await commandsFor(`/api/features/${key}`);
 
-    const sent = await commandsFor(`/api/features/${key}`);
-    const response = await fetchPayload(key);
+    await api.request('POST', '/api/v1/features/flag-7', { key: fresh.keys.admin, body: { defaultValue: 'true' } });
+    const afterChange = await commandsFor(`/api/features/${key}`);
+    const served = (await fetchPayload(key)).body;
 
-    expect(sent).toEqual(['GetItemCommand', 'BatchGetItemCommand', 'BatchGetItemCommand']);
-    expect(values.map((_, i) => response.body.features[`big-${i}`]?.defaultValue)).toEqual(values);
+    // Cold: key, versions, environment, and one Query per shard holding entries (40 features fill all 16).
+    expect(cold.filter((name) => name === 'QueryCommand')).toHaveLength(1 + 16);
+    // Warm: versions, then the key, the environment, and the one shard that changed.
+    expect(afterChange.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'QueryCommand']);
+    expect(served.features['flag-7']).toEqual({ defaultValue: true });
+    expect(Object.keys(served.features)).toHaveLength(40);
   });
 });
 

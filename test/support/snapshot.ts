@@ -3,7 +3,7 @@ import { db, tableName } from '../../shared/store/client';
 import { orgPk } from '../../shared/store/keys';
 
 /** Derived caches that a read may legitimately refresh; everything else must stay as it was. */
-const derived = new Set(['PAGEINDEX', 'SDK_PAYLOAD']);
+const derived = new Set(['PAGEINDEX']);
 
 /**
  * Every item of an organization's partition except derived caches, as JSON text: two equal

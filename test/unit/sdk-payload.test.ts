@@ -7,6 +7,8 @@ import {
   etagMatches,
   payloadEntry,
   payloadReferenceIds,
+  scheduleBoundaries,
+  scheduledOn,
   sdkFeature,
   sdkPayload,
   sdkPayloadResponse,
@@ -16,6 +18,8 @@ import {
   type PayloadReferences,
 } from '../../shared/domain/sdk-payload';
 
+/** Rule ids in, as connections with `includeRuleIds` get them. */
+const opts = { now: new Date('2025-01-01T00:00:00Z'), includeRuleIds: true };
 const noRefs: PayloadReferences = { savedGroups: new Map(), experiments: new Map() };
 const refsWith = (groups: PayloadGroup[] = [], experiments: PayloadExperiment[] = []): PayloadReferences => ({
   savedGroups: new Map(groups.map((g) => [g.id, g])),
@@ -71,7 +75,7 @@ describe('payloadEntry', () => {
 
 describe('sdkFeature', () => {
   it('omits rules when there are none', () => {
-    expect(sdkFeature('f', entry([]), noRefs)).toEqual({ defaultValue: false });
+    expect(sdkFeature('f', entry([]), noRefs, opts)).toEqual({ defaultValue: false });
   });
 
   it.each([
@@ -81,7 +85,7 @@ describe('sdkFeature', () => {
     ['string', '"quoted"', 'quoted'],
     ['json', '{"a":[1,null]}', { a: [1, null] }],
   ] as const)('parses a %s value %s', (valueType, defaultValue, expected) => {
-    expect(sdkFeature('f', entry([], { valueType, defaultValue }), noRefs).defaultValue).toEqual(expected);
+    expect(sdkFeature('f', entry([], { valueType, defaultValue }), noRefs, opts).defaultValue).toEqual(expected);
   });
 
   it('adds coverage, hash attribute, seed and hash version to a partial rollout only', () => {
@@ -91,8 +95,9 @@ describe('sdkFeature', () => {
       { ...base, id: 'full', type: 'rollout', value: 'true', coverage: 1, hashAttribute: 'id' },
     ] as FeatureRule[];
 
-    expect(sdkFeature('f', entry(rules), noRefs).rules).toEqual([
-      { id: 'part', force: true, coverage: 0.2, hashAttribute: 'deviceId', seed: 'part', hashVersion: 2 },
+    expect(sdkFeature('f', entry(rules), noRefs, opts).rules).toEqual([
+      // No seed and no hash version given: none sent, so the SDK seeds with the feature key and hashes with v1, as with GrowthBook.
+      { id: 'part', force: true, coverage: 0.2, hashAttribute: 'deviceId' },
       { id: 'seeded', force: true, coverage: 0.2, hashAttribute: 'id', seed: 's', hashVersion: 1 },
       { id: 'full', force: true },
     ]);
@@ -112,7 +117,7 @@ describe('sdkFeature', () => {
       ],
     } as FeatureRule;
 
-    expect(sdkFeature('my-flag', entry([rule]), noRefs).rules).toEqual([
+    expect(sdkFeature('my-flag', entry([rule]), noRefs, opts).rules).toEqual([
       {
         id: 'exp',
         variations: [true, false],
@@ -127,7 +132,7 @@ describe('sdkFeature', () => {
   });
 
   it('puts feature prerequisites first, as one gating rule', () => {
-    expect(sdkFeature('f', entry([force('r', 'true')], { prerequisites: ['a', 'b'] }), noRefs).rules).toEqual([
+    expect(sdkFeature('f', entry([force('r', 'true')], { prerequisites: ['a', 'b'] }), noRefs, opts).rules).toEqual([
       { parentConditions: [{ id: 'a', condition: { value: true }, gate: true }, { id: 'b', condition: { value: true }, gate: true }] },
       { id: 'r', force: true },
     ]);
@@ -140,7 +145,7 @@ describe('sdkFeature', () => {
     it('merges a condition group with the rule condition', () => {
       const rule = force('r', 'true', { condition: '{"plan":"pro"}', savedGroupTargeting: [{ matchType: 'all', savedGroups: ['grp_us'] }] });
 
-      expect(sdkFeature('f', entry([rule]), refsWith([us])).rules![0].condition).toEqual({ $and: [{ plan: 'pro' }, { country: 'US' }] });
+      expect(sdkFeature('f', entry([rule]), refsWith([us]), opts).rules![0].condition).toEqual({ $and: [{ plan: 'pro' }, { country: 'US' }] });
     });
 
     it.each([
@@ -148,17 +153,17 @@ describe('sdkFeature', () => {
       ['any', { $or: [{ id: { $in: ['u1', 'u2'] } }, { country: 'US' }] }],
       ['none', { $and: [{ id: { $nin: ['u1', 'u2'] } }, { $not: { country: 'US' } }] }],
     ] as const)('combines groups for match %s', (matchType, condition) => {
-      expect(sdkFeature('f', entry([targeting(matchType, ['grp_beta', 'grp_us'])]), refsWith([beta, us])).rules![0].condition).toEqual(condition);
+      expect(sdkFeature('f', entry([targeting(matchType, ['grp_beta', 'grp_us'])]), refsWith([beta, us]), opts).rules![0].condition).toEqual(condition);
     });
 
     it('drops a rule that needs a deleted group, and ignores a deleted group it excludes', () => {
       const rules = [targeting('all', ['grp_beta', 'grp_gone']), targeting('any', ['grp_gone']), targeting('none', ['grp_gone'])];
 
-      expect(sdkFeature('f', entry(rules), refsWith([beta])).rules).toEqual([{ id: 'r', force: true }]);
+      expect(sdkFeature('f', entry(rules), refsWith([beta]), opts).rules).toEqual([{ id: 'r', force: true }]);
     });
 
     it('keeps the groups that exist when one of several under any is deleted', () => {
-      expect(sdkFeature('f', entry([targeting('any', ['grp_gone', 'grp_beta'])]), refsWith([beta])).rules![0].condition).toEqual({
+      expect(sdkFeature('f', entry([targeting('any', ['grp_gone', 'grp_beta'])]), refsWith([beta]), opts).rules![0].condition).toEqual({
         id: { $in: ['u1', 'u2'] },
       });
     });
@@ -167,8 +172,8 @@ describe('sdkFeature', () => {
       fc.assert(
         fc.property(fc.uniqueArray(fc.string({ minLength: 1 }), { maxLength: 5 }), fc.string({ minLength: 1 }), (values, user) => {
           const group: PayloadGroup = { id: 'g', type: 'list', attributeKey: 'id', values };
-          const [inGroup] = sdkFeature('f', entry([targeting('all', ['g'])]), refsWith([group])).rules!;
-          const [outOfGroup] = sdkFeature('f', entry([targeting('none', ['g'])]), refsWith([group])).rules!;
+          const [inGroup] = sdkFeature('f', entry([targeting('all', ['g'])]), refsWith([group]), opts).rules!;
+          const [outOfGroup] = sdkFeature('f', entry([targeting('none', ['g'])]), refsWith([group]), opts).rules!;
           expect(evalCondition({ id: user }, (inGroup.condition ?? {}) as ConditionInterface)).toBe(values.includes(user));
           expect(evalCondition({ id: user }, (outOfGroup.condition ?? {}) as ConditionInterface)).toBe(!values.includes(user));
         }),
@@ -205,7 +210,7 @@ describe('sdkFeature', () => {
     const ref = { ...base, id: 'ref', type: 'experiment-ref', experimentId: 'exp_1', variations: [{ variationId: 'v1', value: 'true' }] } as FeatureRule;
 
     it('takes variations, weights, coverage and targeting from the latest phase; a missing value is the default', () => {
-      expect(sdkFeature('f', entry([ref]), refsWith([], [experiment])).rules).toEqual([
+      expect(sdkFeature('f', entry([ref]), refsWith([], [experiment]), { ...opts, includeExperimentNames: true }).rules).toEqual([
         {
           id: 'ref',
           condition: { country: 'US' },
@@ -224,10 +229,28 @@ describe('sdkFeature', () => {
       ]);
     });
 
-    it('serves the released variation of a stopped experiment to everyone', () => {
+    it('leaves experiment and variation names out unless the connection asks for them', () => {
+      const [rule] = sdkFeature('f', entry([ref]), refsWith([], [experiment]), opts).rules!;
+
+      expect(rule.name).toBeUndefined();
+      expect(rule.meta).toEqual([{ key: 'control' }, { key: 'treatment' }]);
+    });
+
+    it('serves the released variation of a stopped experiment with the coverage, hashing and namespace of its phase', () => {
       const stopped = { ...experiment, status: 'stopped', resultSummary: { releasedVariationId: 'v1' } };
 
-      expect(sdkFeature('f', entry([ref]), refsWith([], [stopped])).rules).toEqual([{ id: 'ref', condition: { country: 'US' }, force: true }]);
+      expect(sdkFeature('f', entry([ref]), refsWith([], [stopped]), opts).rules).toEqual([
+        {
+          id: 'ref',
+          condition: { country: 'US' },
+          force: true,
+          coverage: 0.4,
+          hashAttribute: 'id',
+          hashVersion: 2,
+          seed: 'seed-1',
+          namespace: ['ns', 0, 0.5],
+        },
+      ]);
     });
 
     it.each([
@@ -237,7 +260,7 @@ describe('sdkFeature', () => {
       ['excluded from the payload', { ...experiment, resultSummary: { excludeFromPayload: true } }],
       ['stopped without a released variation', { ...experiment, status: 'stopped' }],
     ])('drops the rule when the experiment is %s', (_case, found) => {
-      expect(sdkFeature('f', entry([ref]), refsWith([], found ? [found] : [])).rules).toBeUndefined();
+      expect(sdkFeature('f', entry([ref]), refsWith([], found ? [found] : []), opts).rules).toBeUndefined();
     });
   });
 
@@ -249,7 +272,7 @@ describe('sdkFeature', () => {
           ({ ...base, id: 'r', type: 'rollout', value: 'true', coverage, hashAttribute: 'id' }) as FeatureRule;
         const isOn = (coverage: number) =>
           new GrowthBook({ attributes: { id: user } })
-            .initSync({ payload: { features: { f: sdkFeature('f', entry([rollout(coverage)]), noRefs) as FeatureDefinition } } })
+            .initSync({ payload: { features: { f: sdkFeature('f', entry([rollout(coverage)]), noRefs, opts) as FeatureDefinition } } })
             .isOn('f');
         if (isOn(low)) expect(isOn(high)).toBe(true);
       }),
@@ -261,8 +284,8 @@ describe('sdkPayload', () => {
   it('serves features in id order, only of the connection projects when it names any', () => {
     const entries = { b: entry([], { project: 'prj_b' }), a: entry([], { project: 'prj_a' }), c: entry([]) };
 
-    expect(Object.keys(sdkPayload(entries, { projects: [], refs: noRefs, dateUpdated: 'd' }).features)).toEqual(['a', 'b', 'c']);
-    expect(sdkPayload(entries, { projects: ['prj_b'], refs: noRefs, dateUpdated: 'd' })).toEqual({
+    expect(Object.keys(sdkPayload(entries, { projects: [], refs: noRefs, dateUpdated: 'd', ...opts }).features)).toEqual(['a', 'b', 'c']);
+    expect(sdkPayload(entries, { projects: ['prj_b'], refs: noRefs, dateUpdated: 'd', ...opts })).toEqual({
       status: 200,
       features: { b: { defaultValue: false } },
       dateUpdated: 'd',
@@ -283,7 +306,7 @@ describe('sdkPayload', () => {
 });
 
 describe('sdkPayloadResponse', () => {
-  const payload = sdkPayload({ a: entry([]) }, { projects: [], refs: noRefs, dateUpdated: '2024-01-01T00:00:00.000Z' });
+  const payload = sdkPayload({ a: entry([]) }, { projects: [], refs: noRefs, dateUpdated: '2024-01-01T00:00:00.000Z', ...opts });
 
   it('answers 304 when the client has the current version, 200 with the payload otherwise', () => {
     const first = sdkPayloadResponse(payload, {});
@@ -318,5 +341,70 @@ describe('sdkPayloadResponse', () => {
     expect(JSON.parse(clear)).toEqual(payload.features);
     expect(second.headers.etag).toBe(first.headers.etag);
     expect(first.headers.etag).not.toBe(sdkPayloadResponse(payload, {}).headers.etag);
+  });
+});
+
+describe('scheduled rules', () => {
+  const at = (iso: string) => ({ now: new Date(iso) });
+  const scheduled = (scheduleRules: FeatureRule['scheduleRules']) => entry([force('r', 'true', { scheduleRules })]);
+
+  it('leaves a rule out before its start and after its end, and serves it in between', () => {
+    const window = scheduled([
+      { enabled: true, timestamp: '2025-01-01T00:00:00Z' },
+      { enabled: false, timestamp: '2025-02-01T00:00:00Z' },
+    ]);
+
+    expect(sdkFeature('f', window, noRefs, at('2024-12-31T23:59:59Z')).rules).toBeUndefined();
+    expect(sdkFeature('f', window, noRefs, at('2025-01-01T00:00:00Z')).rules).toEqual([{ force: true }]);
+    expect(sdkFeature('f', window, noRefs, at('2025-02-01T00:00:01Z')).rules).toBeUndefined();
+  });
+
+  it('serves a rule whose steps have no date, and reads steps in date order', () => {
+    expect(scheduledOn([{ enabled: false, timestamp: null }], new Date())).toBe(true);
+    const steps = [
+      { enabled: false, timestamp: '2025-02-01T00:00:00Z' },
+      { enabled: true, timestamp: '2025-01-01T00:00:00Z' },
+    ];
+    expect(scheduledOn(steps, new Date('2025-01-15T00:00:00Z'))).toBe(true);
+  });
+
+  it('lists the dated steps of the served rules as the moments the payload changes', () => {
+    const entries = [
+      scheduled([{ enabled: true, timestamp: '2025-01-01T00:00:00+01:00' }, { enabled: false, timestamp: null }]),
+      scheduled([{ enabled: false, timestamp: '2024-12-31T23:00:00.000Z' }]),
+    ];
+
+    expect(scheduleBoundaries(entries)).toEqual(['2024-12-31T23:00:00.000Z']);
+  });
+});
+
+describe('GrowthBook defaults', () => {
+  it('leaves rule ids out unless asked, and a 0% rollout out altogether', () => {
+    const rules = [force('r', 'true'), { ...base, id: 'zero', type: 'rollout', value: 'true', coverage: 0, hashAttribute: 'id' } as FeatureRule];
+
+    expect(sdkFeature('f', entry(rules), noRefs, { now: new Date() }).rules).toEqual([{ force: true }]);
+  });
+
+  it('finds the groups a phase names once the experiment is known, and groups named inside conditions', () => {
+    const experiment: PayloadExperiment = {
+      id: 'exp',
+      phases: [{ savedGroupTargeting: [{ matchType: 'none', savedGroups: ['grp_phase'] }], targetingCondition: '{"id":{"$inGroup":"grp_cond"}}' }],
+    };
+    const ref = { ...base, id: 'r', type: 'experiment-ref', experimentId: 'exp', variations: [] } as FeatureRule;
+    const own = force('o', 'true', { condition: '{"$savedGroups":["grp_nested"]}' });
+
+    expect(payloadReferenceIds([entry([ref, own])], [experiment])).toEqual({
+      savedGroups: ['grp_nested', 'grp_phase', 'grp_cond'],
+      experiments: ['exp'],
+    });
+  });
+
+  it('sends list values as numbers for a number attribute, as strings otherwise', () => {
+    const accounts: PayloadGroup = { id: 'g', type: 'list', attributeKey: 'accountId', values: ['123', '4.5'] };
+    const rule = force('r', 'true', { savedGroupTargeting: [{ matchType: 'all', savedGroups: ['g'] }] });
+    const numberRefs = { ...refsWith([accounts]), attributes: new Map([['accountId', 'number' as const]]) };
+
+    expect(sdkFeature('f', entry([rule]), numberRefs, opts).rules![0].condition).toEqual({ accountId: { $in: [123, 4.5] } });
+    expect(sdkFeature('f', entry([rule]), refsWith([accounts]), opts).rules![0].condition).toEqual({ accountId: { $in: ['123', '4.5'] } });
   });
 });

@@ -1,0 +1,270 @@
+/**
+ * `npx tsx bench/sdk-payload.ts` (or `npm run bench -- payload`): the SDK payload's storage and serving.
+ * - Writes: the payload state one flag change writes, at 100, 1,000 and 10,000 flags, next to what
+ *   the former design (one gzip item per environment, rewritten by every change) would write; and
+ *   concurrent flag updates per second in one organization.
+ * - Serving: throughput, latency and server CPU per request for a plain GET, a gzip GET and a 304,
+ *   fresh on every request and with PAYLOAD_CACHE_MS=1000, next to a bare GetItem server.
+ * - Bytes: the payload raw, gzip and br.
+ * Uses DYNAMODB_ENDPOINT when set, else starts its own DynamoDB Local.
+ */
+import { readFileSync } from 'node:fs';
+import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
+import autocannon from 'autocannon';
+import { startServer } from './load';
+import { printTable, round, saveResults, type Row } from './report';
+
+const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
+const CONNECTIONS = 10;
+const UPDATES_MEASURED = 20;
+
+/** The issue's setup: every flag has a targeted rule and a 30 % rollout. */
+async function flagContent(id: string) {
+  const { ruleInput } = await import('../shared/contracts/features');
+  const { newFeature } = await import('../shared/domain/features');
+  const rules = [
+    ruleInput.parse({ type: 'force', value: 'true', condition: JSON.stringify({ country: { $in: ['NL', 'BE'] }, plan: 'pro' }) }),
+    ruleInput.parse({ type: 'rollout', value: 'true', coverage: 0.3, hashAttribute: 'id' }),
+  ];
+  return newFeature(
+    { id, valueType: 'boolean', defaultValue: 'false', environments: { production: { enabled: true, rules } } },
+    { environments: ['production', 'dev'], owner: { owner: '' } },
+  );
+}
+
+/** `count` flags written straight to the table (feature and payload entry items, 25 per BatchWrite): seeding 10,000 through the API would take minutes. */
+async function seedFlags(orgId: string, count: number): Promise<void> {
+  const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
+  const { db, tableName } = await import('../shared/store/client');
+  const { features } = await import('../shared/store/features');
+  const { preparePayloadChanges } = await import('../shared/store/sdk-payloads');
+  const items: Record<string, unknown>[] = [];
+  for (let n = 0; n < count; n++) {
+    const content = await flagContent(`flag-${String(n).padStart(5, '0')}`);
+    const created = features.prepareCreate(orgId, { ...content, revision: { version: 1, comment: '', date: '', createdBy: 'bench', publishedBy: 'bench' } });
+    items.push(created.op.Put!.Item!);
+    for (const { op } of preparePayloadChanges(orgId, [{ id: content.id, after: created.entity }])) if (op.Put) items.push(op.Put.Item!);
+  }
+  const batches: Record<string, unknown>[][] = [];
+  for (let start = 0; start < items.length; start += 25) batches.push(items.slice(start, start + 25));
+  const worker = async () => {
+    for (let batch = batches.shift(); batch; batch = batches.shift()) {
+      let request: Record<string, unknown[]> | undefined = { [tableName()]: batch.map((Item) => ({ PutRequest: { Item } })) };
+      while (request && Object.keys(request).length) {
+        const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+        request = result.UnprocessedItems as typeof request;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, worker));
+}
+
+/** Transactional writes cost 2 WCU per started KB of each item written. */
+const transactionalWcu = (item: unknown) => 2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 1024));
+
+async function writeCost(): Promise<Row[]> {
+  const { db, dynamoMeter } = await import('../shared/store/client');
+  const { createOrganization } = await import('../shared/store/organizations');
+  const { changeFeature, features } = await import('../shared/store/features');
+  const { payloadEntry } = await import('../shared/domain/sdk-payload');
+  let payloadUnits = 0;
+  let payloadItems = 0;
+  db().middlewareStack.remove('benchPayloadWrites');
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName === 'TransactWriteItemsCommand') {
+        for (const item of (args.input as { TransactItems: Array<Record<string, any>> }).TransactItems) {
+          const key = item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key;
+          if (!/^SDK_(ENTRY|VERSION)#/.test(key?.SK ?? '')) continue;
+          payloadItems += 1;
+          // An ADD to a version item writes the whole small item (keys, version, date, type).
+          payloadUnits += transactionalWcu(item.Put?.Item ?? { ...item.Update?.Key, version: 0, dateUpdated: new Date().toISOString(), entityType: 'SDK_VERSION' });
+        }
+      }
+      return next(args);
+    },
+    { step: 'initialize', name: 'benchPayloadWrites' },
+  );
+  const rows: Row[] = [];
+  for (const count of [100, 1_000, 10_000]) {
+    const { id: orgId } = await createOrganization(`Payload writes ${count}`);
+    await seedFlags(orgId, count);
+    const all = await features.getMany(orgId, Array.from({ length: count }, (_, n) => `flag-${String(n).padStart(5, '0')}`));
+    const formerItemBytes = gzipSync(JSON.stringify({ entries: Object.fromEntries(all.map((f) => [f.id, payloadEntry(f, 'production')])) })).length;
+    dynamoMeter.reset();
+    payloadUnits = 0;
+    payloadItems = 0;
+    for (let n = 0; n < UPDATES_MEASURED; n++) {
+      const id = `flag-${String((n * 37) % count).padStart(5, '0')}`;
+      await changeFeature(orgId, id, (current) => ({ ...current, defaultValue: current.defaultValue === 'true' ? 'false' : 'true' }), { by: 'bench', comment: '' });
+    }
+    const used = dynamoMeter.snapshot();
+    rows.push({
+      flags: count,
+      'payload items written per change': round(payloadItems / UPDATES_MEASURED, 1),
+      'payload WCU per change': round(payloadUnits / UPDATES_MEASURED, 1),
+      'whole change WCU (feature, revision, payload)': round(used.writeUnits / UPDATES_MEASURED, 1),
+      'round trips per change': round(used.calls / UPDATES_MEASURED, 1),
+      'former design: gzip item KB': round(formerItemBytes / 1024, 1),
+      'former design: payload WCU per change': 2 * Math.ceil(formerItemBytes / 1024),
+    });
+  }
+  printTable("SDK payload writes: one flag's default value changed, one environment (target ≤ 10 payload WCU at 10,000 flags)", rows);
+  return rows;
+}
+
+/** Concurrent updates of distinct flags in one organization: the version shards are the only shared items. */
+async function concurrentUpdates(): Promise<Row[]> {
+  const { db } = await import('../shared/store/client');
+  const { createOrganization } = await import('../shared/store/organizations');
+  const { changeFeature } = await import('../shared/store/features');
+  const { id: orgId } = await createOrganization('Payload contention');
+  await seedFlags(orgId, 1_000);
+  let transactions = 0;
+  let lost = 0;
+  db().middlewareStack.remove('benchLostRaces');
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+      transactions += 1;
+      try {
+        return await next(args);
+      } catch (error) {
+        lost += 1;
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchLostRaces' },
+  );
+  const rows: Row[] = [];
+  for (const concurrency of [10, 40]) {
+    transactions = 0;
+    lost = 0;
+    const total = 600;
+    let next = 0;
+    let failed = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let n = next++; n < total; n = next++) {
+          const id = `flag-${String((n * 7) % 1000).padStart(5, '0')}`;
+          await changeFeature(orgId, id, (current) => ({ ...current, description: `change ${n}` }), { by: 'bench', comment: '' }).catch(() => {
+            failed += 1;
+          });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    rows.push({
+      'concurrent writers': concurrency,
+      updates: total,
+      'updates/s': round(total / seconds, 0),
+      'transactions lost to a race (retried)': lost,
+      'lost per update': round(lost / total, 3),
+      'failed (reached the client)': failed,
+    });
+  }
+  printTable('Concurrent flag updates in one organization, 1,000 flags, in-process (target ≥ 100 updates/s, none failed)', rows);
+  db().middlewareStack.remove('benchLostRaces');
+  return rows;
+}
+
+/** CPU seconds a process has used so far (user + system), from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function hammer(title: string, options: autocannon.Options, pids: { server: number; dynamo?: number }): Promise<Row> {
+  await autocannon({ ...options, duration: 2, connections: CONNECTIONS });
+  const before = { server: cpuSeconds(pids.server), dynamo: pids.dynamo ? cpuSeconds(pids.dynamo) : 0 };
+  const result = await autocannon({ ...options, duration: LOAD_SECONDS, connections: CONNECTIONS });
+  const requests = Math.max(1, result.requests.total);
+  const perRequest = (seconds: number) => round((seconds * 1000) / requests, 2);
+  return {
+    scenario: title,
+    'req/s': round(result.requests.average, 0),
+    'p50 ms': result.latency.p50,
+    'p99 ms': result.latency.p99,
+    'server CPU ms/req': perRequest(cpuSeconds(pids.server) - before.server),
+    'DynamoDB Local CPU ms/req': pids.dynamo ? perRequest(cpuSeconds(pids.dynamo) - before.dynamo) : '',
+    'bytes/resp': round(result.throughput.total / requests, 0),
+    'non-2xx/304': result.non2xx - (options.headers?.['if-none-match'] ? result.requests.total : 0),
+    errors: result.errors + result.timeouts,
+  };
+}
+
+async function serving(dynamoPid: number | undefined): Promise<{ rows: Row[]; bytes: Row[] }> {
+  const { createOrganization } = await import('../shared/store/organizations');
+  const { createSdkConnection, newSdkConnection } = await import('../shared/store/sdk-connections');
+  const { createFeature } = await import('../shared/store/features');
+  const { keys } = await import('../shared/store/keys');
+  const { id: orgId } = await createOrganization('Payload serving');
+  for (let n = 0; n < 100; n++) await createFeature(orgId, await flagContent(`flag-${String(n).padStart(5, '0')}`), { by: 'bench', comment: '' });
+  const connection = await createSdkConnection(orgId, newSdkConnection(orgId, { name: 'Web', language: 'javascript', environment: 'production' }));
+  const path = `/api/features/${connection.key}`;
+  const bareKey = keys.sdkConnectionKey(connection.key);
+
+  const bare = await startServer('bare', { BARE_PK: bareKey.PK, BARE_SK: bareKey.SK });
+  const fresh = await startServer('local');
+  const cached = await startServer('local', { PAYLOAD_CACHE_MS: '1000' });
+  try {
+    const first = await fetch(`${fresh.url}${path}`);
+    const etag = first.headers.get('etag')!;
+    const raw = Buffer.from(await first.arrayBuffer());
+    const pid = (server: typeof fresh) => ({ server: server.process.pid!, dynamo: dynamoPid });
+    const rows = [
+      await hammer('bare GetItem server (one GetItem, no middleware)', { url: `${bare.url}/` }, pid(bare)),
+      await hammer('GET payload, plain', { url: `${fresh.url}${path}` }, pid(fresh)),
+      await hammer('GET payload, gzip', { url: `${fresh.url}${path}`, headers: { 'accept-encoding': 'gzip' } }, pid(fresh)),
+      await hammer('If-None-Match → 304', { url: `${fresh.url}${path}`, headers: { 'if-none-match': etag } }, pid(fresh)),
+      await hammer('PAYLOAD_CACHE_MS=1000: GET, gzip', { url: `${cached.url}${path}`, headers: { 'accept-encoding': 'gzip' } }, pid(cached)),
+      await hammer('PAYLOAD_CACHE_MS=1000: 304', { url: `${cached.url}${path}`, headers: { 'if-none-match': etag } }, pid(cached)),
+    ];
+    const baseline = Number(rows[0]['req/s']);
+    for (const row of rows) row['vs bare'] = round(Number(row['req/s']) / baseline);
+    printTable(
+      `SDK payload serving, 100 flags (targeted rule + 30 % rollout each), ${CONNECTIONS} connections, ${LOAD_SECONDS} s, loopback. ` +
+        'Reference (issue 14, Unleash 8 on this machine): 1,024–1,048 req/s plain, 2,064–2,123 req/s 304, 1.0 ms CPU/req',
+      rows,
+    );
+    const bytes: Row[] = [
+      {
+        flags: 100,
+        'raw bytes': raw.length,
+        'gzip bytes': gzipSync(raw).length,
+        'br bytes (as served)': brotliCompressSync(raw, { params: { [zlib.BROTLI_PARAM_QUALITY]: 9 } }).length,
+        'reference: Unleash gzip bytes (issue 14)': 2184,
+      },
+    ];
+    printTable('SDK payload bytes (target: gzip ≤ 1.2× Unleash)', bytes);
+    return { rows, bytes };
+  } finally {
+    bare.process.kill();
+    fresh.process.kill();
+    cached.process.kill();
+  }
+}
+
+/** Runs every payload benchmark; prints the tables and saves them to bench/results/sdk-payload.json. */
+export async function benchSdkPayload(dynamoPid?: number) {
+  const writes = await writeCost();
+  const contention = await concurrentUpdates();
+  const { rows, bytes } = await serving(dynamoPid);
+  saveResults('sdk-payload', { connections: CONNECTIONS, loadSeconds: LOAD_SECONDS, writes, contention, serving: rows, bytes });
+}
+
+if (require.main === module) {
+  (async () => {
+    const { benchDynamo } = await import('./environment');
+    const dynamo = process.env.DYNAMODB_ENDPOINT ? undefined : await benchDynamo();
+    try {
+      await benchSdkPayload(dynamo?.process.pid);
+    } finally {
+      dynamo?.stop();
+    }
+  })().catch((error) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

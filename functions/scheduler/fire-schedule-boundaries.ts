@@ -1,0 +1,48 @@
+import { logger } from '../../shared/logger';
+import { claimScheduleBoundary, dueScheduleBoundaries, putScheduleBoundary, type DueBoundary } from '../../shared/store/schedule-boundaries';
+import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
+
+/**
+ * Fires the schedule boundaries that are due: a scheduled rule turned on or off at that moment, so
+ * the payloads of its organization changed by themselves. The payload content already follows the
+ * clock; firing bumps the stored payloads' version and date, so every cache keyed on them refreshes.
+ * Each boundary is claimed by one run only (a conditional delete), so it bumps the payloads once.
+ */
+
+export interface FireResult {
+  /** Boundaries this run fired. */
+  fired: number;
+  /** Boundaries another run had fired already. */
+  skipped: number;
+  /** Boundaries whose payload bump failed: put back, to be fired by the next run. */
+  failed: number;
+}
+
+/** Fires every boundary due at `now` (at most `limit`); one payload bump per organization per run. */
+export async function fireDueBoundaries(options: { now?: Date; limit?: number } = {}): Promise<FireResult> {
+  const now = options.now ?? new Date();
+  const due = await dueScheduleBoundaries(now, options.limit ?? 1000);
+  const result: FireResult = { fired: 0, skipped: 0, failed: 0 };
+  const claimed = new Map<string, DueBoundary[]>();
+  for (const boundary of due) {
+    if (!(await claimScheduleBoundary(boundary))) {
+      result.skipped += 1;
+      continue;
+    }
+    claimed.set(boundary.orgId, [...(claimed.get(boundary.orgId) ?? []), boundary]);
+  }
+  await Promise.all(
+    [...claimed].map(async ([orgId, boundaries]) => {
+      try {
+        await touchSdkPayloads(orgId);
+        result.fired += boundaries.length;
+      } catch (error) {
+        logger.error('Schedule boundary could not bump the payloads; it is put back', { orgId, error });
+        await Promise.all(boundaries.map((boundary) => putScheduleBoundary(boundary.orgId, boundary.at))).catch(() => undefined);
+        result.failed += boundaries.length;
+      }
+    }),
+  );
+  if (due.length) logger.info('Schedule boundaries fired', { due: due.length, ...result });
+  return result;
+}

@@ -1,0 +1,138 @@
+import { GrowthBook, clearCache } from '@growthbook/growthbook';
+import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+
+/**
+ * Remote evaluation as a user of the real GrowthBook SDK (`remoteEval: true`) meets it: the
+ * server answers resolved values for the user, experiments still reach the trackingCallback, and
+ * the targeting itself is never served.
+ */
+
+let api: Api;
+let org: TestOrg;
+let remoteKey: string;
+let experimentKey: string;
+
+async function ok(method: string, path: string, body?: unknown) {
+  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
+  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+beforeAll(async () => {
+  api = await startApi();
+  org = await createTestOrg();
+  const { experiment } = await ok('POST', '/experiments', {
+    trackingKey: 'pricing-test',
+    name: 'Pricing',
+    status: 'running',
+    hashAttribute: 'id',
+    variations: [{ key: 'low', name: 'Low' }, { key: 'high', name: 'High' }],
+    phases: [{ name: 'Main', dateStarted: new Date().toISOString(), coverage: 1, variationWeights: [0.5, 0.5] }],
+  });
+  experimentKey = experiment.trackingKey;
+  const [low, high] = experiment.variations.map((v: { variationId: string }) => v.variationId);
+  const production = (rules: unknown[]) => ({ production: { enabled: true, rules } });
+  await ok('POST', '/features', {
+    id: 'secret-menu',
+    valueType: 'boolean',
+    defaultValue: 'false',
+    environments: production([{ type: 'force', value: 'true', condition: '{"email":{"$regex":"@vip\\\\.example$"}}' }]),
+  });
+  await ok('POST', '/features', {
+    id: 'price',
+    valueType: 'number',
+    defaultValue: '10',
+    environments: production([{ type: 'experiment-ref', experimentId: experiment.id, variations: [{ variationId: low, value: '9' }, { variationId: high, value: '12' }] }]),
+  });
+  remoteKey = (await ok('POST', '/sdk-connections', { name: 'Remote', language: 'javascript', environment: 'production', remoteEvalEnabled: true }))
+    .sdkConnection.key;
+});
+
+afterAll(async () => {
+  clearCache();
+  await api.close();
+});
+
+describe('remote evaluation', () => {
+  it('gives the SDK the right values for each user, and follows its attributes', async () => {
+    clearCache();
+    const gb = new GrowthBook({ apiHost: api.baseUrl, clientKey: remoteKey, remoteEval: true, attributes: { id: 'u-1', email: 'ann@vip.example' } });
+
+    await gb.init({ timeout: 5000 });
+    const vip = gb.isOn('secret-menu');
+    await gb.setAttributes({ id: 'u-1', email: 'bob@else.example' });
+    const other = gb.isOn('secret-menu');
+    gb.destroy();
+
+    expect(vip).toBe(true);
+    expect(other).toBe(false);
+  });
+
+  it('fires the trackingCallback for an experiment the server ran, with the variation the value came from', async () => {
+    clearCache();
+    const tracked: Array<{ key: string; value: unknown }> = [];
+    const gb = new GrowthBook({
+      apiHost: api.baseUrl,
+      clientKey: remoteKey,
+      remoteEval: true,
+      attributes: { id: 'u-42' },
+      trackingCallback: (experiment, result) => void tracked.push({ key: experiment.key, value: result.value }),
+    });
+
+    await gb.init({ timeout: 5000 });
+    const price = gb.getFeatureValue('price', 0);
+    gb.destroy();
+
+    expect([9, 12]).toContain(price);
+    expect(tracked).toEqual([{ key: experimentKey, value: price }]);
+  });
+
+  it('honours forced variations and forced features', async () => {
+    const forced = await api.request('POST', `/api/eval/${remoteKey}`, {
+      body: { attributes: { id: 'u-42' }, forcedVariations: { [experimentKey]: 1 }, forcedFeatures: [['secret-menu', true]], url: '' },
+    });
+
+    expect(forced.body.features.price.defaultValue).toBe(12);
+    expect(forced.body.features['secret-menu']).toEqual({ defaultValue: true });
+  });
+
+  it('answers with no-store and never the targeting, and refuses a plain GET of the payload', async () => {
+    const evaluated = await api.request('POST', `/api/eval/${remoteKey}`, { body: { attributes: { id: 'u-1' } } });
+    const plain = await api.request('GET', `/api/features/${remoteKey}`);
+
+    expect(evaluated.status).toBe(200);
+    expect(evaluated.headers.get('cache-control')).toBe('no-store');
+    expect(evaluated.headers.get('access-control-allow-origin')).toBe('*');
+    expect(JSON.stringify(evaluated.body)).not.toContain('vip');
+    expect(plain.status).toBe(400);
+    expect(plain.body.message).toMatch(/remote evaluation/);
+  });
+
+  it('answers a browser preflight for the POST, and refuses one that would send a key', async () => {
+    const preflight = (headers: string) =>
+      api.request('OPTIONS', `/api/eval/${remoteKey}`, {
+        headers: { origin: 'https://shop.example', 'access-control-request-method': 'POST', 'access-control-request-headers': headers },
+      });
+
+    const allowed = await preflight('content-type');
+    const withKey = await preflight('content-type, authorization');
+
+    expect(allowed.status).toBe(204);
+    expect(allowed.headers.get('access-control-allow-origin')).toBe('*');
+    expect(allowed.headers.get('access-control-allow-methods')).toContain('POST');
+    expect(withKey.headers.get('access-control-allow-origin')).toBeNull();
+  });
+
+  it('refuses remote evaluation for a connection without it, and a body that is not the SDK one', async () => {
+    const { sdkConnection } = await ok('POST', '/sdk-connections', { name: 'Plain', language: 'javascript', environment: 'production' });
+
+    const refused = await api.request('POST', `/api/eval/${sdkConnection.key}`, { body: { attributes: {} } });
+    const malformed = await api.request('POST', `/api/eval/${remoteKey}`, { body: { attributes: 'everyone' } });
+    const unknown = await api.request('POST', '/api/eval/sdk-nobody', { body: {} });
+
+    expect(refused.status).toBe(400);
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.message).toMatch(/attributes/);
+    expect(unknown.status).toBe(404);
+  });
+});
