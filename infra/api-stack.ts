@@ -17,9 +17,10 @@ import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
-import { cors } from './cors';
 import type { SwitchyardConfig } from './config';
+import { corsPolicy } from './cors';
 import { ServiceFunction, type TableAccess } from './lambda';
+import { PayloadCdn } from './payload-cdn';
 
 export interface ApiStackProps extends StackProps {
   config: SwitchyardConfig;
@@ -67,6 +68,8 @@ export class ApiStack extends Stack {
   readonly stage: HttpStage;
   /** Every endpoint's function by operationId. */
   readonly functions = new Map<string, ServiceFunction>();
+  /** CloudFront in front of the API, caching the SDK payload at the edge. */
+  readonly cdn: PayloadCdn;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -76,14 +79,13 @@ export class ApiStack extends Stack {
       apiName: `switchyard-${config.stage}`,
       description: 'Switchyard feature flags and experimentation API',
       createDefaultStage: false,
-      // HTTP APIs configure CORS for the whole API, not per route. Allowing no Authorization header
-      // means browsers can call the public routes (the SDK payload, remote evaluation) and nothing
-      // that needs a key: such a request is preflighted, and the preflight is refused.
+      // HTTP APIs configure CORS for the whole API, not per route: see infra/cors.ts.
       corsPreflight: {
         allowOrigins: config.corsOrigins,
-        allowMethods: cors.methods.map((method) => CorsHttpMethod[method]),
-        allowHeaders: cors.headers,
-        maxAge: Duration.seconds(cors.maxAgeSeconds),
+        allowMethods: corsPolicy.allowMethods.map((method) => CorsHttpMethod[method]),
+        allowHeaders: corsPolicy.allowHeaders,
+        exposeHeaders: corsPolicy.exposeHeaders,
+        maxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
       },
     });
 
@@ -125,6 +127,7 @@ export class ApiStack extends Stack {
     });
 
     this.addAlarms(config);
+    this.cdn = new PayloadCdn(this, 'Cdn', { api: this.api, originShieldRegion: config.originShieldRegion });
     new CfnOutput(this, 'ApiUrl', { value: `${this.stage.url}api/v1`, description: 'Base URL of the API' });
   }
 

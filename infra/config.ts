@@ -31,6 +31,8 @@ export interface SwitchyardConfig {
   serverErrorAlarmPercent: number;
   /** SNS topic every alarm notifies; none by default (alarms are visible in CloudWatch only). */
   alarmTopicArn?: string;
+  /** CloudFront Origin Shield in this region in front of the API (for the SDK payload); none by default. */
+  originShieldRegion?: string;
 }
 
 /** The defaults, documented in docs/deploy.md. */
@@ -107,5 +109,6 @@ export function readConfig(node: Node): SwitchyardConfig {
     latencyAlarmMs: positiveInteger('latencyAlarmMs', given('latencyAlarmMs') ?? config.latencyAlarmMs),
     serverErrorAlarmPercent,
     ...(given('alarmTopicArn') ? { alarmTopicArn: String(given('alarmTopicArn')) } : {}),
+    ...(given('originShieldRegion') ? { originShieldRegion: String(given('originShieldRegion')) } : {}),
   };
 }

@@ -10,7 +10,7 @@ export const handler = endpoint(putEnvironment, async ({ params, body, auth }) =
     await assertProjectsExist(auth.orgId, body.projects);
     return { ...current, ...body };
   });
-  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
+  // Its projects limit what its SDK connections serve.
   await touchSdkPayloads(auth.orgId);
   return { environment: publicEnvironment(environment) };
 });

@@ -7,29 +7,36 @@ import {
   commitRampOutcome,
   dueRampSchedules,
   isRaceLost,
+  prepareRampSteps,
   readRampWorld,
   recordRampFailure,
   type DueRef,
+  type RampStep,
   type RampWorld,
 } from '../../shared/store/ramp-schedules';
+import { transact } from '../../shared/store/repository';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It
  * advances ramp schedules, then fires schedule boundaries (fire-schedule-boundaries.ts).
- * The ramp advancer asks the sparse due index for schedules whose time has come and moves each one on in one
- * transaction conditional on the versions it read, so advancers running at once, or a crashed run
- * and its retry, never apply a step twice or skip one.
+ * The ramp advancer asks the sparse due index for schedules whose time has come and moves them on
+ * in batches: the due schedules of one organization, read together and written in one transaction
+ * (at most 100 items), conditional on every version read. A batch that fails (a race lost, one bad
+ * schedule) is split in halves and tried again, down to single schedules, which retry and record
+ * their own failures. So advancers running at once, or a crashed run and its retry, never apply a
+ * step twice or skip one, and one bad schedule holds up no other.
  */
 
 export interface AdvanceOptions {
   /** The time to advance to (tests move it). */
   now?: Date;
   /**
-   * Organizations worked on at once. One organization's schedules go one after another: every
-   * transition rewrites the organization's SDK payload, so running them side by side only makes
-   * them retry each other.
+   * Organizations worked on at once. One organization's batches go one after another: side by
+   * side they would meet on the same payload version items and retry each other.
    */
   concurrency?: number;
+  /** Schedules per batch transaction (fewer when their items would exceed 100); 1 turns batching off. */
+  batchSize?: number;
   /** At most this many due schedules per run; the rest wait for the next run. */
   limit?: number;
   failurePolicy?: FailurePolicy;
@@ -61,15 +68,85 @@ export async function advanceDueSchedules(options: AdvanceOptions = {}): Promise
   }
   const queue = [...lanes.values()];
   const result: AdvanceResult = { advanced: 0, skipped: 0, failed: 0 };
+  const batchSize = Math.max(1, options.batchSize ?? BATCH_SIZE);
   const worker = async () => {
     for (let lane = queue.shift(); lane; lane = queue.shift()) {
-      for (const ref of lane) result[await advanceOrFail(ref, now, options)] += 1;
+      for (let start = 0; start < lane.length; start += batchSize) {
+        for (const outcome of await advanceBatch(lane.slice(start, start + batchSize), now, options)) result[outcome] += 1;
+      }
     }
   };
   await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 8) }, worker));
   if (found.length) logger.info('Ramp schedules advanced', { due: found.length, ...result });
   else logger.debug('No ramp schedule due');
   return result;
+}
+
+/** DynamoDB's limit of items in one TransactWriteItems call. */
+const TRANSACTION_MAX_ITEMS = 100;
+/** About 4 items per schedule (feature, revision, schedule, payload entry) plus the shared payload versions: 20 fit. */
+const BATCH_SIZE = 20;
+
+/**
+ * Moves on the due schedules `refs` of one organization in one transaction; what each came to.
+ * Schedules that need no batch (not due, failed when read or computed, a feature already in the
+ * batch) are settled one by one; a batch whose transaction fails is split in halves and tried again.
+ */
+async function advanceBatch(refs: DueRef[], now: Date, options: AdvanceOptions): Promise<Array<keyof AdvanceResult>> {
+  if (refs.length === 1) return [await advanceOrFail(refs[0], now, options)];
+  const outcomes: Array<keyof AdvanceResult> = [];
+  const alone: DueRef[] = [];
+  const batch: Array<RampStep & { ref: DueRef }> = [];
+  const features = new Set<string>();
+  const worlds = await Promise.all(refs.map((ref) => readRampWorld(ref.orgId, ref.id, { expectedFeatureId: ref.featureId }).catch((error: Error) => error)));
+  for (const [i, world] of worlds.entries()) {
+    const ref = refs[i];
+    if (world instanceof NotFoundError) outcomes.push('skipped');
+    else if (world instanceof Error) alone.push(ref);
+    else if (!due(world.schedule.entity, now)) outcomes.push('skipped');
+    else if (world.feature && features.has(world.feature.entity.id)) alone.push(ref);
+    else {
+      const schedule = world.schedule.entity;
+      try {
+        await options.afterRead?.(schedule);
+        const transition = advance(schedule, now, world.feature ? [world.feature.entity] : []);
+        if (!transition) outcomes.push('skipped');
+        else {
+          batch.push({ ref, world, outcome: transition, by: schedule.id });
+          if (world.feature) features.add(world.feature.entity.id);
+        }
+      } catch (error) {
+        await fail(ref, world, now, error as Error, options.failurePolicy);
+        outcomes.push('failed');
+      }
+    }
+  }
+  outcomes.push(...(await commitBatch(batch, now, options)));
+  for (const ref of alone) outcomes.push(await advanceOrFail(ref, now, options));
+  return outcomes;
+}
+
+/** One transaction for the whole batch; on any failure, each half again (read afresh). */
+async function commitBatch(batch: Array<RampStep & { ref: DueRef }>, now: Date, options: AdvanceOptions): Promise<Array<keyof AdvanceResult>> {
+  if (batch.length === 0) return [];
+  const split = async () => {
+    const half = Math.ceil(batch.length / 2);
+    const refs = batch.map((step) => step.ref);
+    return [...(await advanceBatch(refs.slice(0, half), now, options)), ...(await advanceBatch(refs.slice(half), now, options))];
+  };
+  let ops;
+  try {
+    ops = await prepareRampSteps(batch[0].ref.orgId, batch);
+  } catch {
+    return split();
+  }
+  if (ops.length > TRANSACTION_MAX_ITEMS) return split();
+  try {
+    await transact(ops);
+    return batch.map(() => 'advanced' as const);
+  } catch {
+    return split();
+  }
 }
 
 /** One schedule; an error that escapes (the store unreachable, say) fails this schedule only, not the run. */

@@ -13,6 +13,6 @@ export const handler = endpoint(postRemoteEval, async ({ params, body }) => {
   const connection = await findSdkKey(params.clientKey);
   if (!connection) throw new NotFoundError(`No SDK connection has the key ${params.clientKey}`);
   if (!connection.remoteEvalEnabled) throw new InvalidInputError(`Remote evaluation is not enabled for the SDK connection ${params.clientKey}`);
-  const payload = await loadSdkPayload(connection);
+  const { payload } = await loadSdkPayload(connection);
   return new HttpResponse(200, remoteEvaluate(payload, body), headers);
 });

@@ -3,6 +3,7 @@ import { InvalidInputError, NotFoundError } from '../errors';
 import { etagMatches, sdkPayloadResponse } from '../domain/sdk-payload';
 import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
 import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from '../store/sdk-payloads';
+import { SDK_PAYLOAD_CACHE_CONTROL } from '../contracts/sdk-payload';
 import { EncodedResponse } from './responses';
 
 /**
@@ -13,9 +14,6 @@ import { EncodedResponse } from './responses';
  * When they moved, the key is read again and the body rebuilt (re-reading only changed shards).
  * With `PAYLOAD_CACHE_MS`, a body checked less than that long ago is served without any read.
  */
-
-/** As GrowthBook sends them: CDNs and browsers keep the payload 30 s, then may serve it stale while they revalidate. */
-export const SDK_PAYLOAD_CACHE_CONTROL = 'public, max-age=30, stale-while-revalidate=3600, stale-if-error=36000';
 
 const baseHeaders = {
   'content-type': 'application/json; charset=utf-8',
@@ -29,6 +27,8 @@ interface Served {
   record: SdkKeyRecord;
   /** The environment's payload versions the body was built at. */
   versions: string;
+  /** When the body changes by itself (a scheduled rule's next step): rebuilt from then on. */
+  validUntil: number;
   etag: string;
   json: string;
   /** Compressed forms, base64 as API Gateway takes them, made on first demand. */
@@ -54,11 +54,18 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
   return weight('gzip') > 0 ? 'gzip' : undefined;
 }
 
-async function build(record: SdkKeyRecord, versions: PayloadVersions): Promise<Served> {
-  // The record carries the connection's payload settings (rule ids, names, hashing...).
-  const payload = await loadSdkPayload(record, versions);
-  const { body, headers } = sdkPayloadResponse(payload, { encryptionKey: record.encryptPayload ? record.encryptionKey : undefined });
-  return { record, versions: versions.token, etag: headers.etag, json: JSON.stringify(body), checkedAt: 0 };
+async function build(record: SdkKeyRecord, versions: PayloadVersions, now: number): Promise<Served> {
+  const { key: _key, orgId: _org, connectionId: _id, encryptPayload, encryptionKey, ...scope } = record;
+  const { payload, validUntil } = await loadSdkPayload({ orgId: record.orgId, ...scope }, new Date(now), versions);
+  const { body, headers } = sdkPayloadResponse(payload, { encryptionKey: encryptPayload ? encryptionKey : undefined });
+  return {
+    record,
+    versions: versions.token,
+    validUntil: validUntil ? Date.parse(validUntil) : Infinity,
+    etag: headers.etag,
+    json: JSON.stringify(body),
+    checkedAt: now,
+  };
 }
 
 const notFound = (key: string) => new NotFoundError(`No SDK connection has the key ${key}`);
@@ -72,12 +79,13 @@ async function current(key: string, orgId: string | undefined): Promise<Served> 
   const cached = served.get(key);
   const now = Date.now();
   const cacheMs = Number(process.env.PAYLOAD_CACHE_MS ?? 0);
-  const fresh = cached && cacheMs > 0 && now - cached.checkedAt < cacheMs;
+  const usable = cached && now < cached.validUntil ? cached : undefined;
+  const fresh = usable && cacheMs > 0 && now - usable.checkedAt < cacheMs;
   let versions = cached && !fresh ? await readPayloadVersions(cached.record.orgId, cached.record.environment) : undefined;
-  if (cached && (fresh || versions!.token === cached.versions)) {
-    if (orgId && cached.record.orgId !== orgId) throw notFound(key);
-    if (!fresh) cached.checkedAt = now;
-    return cached;
+  if (usable && (fresh || versions!.token === usable.versions)) {
+    if (orgId && usable.record.orgId !== orgId) throw notFound(key);
+    if (!fresh) usable.checkedAt = now;
+    return usable;
   }
   const record = await findSdkKey(key);
   if (!record || (orgId && record.orgId !== orgId)) {
@@ -86,8 +94,7 @@ async function current(key: string, orgId: string | undefined): Promise<Served> 
   }
   const sameTarget = cached && cached.record.orgId === record.orgId && cached.record.environment === record.environment;
   if (!sameTarget || !versions) versions = await readPayloadVersions(record.orgId, record.environment);
-  const next = await build(record, versions);
-  next.checkedAt = now;
+  const next = await build(record, versions, now);
   served.delete(key);
   served.set(key, next);
   if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);

@@ -63,3 +63,8 @@ export const postRemoteEval = defineEndpoint({
 });
 
 export const sdkPayloadEndpoints = [getFeaturesForSdk, getSdkPayload, postRemoteEval];
+
+/** How long CDNs and browsers keep a payload before they revalidate it, as GrowthBook sends it. */
+export const SDK_PAYLOAD_MAX_AGE_SECONDS = 30;
+/** As GrowthBook sends them: kept 30 s, then may be served stale for an hour while revalidating, and 10 hours while the API fails. */
+export const SDK_PAYLOAD_CACHE_CONTROL = `public, max-age=${SDK_PAYLOAD_MAX_AGE_SECONDS}, stale-while-revalidate=3600, stale-if-error=36000`;

@@ -6,7 +6,7 @@ import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
 import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
 import { db, tableName } from './client';
-import { features, prepareFeatureChanges } from './features';
+import { features, prepareFeatureChanges, type FeatureChange } from './features';
 import { keys } from './keys';
 import { repository, transact, type TransactionOp, type Versioned } from './repository';
 
@@ -223,6 +223,36 @@ export async function commitRampOutcome(orgId: string, world: RampWorld, outcome
   ops.push(put, ...lockOps(orgId, id, current.entity, outcome.schedule, writes.length > 0));
   await namingLockHolder(orgId, id, current.entity, outcome.schedule, () => transact(ops));
   return put.entity;
+}
+
+/** One schedule's move in a batch: the outcome computed from `world` (never a deletion). */
+export interface RampStep {
+  world: RampWorld;
+  outcome: Extract<RampOutcome, { schedule: RampScheduleRecord }>;
+  by: string;
+}
+
+/**
+ * The transaction ops that apply several schedules' outcomes at once, all or nothing: their
+ * features in one feature change (so the payload version of a shard is bumped once), each schedule
+ * conditional on the version read, and the rule locks. Each feature may appear in one step only.
+ * Throws what `commitRampOutcome` would refuse (a feature gone, a value that no longer fits).
+ */
+export async function prepareRampSteps(orgId: string, steps: RampStep[]): Promise<TransactionOp[]> {
+  const changes: FeatureChange[] = [];
+  const ops: TransactionOp[] = [];
+  for (const { world, outcome, by } of steps) {
+    const current = world.schedule;
+    if (outcome.writes.length) {
+      if (!world.feature) throw new ConflictError('invalid_status', `Feature ${current.entity.entityId} no longer exists`);
+      const next = applyRuleWrites(world.feature.entity, outcome.writes);
+      assertValuesValid(next);
+      changes.push({ current: world.feature, next, author: { by, comment: outcome.comment } });
+    }
+    ops.push(prepareSchedulePut(orgId, current, outcome.schedule), ...lockOps(orgId, current.entity.id, current.entity, outcome.schedule, outcome.writes.length > 0));
+  }
+  if (changes.length) ops.push(...(await prepareFeatureChanges(orgId, changes)).ops);
+  return ops;
 }
 
 /** Who changes a schedule through the API: the revision author, and the permission they need on the feature's project. */

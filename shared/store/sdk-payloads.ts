@@ -236,16 +236,24 @@ export interface PayloadScope extends PayloadSettings {
   dateUpdated: string;
 }
 
+/** A built payload, and when it changes by itself (a scheduled rule's next step), if ever. */
+export interface BuiltPayload {
+  payload: SdkPayload;
+  validUntil?: string;
+}
+
 /**
- * The one place the SDK payload is built: a connection's payload from an environment's entries,
- * reading the saved groups and experiments they name. `dates` are the stored payload's own dates.
+ * The one place the SDK payload is built: a connection's payload at `now` from an environment's
+ * entries, reading the saved groups, experiments and attribute types they need (and, to hash
+ * secure attributes, the organization's salt; for project metadata, the projects' public ids).
+ * `dates` are the stored payload's own dates.
  */
 export async function buildSdkPayload(
   scope: PayloadScope,
   entries: Record<string, PayloadEntry>,
   dates: string[],
   now = new Date(),
-): Promise<SdkPayload> {
+): Promise<BuiltPayload> {
   const served = entriesForProjects(entries, scope.projects);
   const [refs, salt, named] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
@@ -254,10 +262,13 @@ export async function buildSdkPayload(
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
   ]);
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
-  const passedSteps = scheduleBoundaries(served).filter((date) => date <= now.toISOString());
+  const at = now.toISOString();
+  const boundaries = scheduleBoundaries(served);
+  const passedSteps = boundaries.filter((date) => date <= at);
+  const validUntil = boundaries.filter((date) => date > at).sort()[0];
   const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps];
   const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
-  return sdkPayload(entries, {
+  const payload = sdkPayload(entries, {
     projects: scope.projects,
     refs,
     dateUpdated,
@@ -273,10 +284,14 @@ export async function buildSdkPayload(
       projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
     },
   });
+  return { payload, validUntil };
 }
 
-/** The SDK payload of a connection as stored now (through this container's cache of unchanged shards). */
-export async function loadSdkPayload(scope: PayloadScope, versions?: PayloadVersions): Promise<SdkPayload> {
+/**
+ * The SDK payload of a connection at `now`, as stored (through this container's cache of unchanged
+ * shards): the versions (one Query, unless given), the changed shards' entries, and the references.
+ */
+export async function loadSdkPayload(scope: PayloadScope, now = new Date(), versions?: PayloadVersions): Promise<BuiltPayload> {
   const state = await payloadState(scope.orgId, scope.environment, versions ?? (await readPayloadVersions(scope.orgId, scope.environment)));
-  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : []);
+  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : [], now);
 }

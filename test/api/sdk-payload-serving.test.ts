@@ -107,6 +107,24 @@ describe('compression', () => {
   });
 });
 
+describe('CORS', () => {
+  it('answers a preflight for the payload with any requested headers, and the GET lets the browser read the body and ETag', async () => {
+    const preflight = await fetch(`${api.baseUrl}/api/features/${key}`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://shop.example', 'access-control-request-method': 'GET', 'access-control-request-headers': 'if-none-match,x-sdk-version' },
+    });
+    const get = await api.request('GET', `/api/features/${key}`, { headers: { origin: 'https://shop.example', 'x-sdk-version': '1.2.0' } });
+
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get('access-control-allow-origin')).toBe('*');
+    expect(preflight.headers.get('access-control-allow-methods')).toContain('GET');
+    expect(preflight.headers.get('access-control-allow-headers')).toBe('if-none-match,x-sdk-version');
+    expect(get.status).toBe(200);
+    expect(get.headers.get('access-control-allow-origin')).toBe('*');
+    expect(get.headers.get('access-control-expose-headers')).toMatch(/etag/i);
+  });
+});
+
 describe('the warm container', () => {
   it('answers a revalidation with one Query of the versions, and nothing else', async () => {
     const first = await api.request('GET', `/api/features/${key}`);

@@ -96,12 +96,12 @@ describe('the API stack', () => {
     });
   });
 
-  it('lets browsers call only what needs no key: GET and POST without an Authorization header', () => {
+  it('lets browsers GET (and POST, for remote evaluation) with any request header, and read the ETag', () => {
     const template = Template.fromStack(api);
 
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
       ProtocolType: 'HTTP',
-      CorsConfiguration: { AllowOrigins: ['*'], AllowMethods: ['GET', 'POST'], AllowHeaders: ['content-type'] },
+      CorsConfiguration: { AllowOrigins: ['*'], AllowMethods: ['GET', 'POST', 'OPTIONS'], AllowHeaders: ['*'], ExposeHeaders: ['etag'] },
     });
   });
 
@@ -124,6 +124,60 @@ describe('the API stack', () => {
 
   it('keeps every stack within CloudFormation’s 500 resources', () => {
     for (const stack of allStacks) expect(Object.keys(resourcesOf(stack)).length).toBeLessThanOrEqual(500);
+  });
+});
+
+describe('CloudFront in front of the API', () => {
+  const distribution = () => ofType(resourcesOf(api), 'AWS::CloudFront::Distribution').map(([, resource]) => resource.Properties!.DistributionConfig)[0];
+  const byId = (type: string) => Object.fromEntries(ofType(resourcesOf(api), type).map(([id, resource]) => [id, resource.Properties!]));
+
+  it('caches the SDK payload by its path (the client key) and accepted encoding only, for the 30 s the API says, compressed', () => {
+    const behavior = distribution().CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/features/*');
+    const policy = byId('AWS::CloudFront::CachePolicy')[ref(behavior.CachePolicyId)!].CachePolicyConfig;
+
+    expect(behavior).toMatchObject({ Compress: true, ViewerProtocolPolicy: 'redirect-to-https', AllowedMethods: ['GET', 'HEAD', 'OPTIONS'] });
+    expect(policy).toMatchObject({ DefaultTTL: 30, MinTTL: 0 });
+    expect(policy.ParametersInCacheKeyAndForwardedToOrigin).toEqual({
+      CookiesConfig: { CookieBehavior: 'none' },
+      HeadersConfig: { HeaderBehavior: 'none' },
+      QueryStringsConfig: { QueryStringBehavior: 'none' },
+      EnableAcceptEncodingGzip: true,
+      EnableAcceptEncodingBrotli: true,
+    });
+  });
+
+  it('answers browsers with any requested header on the payload route', () => {
+    const behavior = distribution().CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/api/features/*');
+    const policy = byId('AWS::CloudFront::ResponseHeadersPolicy')[ref(behavior.ResponseHeadersPolicyId)!].ResponseHeadersPolicyConfig;
+
+    expect(policy.CorsConfig).toMatchObject({
+      AccessControlAllowOrigins: { Items: ['*'] },
+      AccessControlAllowHeaders: { Items: ['*'] },
+      AccessControlAllowMethods: { Items: ['GET', 'HEAD', 'OPTIONS'] },
+      AccessControlAllowCredentials: false,
+      OriginOverride: true,
+    });
+  });
+
+  it('passes every other request to the API uncached, with its headers (keys included) and all methods', () => {
+    const { DefaultCacheBehavior: behavior, Origins: origins } = distribution();
+
+    // AWS's managed CachingDisabled and AllViewerExceptHostHeader policies.
+    expect(behavior).toMatchObject({
+      CachePolicyId: '4135ea2d-6df8-44a3-9df3-4b5a84be39ad',
+      OriginRequestPolicyId: 'b689b0a8-53d0-40ab-baf2-68738e2966ac',
+      AllowedMethods: ['GET', 'HEAD', 'OPTIONS', 'PUT', 'PATCH', 'POST', 'DELETE'],
+    });
+    expect(origins).toHaveLength(1);
+    expect(origins[0].CustomOriginConfig.OriginProtocolPolicy).toBe('https-only');
+    expect(origins[0].OriginShield).toBeUndefined();
+  });
+
+  it('puts Origin Shield in front of the API when a region is given', () => {
+    const shielded = synthesize({ originShieldRegion: 'eu-west-1' });
+    const [[, resource]] = ofType(resourcesOf(shielded.api), 'AWS::CloudFront::Distribution');
+
+    expect(resource.Properties!.DistributionConfig.Origins[0].OriginShield).toEqual({ Enabled: true, OriginShieldRegion: 'eu-west-1' });
   });
 });
 

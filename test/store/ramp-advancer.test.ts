@@ -215,3 +215,42 @@ describe('the due index', () => {
     expect(paused).toEqual({ GSI2PK: undefined, GSI2SK: undefined });
   });
 });
+
+// Last in the file: their schedules stay due for their next steps.
+describe('batches of one organization', () => {
+  it('apply every step once when a write lands on one of their features between the read and the commit', async () => {
+    const seeded = await seed(1, 30);
+    const target = seeded[7];
+    let edited = false;
+    const editOnce = async (schedule: { id: string }) => {
+      if (edited || schedule.id !== target.scheduleId) return;
+      edited = true;
+      await features.update(target.orgId, target.featureId, (current) => ({ ...current, description: 'edited meanwhile' }));
+    };
+
+    const result = await advanceDueSchedules({ now: after(1), batchSize: 30, afterRead: editOnce });
+    const states = await Promise.all(seeded.map(stateOf));
+
+    expect(edited).toBe(true);
+    expect(result).toEqual({ advanced: 30, skipped: 0, failed: 0 });
+    for (const state of states) expect(state).toMatchObject({ versions: [1, 2], coverages: [0, 0.25], coverage: 0.25, status: 'running', step: 0 });
+    expect((await features.get(target.orgId, target.featureId)).description).toBe('edited meanwhile');
+  });
+
+  it('let one bad schedule fail alone while the rest of its batch advances', async () => {
+    const seeded = await seed(1, 12);
+    const bad = seeded[5];
+    await features.update(bad.orgId, bad.featureId, (current) => ({
+      ...current,
+      environments: { ...current.environments, production: { ...current.environments.production, rules: [] } },
+    }));
+
+    const result = await advanceDueSchedules({ now: after(1), batchSize: 12 });
+
+    expect(result).toEqual({ advanced: 11, skipped: 0, failed: 1 });
+    const states = await Promise.all(seeded.filter((one) => one !== bad).map(stateOf));
+    for (const state of states) expect(state).toMatchObject({ versions: [1, 2], status: 'running', step: 0 });
+    expect(await rampSchedules.get(bad.orgId, bad.scheduleId)).toMatchObject({ failures: 1, status: 'ready' });
+    expect(await stateOf(bad)).toMatchObject({ versions: [1] });
+  });
+});
