@@ -18,7 +18,7 @@ import { routes, unknownRouteHandler, type Route } from '../shared/contracts/reg
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
-import { corsPolicy } from './cors';
+import { cors } from './cors';
 import { ServiceFunction, type TableAccess } from './lambda';
 import { PayloadCdn } from './payload-cdn';
 
@@ -82,10 +82,10 @@ export class ApiStack extends Stack {
       // HTTP APIs configure CORS for the whole API, not per route: see infra/cors.ts.
       corsPreflight: {
         allowOrigins: config.corsOrigins,
-        allowMethods: corsPolicy.allowMethods.map((method) => CorsHttpMethod[method]),
-        allowHeaders: corsPolicy.allowHeaders,
-        exposeHeaders: corsPolicy.exposeHeaders,
-        maxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
+        allowMethods: cors.methods.map((method) => CorsHttpMethod[method]),
+        allowHeaders: cors.headers,
+        exposeHeaders: cors.exposeHeaders,
+        maxAge: Duration.seconds(cors.maxAgeSeconds),
       },
     });
 

@@ -1,15 +1,33 @@
 /**
- * CORS for browsers, the same in AWS (the HTTP API's preflight configuration, CloudFront's response
- * headers policy) and under `npm start` (the local server answers preflights with it). Browser SDKs
- * fetch the payload with whatever headers they like (If-None-Match, a cache-control, their own), so
- * any requested header is allowed; keyed routes are protected by their keys, which a browser never
- * sends by itself, not by CORS.
+ * What browsers may call, as API Gateway answers their CORS preflights (the local server answers
+ * them the same way, and CloudFront's payload route with the same policy): GET of SDK payloads and
+ * POST of remote evaluation, with any header they ask for (SDKs send If-None-Match, cache-control
+ * or their own). Keyed routes are protected by their keys, which a browser never sends on its
+ * own, not by CORS.
  */
-export const corsPolicy = {
-  /** POST for remote evaluation (`/api/eval/{clientKey}`), which browser SDKs with `remoteEval` call. */
-  allowMethods: ['GET', 'POST', 'OPTIONS'] as const,
+export const cors = {
+  methods: ['GET', 'POST', 'OPTIONS'] as const,
   /** `*`: whatever a preflight asks for. */
-  allowHeaders: ['*'],
+  headers: ['*'],
   exposeHeaders: ['etag'],
   maxAgeSeconds: 86_400,
 };
+
+/** The answer to a preflight: CORS headers when the method and headers asked for are allowed, none otherwise (as API Gateway). */
+export function preflightHeaders(requestHeaders: Record<string, string | undefined>, origin = '*'): Record<string, string> {
+  const method = requestHeaders['access-control-request-method']?.toUpperCase();
+  const asked = (requestHeaders['access-control-request-headers'] ?? '')
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter(Boolean);
+  const anyHeader = cors.headers.includes('*');
+  const allowed = method && (cors.methods as readonly string[]).includes(method) && (anyHeader || asked.every((name) => cors.headers.includes(name)));
+  if (!allowed) return {};
+  const allowHeaders = anyHeader ? asked.join(',') : cors.headers.join(',');
+  return {
+    'access-control-allow-origin': origin,
+    'access-control-allow-methods': cors.methods.join(','),
+    ...(allowHeaders ? { 'access-control-allow-headers': allowHeaders } : {}),
+    'access-control-max-age': String(cors.maxAgeSeconds),
+  };
+}

@@ -15,7 +15,7 @@ import {
 import { HttpOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import { Construct } from 'constructs';
 import { SDK_PAYLOAD_MAX_AGE_SECONDS } from '../shared/contracts/sdk-payload';
-import { corsPolicy } from './cors';
+import { cors } from './cors';
 
 /** The public payload route, as CloudFront matches it. */
 export const PAYLOAD_PATH_PATTERN = '/api/features/*';
@@ -54,10 +54,10 @@ export class PayloadCdn extends Construct {
       corsBehavior: {
         accessControlAllowOrigins: ['*'],
         accessControlAllowMethods: ['GET', 'HEAD', 'OPTIONS'],
-        accessControlAllowHeaders: corsPolicy.allowHeaders,
-        accessControlExposeHeaders: corsPolicy.exposeHeaders,
+        accessControlAllowHeaders: cors.headers,
+        accessControlExposeHeaders: cors.exposeHeaders,
         accessControlAllowCredentials: false,
-        accessControlMaxAge: Duration.seconds(corsPolicy.maxAgeSeconds),
+        accessControlMaxAge: Duration.seconds(cors.maxAgeSeconds),
         originOverride: true,
       },
       securityHeadersBehavior: { frameOptions: { frameOption: HeadersFrameOption.DENY, override: true } },

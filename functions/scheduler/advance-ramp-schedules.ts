@@ -140,7 +140,11 @@ async function commitBatch(batch: Array<RampStep & { ref: DueRef }>, now: Date, 
   } catch {
     return split();
   }
-  if (ops.length > TRANSACTION_MAX_ITEMS) return split();
+  if (ops.length > TRANSACTION_MAX_ITEMS) {
+    // Too many items: nothing was written, so the halves keep what was read.
+    const half = Math.ceil(batch.length / 2);
+    return [...(await commitBatch(batch.slice(0, half), now, options)), ...(await commitBatch(batch.slice(half), now, options))];
+  }
   try {
     await transact(ops);
     return batch.map(() => 'advanced' as const);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
-import { corsPolicy } from '../cors';
+import { preflightHeaders } from '../cors';
 
 const root = join(__dirname, '..', '..');
 
@@ -193,38 +193,16 @@ export function lambdaInvocation(request: LocalRequest) {
   };
 }
 
-/**
- * A CORS preflight, answered as API Gateway answers it from the API's CORS configuration, before
- * any route is matched: undefined when the request is not one.
- */
-export function preflight(method: string, headers: Record<string, string | string[] | undefined>): APIGatewayProxyStructuredResultV2 | undefined {
-  const requestedMethod = headers['access-control-request-method'];
-  if (method !== 'OPTIONS' || !headers.origin || typeof requestedMethod !== 'string') return undefined;
-  if (!(corsPolicy.allowMethods as readonly string[]).includes(requestedMethod.toUpperCase())) return { statusCode: 204, headers: {} };
-  const requestedHeaders = headers['access-control-request-headers'];
-  const allowHeaders = corsPolicy.allowHeaders.includes('*') ? requestedHeaders : corsPolicy.allowHeaders.join(',');
-  return {
-    statusCode: 204,
-    headers: {
-      'access-control-allow-origin': '*',
-      'access-control-allow-methods': corsPolicy.allowMethods.join(','),
-      ...(allowHeaders ? { 'access-control-allow-headers': String(allowHeaders) } : {}),
-      'access-control-max-age': String(corsPolicy.maxAgeSeconds),
-    },
-  };
-}
-
 async function serve(request: IncomingMessage, response: ServerResponse, log: boolean) {
   const started = Date.now();
-  const answered = preflight(request.method ?? 'GET', request.headers);
-  if (answered) {
-    request.resume();
-    send(response, answered);
-    return;
-  }
   const body = await readBody(request);
   if (body === 'too-large') {
     send(response, { statusCode: 413, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'Request body too large' }) });
+    return;
+  }
+  // API Gateway answers CORS preflights itself, from the API's CORS configuration.
+  if (request.method === 'OPTIONS' && request.headers['access-control-request-method']) {
+    send(response, { statusCode: 204, headers: preflightHeaders(request.headers as Record<string, string | undefined>) });
     return;
   }
   const result = await invoke({

@@ -96,7 +96,7 @@ describe('the API stack', () => {
     });
   });
 
-  it('lets browsers GET (and POST, for remote evaluation) with any request header, and read the ETag', () => {
+  it('lets browsers GET the payload and POST remote evaluation with any request header, and read the ETag', () => {
     const template = Template.fromStack(api);
 
     template.hasResourceProperties('AWS::ApiGatewayV2::Api', {
