@@ -879,7 +879,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `/api/eval/${ids.sdkKey}`,
     body: () => ({ attributes: { id: 'bench-user', plan: 'pro' }, forcedVariations: {}, forcedFeatures: [], url: 'https://example.com/' }),
-    minimum: { calls: 2, why: 'key item + the payload version Query (entries cached per container)' },
+    minimum: { calls: 5, why: 'key item + version Query + entries + references (experiments, rule groups, attribute types; then phase groups)' },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {

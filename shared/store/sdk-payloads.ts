@@ -245,7 +245,8 @@ export interface BuiltPayload {
 /**
  * The one place the SDK payload is built: a connection's payload at `now` from an environment's
  * entries, reading the saved groups, experiments and attribute types they need (and, to hash
- * secure attributes, the organization's salt). `dates` are the stored payload's own dates.
+ * secure attributes, the organization's salt; for project metadata, the projects' public ids).
+ * `dates` are the stored payload's own dates.
  */
 export async function buildSdkPayload(
   scope: PayloadScope,
