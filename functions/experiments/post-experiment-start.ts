@@ -5,6 +5,7 @@ import { postExperimentStart } from '../../shared/contracts/experiment-status';
 import { assertNotHoldout, futureStart, incompleteChecklist, stagedStart, startedExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
 import { experiments } from '../../shared/store/experiments';
+import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { linkedFeatureCount } from '../../shared/store/features';
 import { sdkConnections } from '../../shared/store/sdk-connections';
 
@@ -39,6 +40,7 @@ export const handler = endpoint(postExperimentStart, async ({ params, body, auth
     }
     return startedExperiment(current, now);
   });
-  // The SDK payload reads experiments fresh and takes their dateUpdated, so SDK caches see the start.
+  // What the SDK payload serves of the experiment changed: cached payloads must be rebuilt.
+  await touchSdkPayloads(auth.orgId);
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) }, ...(message ? { message } : {}) };
 });

@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getExperimentResults } from '../../shared/contracts/snapshots';
-import { toExperimentResults } from '../../shared/analysis/results';
+import { toExperimentResults } from '../../shared/analysis/experiment-results';
 import { NotFoundError } from '../../shared/errors';
 import { experiments } from '../../shared/store/experiments';
 import { readLatestPointers, readSnapshotResults } from '../../shared/store/snapshot-results';

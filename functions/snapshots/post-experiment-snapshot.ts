@@ -3,7 +3,7 @@ import { assertCan } from '../../shared/permissions';
 import { postExperimentSnapshot } from '../../shared/contracts/snapshots';
 import { assertAnalysable, newSnapshot, snapshotPhase, snapshotView } from '../../shared/domain/snapshots';
 import { experimentMetricIds, freezeInputs } from '../../shared/analysis/freeze';
-import { startSnapshotRun } from '../../shared/analysis/snapshot-run';
+import { startSnapshotRun } from '../../shared/analysis/start-snapshot-run';
 import { buildSnapshotQueries } from '../../shared/analysis/sql/snapshot-queries';
 import { dataSources } from '../../shared/store/data-sources';
 import { newEvent, prepareEvent } from '../../shared/store/events';

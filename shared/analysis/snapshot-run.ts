@@ -1,15 +1,14 @@
-import { ConflictError, InvalidInputError } from '../errors';
+import { InvalidInputError } from '../errors';
 import { logger } from '../logger';
-import type { StoredSnapshot } from '../contracts/snapshots';
-import { newEvent, prepareEvent } from '../store/events';
-import { transact, type TransactionOp } from '../store/repository';
-import { NewerSnapshotHoldsPointerError, prepareLatestPointer, writeSnapshotResults } from '../store/snapshot-results';
+import { prepareLatestPointer, writeSnapshotResults } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
 import { analyseSnapshotRows } from './results';
+import { failSnapshot, finish } from './snapshot-outcome';
+
+export { failSnapshot };
 import { buildSnapshotQueries } from './sql/snapshot-queries';
 
 const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
-const FINISH_ATTEMPTS = 5;
 
 async function frozenInputs(orgId: string, snapshotId: string) {
   const snapshot = await snapshots.get(orgId, snapshotId);
@@ -21,49 +20,6 @@ async function frozenInputs(orgId: string, snapshotId: string) {
 export async function planSnapshot(orgId: string, snapshotId: string): Promise<{ queries: { id: string; sql: string }[] }> {
   const { inputs } = await frozenInputs(orgId, snapshotId);
   return { queries: buildSnapshotQueries(inputs).map(({ id, sql }) => ({ id, sql })) };
-}
-
-const eventData = (snapshot: StoredSnapshot) => ({
-  snapshotId: snapshot.id,
-  phase: snapshot.phase,
-  dimension: snapshot.dimension ?? null,
-  status: snapshot.status,
-  triggeredBy: snapshot.triggeredBy,
-  ...(snapshot.error ? { error: snapshot.error } : {}),
-});
-
-/**
- * Moves a running snapshot to its final status in one transaction with `extra` writes and its
- * event; does nothing when it has already finished (a timeout or another worker got there first).
- */
-async function finish(
-  orgId: string,
-  snapshotId: string,
-  change: Pick<StoredSnapshot, 'status'> & Partial<StoredSnapshot>,
-  extra: (snapshot: StoredSnapshot) => TransactionOp[] = () => [],
-): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
-    const current = await snapshots.read(orgId, snapshotId);
-    if (!current) return false;
-    if (current.entity.status !== 'running') return false;
-    const update = snapshots.prepareUpdate(orgId, current, { ...current.entity, ...change });
-    const event = newEvent(orgId, `experiment.snapshot.${change.status === 'success' ? 'completed' : 'failed'}`, {
-      type: 'experiment',
-      id: current.entity.experiment,
-    }, eventData(update.entity));
-    const ops = [update, prepareEvent(event)];
-    try {
-      await transact([...ops, ...extra(current.entity)]);
-      return true;
-    } catch (error) {
-      if (error instanceof NewerSnapshotHoldsPointerError) {
-        // A snapshot asked for later already serves these results: this one still succeeds, without the pointer.
-        extra = () => [];
-        continue;
-      }
-      if (!(error instanceof ConflictError) || attempt === FINISH_ATTEMPTS) throw error;
-    }
-  }
 }
 
 /**
@@ -87,11 +43,6 @@ export async function analyseSnapshot(orgId: string, snapshotId: string, rowsByQ
       createdOrder: `${current.dateCreated}#${current.id}`,
     }),
   ]);
-}
-
-/** Marks a running snapshot `error` with a message a user can act on, and writes `experiment.snapshot.failed`. */
-export async function failSnapshot(orgId: string, snapshotId: string, message: string): Promise<void> {
-  await finish(orgId, snapshotId, { status: 'error', error: message.slice(0, 4000) });
 }
 
 /** A user-facing message for a failed run: which query failed and the engine's own words. */
@@ -122,21 +73,10 @@ async function runLocally(orgId: string, snapshotId: string, signal: AbortSignal
 export const snapshotTimeoutMs = () => Number(process.env.SNAPSHOT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS;
 
 /**
- * Starts a snapshot's run without waiting for it. In AWS (`SNAPSHOT_STATE_MACHINE_ARN` set) it
- * starts the Step Functions workflow, which owns retries, timeout and failure recording. Locally it
- * runs in this process (queries on DuckDB) and always ends `success` or `error`: failures and the
- * timeout are recorded with `failSnapshot`, never dropped.
+ * Runs a snapshot in this process (queries on DuckDB) without waiting for it. It always ends
+ * `success` or `error`: failures and the timeout are recorded with `failSnapshot`, never dropped.
  */
-export async function startSnapshotRun(orgId: string, snapshotId: string): Promise<void> {
-  if (process.env.SNAPSHOT_STATE_MACHINE_ARN) {
-    try {
-      await import('./aws/start-run').then((m) => m.startSnapshotStateMachine({ orgId, snapshotId }));
-    } catch (error) {
-      // The workflow never started, so nothing else will finish this snapshot.
-      await failSnapshot(orgId, snapshotId, `The snapshot could not be started: ${(error as Error).message}`);
-    }
-    return;
-  }
+export function runSnapshotLocally(orgId: string, snapshotId: string): void {
   const timeoutMs = snapshotTimeoutMs();
   const controller = new AbortController();
   const timedOut = new Promise<never>((_, reject) => {

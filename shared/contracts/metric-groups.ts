@@ -36,6 +36,7 @@ export const listMetricGroups = defineEndpoint({
   summary: 'List metric groups',
   tag: 'metric-groups',
   permission: 'read',
+  query: z.strictObject({}),
   response: z.object({ metricGroups: z.array(metricGroup) }),
 });
 

@@ -149,8 +149,9 @@ describe('GET /stale-features', () => {
     expectShape(contract.getStaleFeatures, response.body);
     expect(response.body.features.map((f: { id: string }) => f.id)).toEqual([ids.oneSided, ids.noRules, ids.archived]);
     const byId = Object.fromEntries(response.body.features.map((f: { id: string }) => [f.id, f]));
-    expect(byId[ids.oneSided].environments).toEqual({ production: { value: 'b' }, dev: { value: null } });
-    expect(byId[ids.noRules].environments).toEqual({ production: { value: 'a' }, dev: { value: null } });
+    // dev is not in the body, so it starts as its defaultState (on) says and serves the default value.
+    expect(byId[ids.oneSided].environments).toEqual({ production: { value: 'b' }, dev: { value: 'a' } });
+    expect(byId[ids.noRules].environments).toEqual({ production: { value: 'a' }, dev: { value: 'a' } });
     expect(byId[ids.archived]).toMatchObject({ archived: true, valueType: 'string', customFields: {}, environments: { production: { value: null }, dev: { value: null } } });
     expect(response.body).toMatchObject({ total: 3, count: 3, hasMore: false });
   });

@@ -24,7 +24,7 @@ async function factMetric(testOrg: TestOrg, datasource: string): Promise<string>
 
 beforeAll(async () => {
   api = await startApi();
-  [org, other] = await Promise.all([createTestOrg(), createTestOrg('Other org')]);
+  [org, other] = await Promise.all([createTestOrg('Test org', { dataSources: ['ds_1', 'ds_2'] }), createTestOrg('Other org')]);
   [metricA, metricB, metricElsewhere] = await Promise.all([factMetric(org, 'ds_1'), factMetric(org, 'ds_1'), factMetric(org, 'ds_2')]);
   project = (await request('POST', '/projects', { name: 'Web' })).body.project.id;
 });
@@ -74,7 +74,7 @@ describe('POST /metric-groups', () => {
 
 describe('GET /metric-groups and /metric-groups/{id}', () => {
   it("lists and gets the organization's metric groups, never another organization's", async () => {
-    const fresh = await createTestOrg('List org');
+    const fresh = await createTestOrg('List org', { dataSources: ['ds_1', 'ds_2'] });
     const metric = await factMetric(fresh, 'ds_1');
     const mine = (await create({ projects: [], metrics: [metric] }, fresh.keys.admin)).body.metricGroup;
     const theirs = (await create({ projects: [], metrics: [] }, other.keys.admin)).body.metricGroup;

@@ -14,7 +14,7 @@ async function ok(method: string, path: string, body?: unknown) {
 
 async function sdk(environment: string, attributes: Record<string, unknown> = { id: 'u-1' }) {
   clearCache();
-  const { sdkConnection } = await ok('POST', '/sdk-connections', { name: environment, language: 'javascript', environment });
+  const { sdkConnection } = await ok('POST', '/sdk-connections', { name: `SDK ${environment}`, language: 'javascript', environment });
   const gb = new GrowthBook({ apiHost: api.baseUrl, clientKey: sdkConnection.key, attributes });
   await gb.init({ timeout: 5000 });
   return gb;

@@ -35,7 +35,7 @@ const ids: Record<string, string> = {};
 
 beforeAll(async () => {
   api = await startApi();
-  org = await createTestOrg();
+  org = await createTestOrg('Test org', { dataSources: ['ds_main', 'ds_abc123'] });
   const ok = async (method: string, path: string, body: unknown) => {
     const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
     if (response.status !== 200) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(response.body)}`);
@@ -47,7 +47,9 @@ beforeAll(async () => {
     .experiment;
   ids.experiment = experiment.id;
   ids.variation = experiment.variations[1].variationId;
-  // Results are asked of a running experiment.
+  ids.factTable = (await ok('POST', '/fact-tables', { name: 'T', datasource: 'ds_main', userIdTypes: ['user_id'], sql: 'SELECT 1' })).factTable.id;
+  ids.factMetric = (await ok('POST', '/fact-metrics', { name: 'M', metricType: 'proportion', numerator: { factTableId: ids.factTable } })).factMetric.id;
+  // Results are asked of a running experiment, which needs a metric to analyse.
   ids.running = (
     await ok('POST', '/experiments', {
       trackingKey: 'sample-running',
@@ -55,6 +57,7 @@ beforeAll(async () => {
       status: 'running',
       datasourceId: 'ds_main',
       assignmentQueryId: 'user_id',
+      metrics: [ids.factMetric],
       variations: [{ key: '0', name: 'A' }, { key: '1', name: 'B' }],
       phases: [{ name: 'Main', dateStarted: '2024-05-01' }],
     })
@@ -64,9 +67,7 @@ beforeAll(async () => {
   ids.segment = (await ok('POST', '/segments', { name: 'S', datasourceId: 'ds_main', identifierType: 'id', type: 'SQL', query: 'SELECT 1' })).segment.id;
   ids.project = (await ok('POST', '/projects', { name: 'Sample project' })).project.id;
   ids.savedGroup = (await ok('POST', '/saved-groups', { name: 'G', attributeKey: 'id', values: ['a'] })).savedGroup.id;
-  ids.factTable = (await ok('POST', '/fact-tables', { name: 'T', datasource: 'ds_main', userIdTypes: ['id'], sql: 'SELECT 1' })).factTable.id;
   ids.filter = (await ok('POST', `/fact-tables/${ids.factTable}/filters`, { name: 'F', value: 'x = 1' })).factTableFilter.id;
-  ids.factMetric = (await ok('POST', '/fact-metrics', { name: 'M', metricType: 'proportion', numerator: { factTableId: ids.factTable } })).factMetric.id;
 });
 afterAll(() => api.close());
 

@@ -11,7 +11,7 @@ let org: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  org = await createTestOrg();
+  org = await createTestOrg('Test org', { dataSources: ['ds_main'] });
 });
 afterAll(() => api.close());
 

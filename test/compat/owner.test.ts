@@ -9,7 +9,7 @@ let tableId: string;
 
 beforeAll(async () => {
   api = await startApi();
-  org = await createTestOrg();
+  org = await createTestOrg('Test org', { dataSources: ['ds_main'] });
   tableId = (await post('/fact-tables', { name: 'Orders', datasource: 'ds_main', userIdTypes: ['id'], sql: 'SELECT 1' })).body.factTable.id;
 });
 afterAll(() => api.close());

@@ -7,7 +7,7 @@ let org: TestOrg;
 
 beforeAll(async () => {
   api = await startApi();
-  org = await createTestOrg();
+  org = await createTestOrg('Test org', { dataSources: ['ds_main'] });
 });
 afterAll(() => api.close());
 
@@ -106,8 +106,11 @@ describe('saved groups', () => {
 
 describe('an experiment snapshot', () => {
   it('takes dimension "" as the overall results', async () => {
+    const table = (await post('/fact-tables', { name: 'Orders', datasource: 'ds_main', userIdTypes: ['user_id'], sql: 'SELECT 1' })).body.factTable.id;
+    const metric = (await post('/fact-metrics', { name: 'Ordered', metricType: 'proportion', numerator: { factTableId: table } })).body.factMetric.id;
     const experiment = (
       await post('/experiments', {
+        metrics: [metric],
         trackingKey: `compat-${++n}`,
         name: 'Running',
         status: 'running',
