@@ -212,10 +212,10 @@ describe('analysis-only packages', () => {
 
     const metafile = buildSync({
       ...esbuildOptions, write: false, metafile: true, absWorkingDir: repoRoot, outdir,
-      stdin: { contents: "export { default } from '@stdlib/stats-base-dists-normal';", resolveDir: repoRoot, sourcefile: entry },
+      stdin: { contents: "export { default } from '@stdlib/stats-base-dists-normal-cdf';", resolveDir: repoRoot, sourcefile: entry },
     }).metafile;
 
     const [files] = [...bundleInputs(metafile).values()];
-    expect(analysisOnlyPackagesIn(files)).toContain('@stdlib/stats-base-dists-normal');
+    expect(analysisOnlyPackagesIn(files)).toContain('@stdlib/stats-base-dists-normal-cdf');
   });
 });
