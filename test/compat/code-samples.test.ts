@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { waitForSnapshot } from '../support/analysis-api';
 
 // Every example request (`x-codeSamples`, the `-d` body of each cURL) of GrowthBook's reference document,
 // sent as it is written, with only the ids of resources replaced by ones that exist here.
@@ -108,6 +109,8 @@ describe("GrowthBook's example requests", () => {
   // In document order, so the environment and attribute a sample creates exist for the sample that updates them.
   it.each(samples().map((sample) => [sample.operationId, sample] as const))('%s succeeds', async (_id, sample) => {
     const response = await api.request(sample.method, pathOf(sample), { key: org.keys.admin, body: bodyOf(sample) });
+    // A snapshot runs on in the background: let it end before the test environment is torn down.
+    if (response.body?.snapshot?.id) await waitForSnapshot(api, org, response.body.snapshot.id);
 
     expect({ status: response.status, body: response.status === 200 ? 'ok' : response.body }).toEqual({ status: 200, body: 'ok' });
   });

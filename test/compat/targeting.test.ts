@@ -1,4 +1,5 @@
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { waitForSnapshot } from '../support/analysis-api';
 
 // Conditions, dates and saved groups as GrowthBook scripts write them.
 
@@ -125,5 +126,7 @@ describe('an experiment snapshot', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.snapshot.dimension ?? null).toBeNull();
+    // The run goes on in the background: let it end before the test environment is torn down.
+    await waitForSnapshot(api, org, response.body.snapshot.id);
   });
 });
