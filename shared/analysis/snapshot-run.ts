@@ -100,5 +100,15 @@ export function runSnapshotLocally(orgId: string, snapshotId: string): void {
       controller.abort();
     }
   };
-  void run().catch((error) => logger.error('Snapshot run could not record its outcome', { orgId, snapshotId, error }));
+  const running = run().catch((error) => logger.error('Snapshot run could not record its outcome', { orgId, snapshotId, error }));
+  inFlight.add(running);
+  void running.finally(() => inFlight.delete(running));
+}
+
+/** Local runs still going in this process. */
+const inFlight = new Set<Promise<void>>();
+
+/** Resolves once every local run started in this process has ended: a server that stops waits for them. */
+export async function localRunsSettled(): Promise<void> {
+  await Promise.allSettled([...inFlight]);
 }

@@ -6,6 +6,7 @@ import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
 import { createOrganization } from '../../shared/store/organizations';
 import { createTestDataSources } from './data-sources';
+import { localRunsSettled } from '../../shared/analysis/snapshot-run';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -48,7 +49,11 @@ export async function startApi(): Promise<Api> {
       }
       return { status: response.status, body: parsed as never, headers: response.headers };
     },
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    // Snapshot runs go on after their request: the test's environment must outlive them.
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await localRunsSettled();
+    },
   };
 }
 
