@@ -1,4 +1,4 @@
-import { GetCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
 import { assertCan, type Principal } from '../permissions';
 import { assertValuesValid, type StoredFeature } from '../domain/features';
@@ -8,7 +8,7 @@ import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type Lifecycl
 import { db, tableName } from './client';
 import { features, prepareFeatureChanges, type FeatureChange } from './features';
 import { keys } from './keys';
-import { repository, transact, type TransactionOp, type Versioned } from './repository';
+import { queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
 
 /**
  * Ramp schedules in the single table. Besides the schedule item itself:
@@ -338,23 +338,15 @@ export interface DueRef {
  * index. The index is eventually consistent, so read each schedule again before acting on it.
  */
 export async function dueRampSchedules(now: Date, limit: number): Promise<DueRef[]> {
-  const found: DueRef[] = [];
-  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI2',
-        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
-        ExpressionAttributeValues: { ':pk': keys.rampDuePartition(), ':now': now.toISOString() },
-        ExpressionAttributeNames: { '#org': 'organization', '#id': 'id', '#feature': 'entityId' },
-        ProjectionExpression: '#org, #id, #feature',
-        Limit: Math.min(limit - found.length, 1000),
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push({ orgId: item.organization, id: item.id, featureId: item.entityId });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && found.length < limit);
-  return found;
+  const items = await queryAll(
+    {
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+      ExpressionAttributeValues: { ':pk': keys.rampDuePartition(), ':now': now.toISOString() },
+      ExpressionAttributeNames: { '#org': 'organization', '#id': 'id', '#feature': 'entityId' },
+      ProjectionExpression: '#org, #id, #feature',
+    },
+    limit,
+  );
+  return items.map((item) => ({ orgId: item.organization, id: item.id, featureId: item.entityId }));
 }

@@ -51,15 +51,19 @@ export function toEntity<T>(item: Record<string, unknown>): T {
   return entity as T;
 }
 
-/** Every item a Query matches, following its pages. */
-export async function queryAll(input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>): Promise<Record<string, any>[]> {
+/** Every item a Query matches (or the first `max`), following its pages. */
+export async function queryAll(
+  input: Omit<QueryCommandInput, 'TableName' | 'ExclusiveStartKey'>,
+  max = Infinity,
+): Promise<Record<string, any>[]> {
   const items: Record<string, any>[] = [];
   let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
   do {
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, ExclusiveStartKey }));
+    const Limit = max === Infinity ? input.Limit : Math.min(max - items.length, 1000);
+    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, Limit, ExclusiveStartKey }));
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
+  } while (ExclusiveStartKey && items.length < max);
   return items;
 }
 

@@ -1,10 +1,10 @@
-import { DeleteCommand, PutCommand, QueryCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { payloadEntry, scheduleBoundaries } from '../domain/sdk-payload';
 import type { FeatureContent } from '../domain/features';
 import { db, tableName } from './client';
 import { keys } from './keys';
-import type { TransactionOp } from './repository';
+import { queryAll, type TransactionOp } from './repository';
 
 /**
  * Schedule boundaries: the moments a scheduled rule turns on or off, when a payload changes with
@@ -50,26 +50,18 @@ export async function putScheduleBoundary(orgId: string, at: string): Promise<vo
 
 /** Boundaries due at `now`, earliest first, at most `limit`: a Query of the sparse index. */
 export async function dueScheduleBoundaries(now: Date, limit: number): Promise<DueBoundary[]> {
-  const found: DueBoundary[] = [];
-  let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(
-      new QueryCommand({
-        TableName: tableName(),
-        IndexName: 'GSI2',
-        KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
-        ExpressionAttributeValues: { ':pk': keys.scheduleDuePartition(), ':now': now.toISOString() },
-        // The index projects the organization; its sort key is the date.
-        ExpressionAttributeNames: { '#org': 'organization' },
-        ProjectionExpression: '#org, GSI2SK',
-        Limit: Math.min(limit - found.length, 1000),
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) found.push({ orgId: item.organization, at: item.GSI2SK });
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey && found.length < limit);
-  return found;
+  const items = await queryAll(
+    {
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+      ExpressionAttributeValues: { ':pk': keys.scheduleDuePartition(), ':now': now.toISOString() },
+      // The index projects the organization; its sort key is the date.
+      ExpressionAttributeNames: { '#org': 'organization' },
+      ProjectionExpression: '#org, GSI2SK',
+    },
+    limit,
+  );
+  return items.map((item) => ({ orgId: item.organization, at: item.GSI2SK }));
 }
 
 /** Takes a due boundary for this run: true for exactly one of the runs that try (the index lags, so it may be gone). */
