@@ -11,6 +11,6 @@ import { dataSources } from '../../shared/store/data-sources';
 export const handler = endpoint(listDataSources, async ({ query, auth }) => {
   const all = (await dataSources.all(auth.orgId))
     .filter((ds) => !query.projectId || ds.projectIds.length === 0 || ds.projectIds.includes(query.projectId))
-    .sort((a, b) => a.id.localeCompare(b.id));
+    .sort((a, b) => (a.id < b.id ? -1 : 1)); // code-point order, as DynamoDB and GrowthBook sort ids
   return paginated('dataSources', { items: all.slice(query.offset, query.offset + query.limit), total: all.length }, query);
 });

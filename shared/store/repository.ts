@@ -392,7 +392,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       });
       return items
         .map((item) => toEntity<T>(item))
-        .sort((a, b) => a.dateCreated.localeCompare(b.dateCreated) || a.id.localeCompare(b.id));
+        .sort((a, b) => a.dateCreated.localeCompare(b.dateCreated) || (a.id < b.id ? -1 : 1));
     },
 
     /** The entities with these ids that exist, in the order asked. */

@@ -156,15 +156,20 @@ describe('an advance that fails midway', () => {
   it("never records its failure over another advancer's success", async () => {
     const [one] = await seed(1, 1);
     let release: () => void = () => {};
+    let reached: () => void = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
+    const failingHasRead = new Promise<void>((resolve) => (reached = resolve));
 
     const failing = advanceDueSchedules({
       now: after(1),
       afterRead: async () => {
+        reached();
         await held;
         throw new Error('killed after the read');
       },
     });
+    // The other advancer starts only once the failing one holds its read, so both saw the schedule due.
+    await failingHasRead;
     const succeeding = await advanceDueSchedules({ now: after(1) });
     release();
 
