@@ -233,7 +233,9 @@ export function startApiServer(options: { port: number; host?: string; log?: boo
       if (!response.headersSent) send(response, { statusCode: 500, body: JSON.stringify({ message: 'Internal Server Error' }) });
     });
   });
-  server.keepAliveTimeout = 5_000;
+  // Longer than any client's idle timeout (fetch's is 4 s), so a client never reuses a socket the
+  // server is closing at that moment, which it would see as ECONNRESET on a loaded machine.
+  server.keepAliveTimeout = 65_000;
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve(server));
