@@ -5,8 +5,8 @@ import type { SdkFeature, SdkRule } from './sdk-payload';
  * A built payload cut down to what an SDK with `capabilities` reads right, as GrowthBook's payload
  * builder cuts it (`getFeatureDefinition`, `generateAutoExperimentsPayload` and
  * `getPayloadAllowedKeys` in growthbook/growthbook):
- * - without `prerequisites`, a feature with a prerequisite (its own, or one of a rule or of an
- *   experiment's phase) is left out whole, so an old SDK never serves it ungated; holdout rules
+ * - without `prerequisites`, a feature with a prerequisite left after `reducePrerequisites` (its own,
+ *   or one of a rule or of an experiment's phase) is left out whole, so an old SDK never serves it ungated; holdout rules
  *   (`$holdout:` parents) are left out and the holdouts no rule names any more with them; an
  *   auto experiment with `parentConditions` is left out;
  * - without `redirects`, URL-redirect experiments are left out;

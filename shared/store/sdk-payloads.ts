@@ -16,6 +16,7 @@ import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
 import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
+import { reducePrerequisites } from '../domain/sdk-prerequisites';
 import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
@@ -259,6 +260,7 @@ export async function buildSdkPayload(
   // What the connection's SDK cannot read is switched off here and scrubbed from the result.
   const capabilities = scopeCapabilities(scope);
   scope = capabilitySettings(scope, capabilities);
+  if (!capabilities.has('prerequisites')) entries = reducePrerequisites(entries, scope.projects);
   const served = entriesForProjects(entries, scope.projects);
   const [refs, salt, named] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),

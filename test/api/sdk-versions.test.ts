@@ -35,8 +35,13 @@ beforeAll(async () => {
   api = await startApi();
   org = await createTestOrg();
   const production = (rules: unknown[] = []) => ({ production: { enabled: true, rules } });
-  // The parent is off, so a child gated on it must be off too.
-  await ok('POST', '/features', { id: 'new-checkout', valueType: 'boolean', defaultValue: 'false', environments: production() });
+  // The parent is on for beta users only, so a child gated on it must be off for everyone else.
+  await ok('POST', '/features', {
+    id: 'new-checkout',
+    valueType: 'boolean',
+    defaultValue: 'false',
+    environments: production([{ type: 'force', value: 'true', condition: '{"plan":"beta"}' }]),
+  });
   await ok('POST', '/features', { id: 'express-pay', valueType: 'boolean', defaultValue: 'true', prerequisites: ['new-checkout'], environments: production() });
   await ok('POST', '/features', {
     id: 'promo-banner',
@@ -45,6 +50,15 @@ beforeAll(async () => {
     environments: production([
       { type: 'force', value: 'checkout-promo', prerequisites: [{ id: 'new-checkout', condition: '{"value": false}' }] },
     ]),
+  });
+  // A parent with no rule is settled on the server: its gates need no SDK support.
+  await ok('POST', '/features', { id: 'search-backend', valueType: 'boolean', defaultValue: 'true', environments: production() });
+  await ok('POST', '/features', { id: 'search-v2', valueType: 'boolean', defaultValue: 'true', prerequisites: ['search-backend'], environments: production() });
+  await ok('POST', '/features', {
+    id: 'greeting',
+    valueType: 'string',
+    defaultValue: 'hello',
+    environments: production([{ type: 'force', value: 'hi', prerequisites: [{ id: 'search-backend', condition: '{"value": true}' }] }]),
   });
   await ok('POST', '/features', {
     id: 'dark-mode',
@@ -75,8 +89,33 @@ describe('prerequisites and old SDKs', () => {
     // The current SDK evaluates the gates itself.
     expect(currentSdk.isOn('express-pay')).toBe(false);
     expect(currentSdk.getFeatureValue('promo-banner', 'fallback')).toBe('checkout-promo');
-    expect(Object.keys((await payloadOf(old.key)).features ?? {}).sort()).toEqual(['dark-mode', 'new-checkout']);
-    expect(Object.keys((await payloadOf(current.key)).features ?? {}).sort()).toEqual(['dark-mode', 'express-pay', 'new-checkout', 'promo-banner']);
+    expect(Object.keys((await payloadOf(old.key)).features ?? {}).sort()).toEqual(['dark-mode', 'greeting', 'new-checkout', 'search-backend', 'search-v2']);
+    expect(Object.keys((await payloadOf(current.key)).features ?? {}).sort()).toEqual([
+      'dark-mode',
+      'express-pay',
+      'greeting',
+      'new-checkout',
+      'promo-banner',
+      'search-backend',
+      'search-v2',
+    ]);
+    oldSdk.destroy();
+    currentSdk.destroy();
+  });
+
+  it('settles the gates of a parent without rules on the server, so an old SDK answers as a current one', async () => {
+    const old = await connection({ sdkVersion: '0.33.0' });
+    const current = await connection({ sdkVersion: '1.6.4' });
+
+    const [oldSdk, currentSdk] = [await sdk(old.key), await sdk(current.key)];
+
+    for (const gb of [oldSdk, currentSdk]) {
+      expect(gb.isOn('search-v2')).toBe(true);
+      expect(gb.getFeatureValue('greeting', 'none')).toBe('hi');
+    }
+    // The old SDK's copy has no gate left to misread; the current one keeps its gates, as written.
+    expect((await payloadOf(old.key)).features?.['search-v2']).toEqual({ defaultValue: true });
+    expect((await payloadOf(current.key)).features?.['search-v2'].rules?.[0].parentConditions).toHaveLength(1);
     oldSdk.destroy();
     currentSdk.destroy();
   });

@@ -10,7 +10,8 @@ import {
   sdkVersionsOf,
 } from '../../shared/domain/sdk-versions';
 import { capabilitySettings, scrubForCapabilities } from '../../shared/domain/sdk-scrub';
-import type { SdkFeature } from '../../shared/domain/sdk-payload';
+import type { PayloadEntry, SdkFeature } from '../../shared/domain/sdk-payload';
+import { reducePrerequisites } from '../../shared/domain/sdk-prerequisites';
 
 // Facts from GrowthBook's sdk-versions tables and its own tests of getConnectionSDKCapabilities.
 
@@ -198,5 +199,74 @@ describe('scrubForCapabilities', () => {
   it('turns saved-group references off for an SDK that cannot resolve them', () => {
     expect(capabilitySettings({ savedGroupReferencesEnabled: true }, old).savedGroupReferencesEnabled).toBe(false);
     expect(capabilitySettings({ savedGroupReferencesEnabled: true }, all).savedGroupReferencesEnabled).toBe(true);
+  });
+});
+
+describe('reducePrerequisites', () => {
+  const entry = (over: Partial<PayloadEntry> = {}): PayloadEntry => ({
+    project: '',
+    valueType: 'boolean',
+    defaultValue: 'true',
+    rules: [],
+    prerequisites: [],
+    ...over,
+  });
+  const force = (prerequisites?: Array<{ id: string; condition: string }>) =>
+    ({ id: 'r', type: 'force', value: 'true', enabled: true, prerequisites }) as PayloadEntry['rules'][number];
+
+  it('drops a prerequisite on a parent that is on whatever the user, and the feature of one that is off', () => {
+    const reduced = reducePrerequisites(
+      {
+        on: entry(),
+        off: entry({ defaultValue: 'false' }),
+        onChild: entry({ prerequisites: ['on'] }),
+        offChild: entry({ prerequisites: ['off'] }),
+        missingChild: entry({ prerequisites: ['not-served'] }),
+        grandChild: entry({ prerequisites: ['onChild'] }),
+        offGrandChild: entry({ prerequisites: ['offChild'] }),
+      },
+      [],
+    );
+
+    expect(Object.keys(reduced).sort()).toEqual(['grandChild', 'off', 'on', 'onChild']);
+    expect(reduced.onChild.prerequisites).toEqual([]);
+    expect(reduced.grandChild.prerequisites).toEqual([]);
+  });
+
+  it('keeps a prerequisite on a parent with rules (or a parent of one), for the SDK to evaluate', () => {
+    const reduced = reducePrerequisites(
+      { ruled: entry({ rules: [force()] }), child: entry({ prerequisites: ['ruled'] }), grandChild: entry({ prerequisites: ['child'] }) },
+      [],
+    );
+
+    expect(reduced.child.prerequisites).toEqual(['ruled']);
+    expect(reduced.grandChild.prerequisites).toEqual(['child']);
+  });
+
+  it('reduces rule prerequisites with their own conditions: a passing one goes, a failing one (or an empty condition) drops the rule', () => {
+    const reduced = reducePrerequisites(
+      {
+        on: entry(),
+        count: entry({ valueType: 'number', defaultValue: '3' }),
+        passing: entry({ rules: [force([{ id: 'count', condition: '{"value": {"$gt": 2}}' }])] }),
+        failing: entry({ rules: [force([{ id: 'on', condition: '{"value": false}' }])] }),
+        empty: entry({ rules: [force([{ id: 'on', condition: '{}' }])] }),
+      },
+      [],
+    );
+
+    expect(reduced.passing.rules).toEqual([expect.objectContaining({ id: 'r', prerequisites: [] })]);
+    expect(reduced.failing.rules).toEqual([]);
+    expect(reduced.empty.rules).toEqual([]);
+  });
+
+  it("counts a parent of another project as not served, as GrowthBook filters the connection's projects first", () => {
+    const reduced = reducePrerequisites({ parent: entry({ project: 'prj_b' }), child: entry({ project: 'prj_a', prerequisites: ['parent'] }) }, ['prj_a']);
+
+    expect(reduced).toEqual({});
+  });
+
+  it('drops features in a prerequisite cycle', () => {
+    expect(reducePrerequisites({ a: entry({ prerequisites: ['b'] }), b: entry({ prerequisites: ['a'] }) }, [])).toEqual({});
   });
 });
