@@ -38,9 +38,10 @@ export type SdkConnection = z.infer<typeof sdkConnection>;
 
 /** The settings a client may set, on create and (all optional) on update. */
 const settings = {
-  // At least 3 characters, as GrowthBook requires.
-  name: z.string().trim().min(3, 'Name length must be at least 3 characters').max(256),
-  language: z.string().trim().min(1).max(64),
+  // At least 3 characters, spaces included, as GrowthBook counts them; GrowthBook sets no upper limit.
+  name: z.string().min(3, 'Name length must be at least 3 characters').max(10_000),
+  // Checked against GrowthBook's SDK languages (and `sdkVersion` against the language's versions) by `resolveSdkVersion`.
+  language: z.string().min(1).max(64),
   sdkVersion: z.string().max(64).optional(),
   environment: z.string().min(1).max(256),
   projects: stringList.optional(),
@@ -111,7 +112,8 @@ export const putSdkConnection = defineEndpoint({
   body: z.strictObject({
     ...settings,
     name: settings.name.optional(),
-    language: settings.language.optional(),
+    // "" keeps the connection's language, as in GrowthBook.
+    language: z.string().max(64).optional(),
     environment: settings.environment.optional(),
   }),
   response: sdkConnectionResponse,

@@ -4,6 +4,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
 import { db, tableName } from './client';
 import { projectTags } from '../domain/project-tags';
+import { resolveSdkVersion } from '../domain/sdk-versions';
 import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from './keys';
@@ -78,12 +79,14 @@ export async function assertTargetsExist(orgId: string, settings: Pick<SdkConnec
   });
 }
 
-/** A connection after applying the given settings; `language` is the reference's single-language input. */
+/**
+ * A connection after applying the given settings; `language` is the reference's single-language
+ * input. The language and SDK version are checked (and the version defaulted) as GrowthBook does.
+ */
 export function withSettings(connection: SdkConnection, settings: SdkConnectionSettings): SdkConnection {
-  const { language, ...rest } = settings;
+  const { language: _language, ...rest } = settings;
   const given = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
-  const next = { ...connection, ...given };
-  if (language) next.languages = [language];
+  const next = { ...connection, ...given, ...resolveSdkVersion(settings, connection) };
   next.project = next.projects?.[0] ?? '';
   return next;
 }

@@ -15,6 +15,9 @@ import { environments } from './environments';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
+import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
+import { reducePrerequisites } from '../domain/sdk-prerequisites';
+import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
@@ -254,6 +257,10 @@ export async function buildSdkPayload(
   dates: string[],
   now = new Date(),
 ): Promise<BuiltPayload> {
+  // What the connection's SDK cannot read is switched off here and scrubbed from the result.
+  const capabilities = scopeCapabilities(scope);
+  scope = capabilitySettings(scope, capabilities);
+  if (!capabilities.has('prerequisites')) entries = reducePrerequisites(entries, scope.projects);
   const served = entriesForProjects(entries, scope.projects);
   const [refs, salt, named] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
@@ -284,8 +291,15 @@ export async function buildSdkPayload(
       projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
     },
   });
-  return { payload, validUntil };
+  return { payload: scrubForCapabilities(payload, capabilities), validUntil };
 }
+
+/**
+ * What the connection's SDK can read. A connection stored before versions were kept here has no
+ * `sdkVersion`: it reads as the newest version, which is what GrowthBook's API stores for a connection made without one.
+ */
+const scopeCapabilities = (scope: PayloadScope) =>
+  connectionCapabilities({ languages: scope.languages, sdkVersion: scope.sdkVersion || latestSdkVersion(scope.languages?.[0]) });
 
 /**
  * The SDK payload of a connection at `now`, as stored (through this container's cache of unchanged
