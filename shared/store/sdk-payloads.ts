@@ -15,6 +15,7 @@ import { environments } from './environments';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
+import { autoExperimentsFor, loadAutoExperiments } from './auto-experiments';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
@@ -255,18 +256,19 @@ export async function buildSdkPayload(
   now = new Date(),
 ): Promise<BuiltPayload> {
   const served = entriesForProjects(entries, scope.projects);
-  const [refs, salt, named] = await Promise.all([
+  const [refs, salt, named, auto] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
+    loadAutoExperiments(scope),
   ]);
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
   const at = now.toISOString();
   const boundaries = scheduleBoundaries(served);
   const passedSteps = boundaries.filter((date) => date <= at);
   const validUntil = boundaries.filter((date) => date > at).sort()[0];
-  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps];
+  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps, ...(auto?.dates ?? [])];
   const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
   const payload = sdkPayload(entries, {
     projects: scope.projects,
@@ -284,7 +286,8 @@ export async function buildSdkPayload(
       projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
     },
   });
-  return { payload, validUntil };
+  const experiments = auto && autoExperimentsFor(auto, scope, salt, now);
+  return { payload: experiments ? { ...payload, experiments } : payload, validUntil };
 }
 
 /**
