@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
+import { db } from '../../shared/store/client';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
 
 /**
@@ -286,5 +287,52 @@ describe('connections that do not include them', () => {
     expect([onPage, onOrigin].flatMap((seen) => [...seen.applied, ...seen.navigated, ...seen.tracked])).toEqual([]);
     expect(visualOnly.navigated).toEqual([]);
     expect(redirectsOnly.applied).toEqual([]);
+  });
+});
+
+describe('cost', () => {
+  /** The DynamoDB commands one payload request sends (the local server runs in this process). */
+  async function commandsFor(clientKey: string): Promise<string[]> {
+    const sent: string[] = [];
+    const name = `count-${Math.random()}`;
+    db().middlewareStack.add(
+      (next, context) => async (args) => {
+        sent.push(context.commandName as string);
+        return next(args);
+      },
+      { step: 'initialize', name },
+    );
+    try {
+      await api.request('GET', `/api/features/${clientKey}`);
+    } finally {
+      db().middlewareStack.remove(name);
+    }
+    return sent.sort();
+  }
+
+  it('builds the experiments array with the same requests for 1 experiment as for 30', async () => {
+    const home = org;
+    const keys: string[] = [];
+    for (const count of [1, 30]) {
+      org = await createTestOrg();
+      for (let i = 0; i < count; i++) await visualExperiment();
+      keys.push((await connection({ includeVisualExperiments: true, includeRedirectExperiments: true })).key);
+    }
+    // The same payload without the array: an organization of its own, so no cache of the others helps it.
+    org = await createTestOrg();
+    const withoutArray = (await connection({})).key;
+    org = home;
+
+    // One after the other: the count sees every command the process sends.
+    const one = await commandsFor(keys[0]);
+    const thirty = await commandsFor(keys[1]);
+    const without = await commandsFor(withoutArray);
+
+    expect(thirty).toEqual(one);
+    // What the array adds: the changesets, the redirects and the attribute types (one Query each), the experiments (one BatchGet).
+    const added = [...thirty];
+    for (const command of without) added.splice(added.indexOf(command), 1);
+    expect(added).toEqual(['BatchGetItemCommand', 'QueryCommand', 'QueryCommand', 'QueryCommand']);
+    expect((await payloadOf(keys[1])).experiments).toHaveLength(30);
   });
 });
