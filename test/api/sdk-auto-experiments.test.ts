@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
-import { db } from '../../shared/store/client';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { commandsDuring } from '../support/dynamo-commands';
 
 /**
  * The payload's `experiments` array as a user of the real GrowthBook SDK meets it: visual-editor
@@ -291,24 +291,7 @@ describe('connections that do not include them', () => {
 });
 
 describe('cost', () => {
-  /** The DynamoDB commands one payload request sends (the local server runs in this process). */
-  async function commandsFor(clientKey: string): Promise<string[]> {
-    const sent: string[] = [];
-    const name = `count-${Math.random()}`;
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        sent.push(context.commandName as string);
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      await api.request('GET', `/api/features/${clientKey}`);
-    } finally {
-      db().middlewareStack.remove(name);
-    }
-    return sent.sort();
-  }
+  const commandsFor = (clientKey: string) => commandsDuring(() => api.request('GET', `/api/features/${clientKey}`));
 
   it('builds the experiments array with the same requests for 1 experiment as for 30', async () => {
     const home = org;
