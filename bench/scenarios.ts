@@ -411,6 +411,7 @@ const creating: Step[] = [
     capture: (body, ids) => {
       ids.experimentId = body.experiment.id;
       ids.variationId = body.experiment.variations[1].variationId;
+      ids.controlVariationId = body.experiment.variations[0].variationId;
     },
     minimum: { calls: 5, why: 'data source check + metric check + trackingKey query + page-index read + one transaction' },
   },
@@ -528,6 +529,33 @@ const creating: Step[] = [
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/visual-changesets`,
     minimum: { calls: 3, why: 'experiment check + index keys + items' },
+  },
+  {
+    operationId: 'createUrlRedirect',
+    method: 'POST',
+    path: () => `${v1}/url-redirects`,
+    body: (ids) => ({
+      experiment: ids.experimentId,
+      urlPattern: 'https://example.com/pricing',
+      destinationURLs: [
+        { variation: ids.controlVariationId, url: '' },
+        { variation: ids.variationId, url: 'https://example.com/pricing-new' },
+      ],
+    }),
+    capture: (body, ids) => (ids.urlRedirectId = body.urlRedirect.id),
+    minimum: { calls: 3, why: 'served redirects (one Query; their experiments when there are some) + experiment read + one transaction (redirect, experiment flag)' },
+  },
+  {
+    operationId: 'getUrlRedirect',
+    method: 'GET',
+    path: (ids) => `${v1}/url-redirects/${ids.urlRedirectId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listUrlRedirects',
+    method: 'GET',
+    path: (ids) => `${v1}/url-redirects?experimentId=${ids.experimentId}`,
+    minimum: { calls: 1, why: "one Query of the organization's redirects" },
   },
   {
     operationId: 'postVisualChange',
@@ -830,6 +858,13 @@ const updating: Step[] = [
     minimum: { calls: 3, why: 'changeset read + its experiment (project) + conditional write' },
   },
   {
+    operationId: 'updateUrlRedirect',
+    method: 'PUT',
+    path: (ids) => `${v1}/url-redirects/${ids.urlRedirectId}`,
+    body: () => ({ persistQueryString: true }),
+    minimum: { calls: 3, why: 'served redirects (one Query) + redirect read with its experiment + conditional write' },
+  },
+  {
     operationId: 'putVisualChange',
     method: 'PUT',
     path: (ids) => `${v1}/visual-changesets/${ids.visualChangesetId}/visual-change/${ids.visualChangeId}`,
@@ -999,6 +1034,12 @@ const updating: Step[] = [
 
 /** Deletes, each after everything that names what it deletes. */
 const deleting: Step[] = [
+  {
+    operationId: 'deleteUrlRedirect',
+    method: 'DELETE',
+    path: (ids) => `${v1}/url-redirects/${ids.urlRedirectId}`,
+    minimum: { calls: 3, why: "redirect read + its experiment and the organization's redirects (parallel) + one transaction (delete, experiment flag)" },
+  },
   {
     operationId: 'deleteRampSchedule',
     method: 'DELETE',

@@ -12,6 +12,7 @@ import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
+import { urlRedirectEndpoints } from './url-redirects';
 import { experimentTemplateEndpoints } from './experiment-templates';
 import { dashboardEndpoints } from './dashboards';
 import { featureEndpoints } from './features';
@@ -66,6 +67,7 @@ export const routes: Route[] = [
   ...inFolder('experiments', experimentStatusEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
+  ...inFolder('url-redirects', urlRedirectEndpoints),
   ...inFolder('experiment-templates', experimentTemplateEndpoints),
   ...inFolder('dashboards', dashboardEndpoints),
   ...inFolder('features', featureEndpoints),

@@ -8,6 +8,9 @@ export const sdkPayloadBody = z.object({
   status: z.literal(200),
   features: z.record(z.string(), z.object({ defaultValue: z.unknown(), rules: z.array(sdkRule).optional() })),
   encryptedFeatures: z.string().optional(),
+  /** Visual-editor and URL-redirect experiments, for connections that include them. */
+  experiments: z.array(z.record(z.string(), z.unknown())).optional(),
+  encryptedExperiments: z.string().optional(),
   dateUpdated: z.string(),
 });
 

@@ -3,6 +3,7 @@ import type { Attribute } from '../contracts/attributes';
 import type { FeatureRule, ValueType } from '../contracts/features';
 import type { SavedGroup } from '../contracts/saved-groups';
 import { decodeValue, type FeatureContent } from './features';
+import type { SdkAutoExperiment } from './auto-experiments';
 
 /**
  * What the payload of one environment keeps of a served feature: enough to translate it at read
@@ -86,8 +87,8 @@ export interface SdkMetadata {
   customFields?: Record<string, unknown>;
 }
 
-type Condition = Record<string, unknown>;
-interface ParentCondition {
+export type Condition = Record<string, unknown>;
+export interface ParentCondition {
   id: string;
   condition: Condition;
   gate?: true;
@@ -127,6 +128,8 @@ export interface SdkFeature {
 export interface SdkPayload {
   status: 200;
   features: Record<string, SdkFeature>;
+  /** Visual-editor and URL-redirect experiments, for connections that include them (see auto-experiments.ts). */
+  experiments?: SdkAutoExperiment[];
   dateUpdated: string;
 }
 
@@ -146,7 +149,7 @@ export function payloadEntry(feature: FeatureContent, environment: string): Payl
 }
 
 /** The `metadata` a connection asks for, of a feature or an experiment; undefined when empty. */
-function metadataOf(
+export function metadataOf(
   entity: { project?: string; tags?: string[]; customFields?: Record<string, unknown> },
   options: PayloadOptions['metadata'],
 ): SdkMetadata | undefined {
@@ -263,14 +266,14 @@ function resolveGroups(node: unknown, refs: PayloadReferences): unknown {
 }
 
 /** Marks a rule that can match nobody (it targets saved groups that no longer exist). */
-const NEVER = Symbol('never');
+export const NEVER = Symbol('never');
 
 /**
  * A rule's condition with its saved groups inlined: `all` is AND, `any` is `$or`, `none` negates
  * each group (a list group becomes `$nin`). A deleted group counts as an empty group: under `all`
  * or `any` (when it is the only one) it matches nobody, so the rule is dropped; under `none` it excludes nobody.
  */
-function inlineCondition(
+export function inlineCondition(
   condition: string | undefined,
   targeting: FeatureRule['savedGroupTargeting'],
   refs: PayloadReferences,
@@ -296,7 +299,8 @@ function inlineCondition(
   return meaningful.length === 1 ? meaningful[0] : { $and: meaningful };
 }
 
-function parentConditions(prerequisites: Array<{ id: string; condition: string }> | undefined, refs: PayloadReferences): ParentCondition[] {
+/** Prerequisites as the SDKs' `parentConditions`, saved groups resolved. */
+export function parentConditions(prerequisites: Array<{ id: string; condition: string }> | undefined, refs: PayloadReferences): ParentCondition[] {
   return (prerequisites ?? []).map(({ id, condition }) => ({ id, condition: (resolveGroups(parseCondition(condition), refs) as Condition) ?? {} }));
 }
 
@@ -332,21 +336,24 @@ export function scheduleBoundaries(entries: PayloadEntry[]): string[] {
   return [...dates].sort();
 }
 
-const round4 = (weight: number) => Math.round(Math.min(1, Math.max(0, weight)) * 10_000) / 10_000;
+/** A weight clamped to [0, 1] and rounded to 4 decimals, as GrowthBook sends weights. */
+export const round4 = (weight: number) => Math.round(Math.min(1, Math.max(0, weight)) * 10_000) / 10_000;
 
-const withoutUndefined = <T extends object>(value: T): T =>
+/** The object without its undefined fields. */
+export const withoutUndefined = <T extends object>(value: T): T =>
   Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as T;
 
 /** Hex sha256 of salt + value: how a secure attribute's value is compared without being sent in clear. */
 export const hashSecure = (salt: string, value: string) => createHash('sha256').update(salt + value).digest('hex');
 
-const isSecure = (datatype: AttributeDatatype | undefined) => datatype === 'secureString' || datatype === 'secureString[]';
+/** Whether an attribute type is hashed with `hashSecureAttributes`. */
+export const isSecure = (datatype: AttributeDatatype | undefined) => datatype === 'secureString' || datatype === 'secureString[]';
 
 /**
  * A condition with every string compared with a secure attribute hashed, as GrowthBook does it:
  * below a key naming a secure attribute, every string is hashed (except a `$inGroup` group id).
  */
-function hashSecureStrings(node: unknown, salt: string, attributes: Map<string, AttributeDatatype>, hashing = false): unknown {
+export function hashSecureStrings(node: unknown, salt: string, attributes: Map<string, AttributeDatatype>, hashing = false): unknown {
   if (Array.isArray(node)) return node.map((item) => hashSecureStrings(item, salt, attributes, hashing));
   if (node && typeof node === 'object') {
     return Object.fromEntries(
@@ -361,7 +368,7 @@ function hashSecureStrings(node: unknown, salt: string, attributes: Map<string, 
 }
 
 /** A legacy single-range namespace as a tuple; a multi-range one as a filter, as GrowthBook serves them. */
-function namespaceFields(
+export function namespaceFields(
   namespace: { name?: string; enabled?: boolean; range?: [number, number]; ranges?: Array<[number, number]> } | undefined,
   hashAttribute: string | undefined,
 ): Pick<SdkRule, 'namespace' | 'filters'> {
@@ -531,7 +538,7 @@ export function entriesForProjects(entries: Record<string, PayloadEntry>, projec
  * `features` encrypted as GrowthBook SDKs decrypt them with `decryptionKey`: AES-128-CBC under the
  * connection's base64 key, sent as `<base64 iv>.<base64 ciphertext>`.
  */
-export function encryptFeatures(features: SdkPayload['features'], encryptionKey: string): string {
+export function encryptFeatures(features: SdkPayload['features'] | SdkAutoExperiment[], encryptionKey: string): string {
   const iv = randomBytes(16);
   const cipher = createCipheriv('aes-128-cbc', Buffer.from(encryptionKey, 'base64'), iv);
   const encrypted = Buffer.concat([cipher.update(JSON.stringify(features), 'utf8'), cipher.final()]);
@@ -568,7 +575,14 @@ export function sdkPayloadResponse(
   const headers = { ...sdkPayloadHeaders, etag };
   if (etagMatches(options.ifNoneMatch, etag)) return { status: 304, headers };
   const body = options.encryptionKey
-    ? { status: 200, features: {}, encryptedFeatures: encryptFeatures(payload.features, options.encryptionKey), dateUpdated: payload.dateUpdated }
+    ? {
+        status: 200,
+        features: {},
+        encryptedFeatures: encryptFeatures(payload.features, options.encryptionKey),
+        // As GrowthBook: an encrypted payload's experiments go out encrypted too, behind an empty list.
+        ...(payload.experiments ? { experiments: [], encryptedExperiments: encryptFeatures(payload.experiments, options.encryptionKey) } : {}),
+        dateUpdated: payload.dateUpdated,
+      }
     : payload;
   return { status: 200, body, headers };
 }

@@ -49,6 +49,7 @@ export const entityTypes = [
   'EXPERIMENT',
   'SNAPSHOT',
   'VISUAL_CHANGESET',
+  'URL_REDIRECT',
   'EXPERIMENT_TEMPLATE',
   'DATA_SOURCE',
   'DASHBOARD',

@@ -18,6 +18,7 @@ import { loadPayloadReferences } from './payload-references';
 import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
 import { reducePrerequisites } from '../domain/sdk-prerequisites';
 import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
+import { autoExperimentsFor, loadAutoExperiments } from './auto-experiments';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
@@ -262,18 +263,19 @@ export async function buildSdkPayload(
   scope = capabilitySettings(scope, capabilities);
   if (!capabilities.has('prerequisites')) entries = reducePrerequisites(entries, scope.projects);
   const served = entriesForProjects(entries, scope.projects);
-  const [refs, salt, named] = await Promise.all([
+  const [refs, salt, named, auto] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
+    loadAutoExperiments(scope),
   ]);
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
   const at = now.toISOString();
   const boundaries = scheduleBoundaries(served);
   const passedSteps = boundaries.filter((date) => date <= at);
   const validUntil = boundaries.filter((date) => date > at).sort()[0];
-  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps];
+  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps, ...(auto?.dates ?? [])];
   const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
   const payload = sdkPayload(entries, {
     projects: scope.projects,
@@ -291,7 +293,8 @@ export async function buildSdkPayload(
       projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
     },
   });
-  return { payload: scrubForCapabilities(payload, capabilities), validUntil };
+  const experiments = auto && autoExperimentsFor(auto, scope, salt, now);
+  return { payload: scrubForCapabilities(experiments ? { ...payload, experiments } : payload, capabilities), validUntil };
 }
 
 /**

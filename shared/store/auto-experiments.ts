@@ -1,0 +1,73 @@
+import { autoExperiments, type AutoExperimentSources, type SdkAutoExperiment } from '../domain/auto-experiments';
+import { payloadReferenceIds, type AttributeDatatype, type PayloadReferences } from '../domain/sdk-payload';
+import { attributes } from './attributes';
+import { experiments } from './experiments';
+import { projects } from './projects';
+import { savedGroups } from './saved-groups';
+import type { PayloadScope } from './sdk-payloads';
+import { urlRedirects } from './url-redirects';
+import { visualChangesets } from './visual-changesets';
+
+/** What the payload's `experiments` array is built from, as read for one connection. */
+export interface LoadedAutoExperiments {
+  sources: AutoExperimentSources;
+  refs: PayloadReferences;
+  /** Public id of each project the experiments name, for `includeProjectIdInMetadata`. */
+  projectIds: Map<string, string>;
+  /** The `dateUpdated` of everything read: the payload is at least as new. */
+  dates: string[];
+}
+
+/**
+ * Reads what a connection's `experiments` array needs; undefined when it includes neither visual
+ * nor redirect experiments. Three round trips whatever the number of experiments: the
+ * organization's changesets and redirects (one Query each) with the attribute types, then their
+ * experiments (BatchGets side by side), then the saved groups their phases name (and projects).
+ */
+export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAutoExperiments | undefined> {
+  if (!scope.includeVisualExperiments && !scope.includeRedirectExperiments) return undefined;
+  const { orgId } = scope;
+  const [changesets, redirects, allAttributes] = await Promise.all([
+    scope.includeVisualExperiments ? visualChangesets.all(orgId) : [],
+    scope.includeRedirectExperiments ? urlRedirects.all(orgId) : [],
+    attributes.all(orgId),
+  ]);
+  const experimentIds = [...new Set([...changesets, ...redirects].map((source) => source.experiment))];
+  const found = experimentIds.length ? await experiments.getMany(orgId, experimentIds) : [];
+  const groupIds = payloadReferenceIds([], found).savedGroups;
+  const projectIds = scope.includeProjectIdInMetadata ? [...new Set(found.map((experiment) => experiment.project).filter(Boolean))] : [];
+  const [groups, named] = await Promise.all([
+    groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
+    projectIds.length ? projects.getMany(orgId, projectIds) : [],
+  ]);
+  return {
+    sources: { visualChangesets: changesets, urlRedirects: redirects, experiments: new Map(found.map((experiment) => [experiment.id, experiment])) },
+    refs: {
+      savedGroups: new Map(groups.map((group) => [group.id, group])),
+      experiments: new Map(),
+      attributes: new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
+    },
+    projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
+    dates: [...changesets, ...redirects, ...found, ...groups].map((item) => item.dateUpdated),
+  };
+}
+
+/** The connection's `experiments` array from what `loadAutoExperiments` read, at `now`, hashed with `salt` for `hashSecureAttributes`. */
+export function autoExperimentsFor(loaded: LoadedAutoExperiments, scope: PayloadScope, salt: string | undefined, now: Date): SdkAutoExperiment[] | undefined {
+  return autoExperiments(loaded.sources, loaded.refs, {
+    now,
+    projects: scope.projects,
+    includeVisualExperiments: scope.includeVisualExperiments,
+    includeRedirectExperiments: scope.includeRedirectExperiments,
+    includeDraftExperiments: scope.includeDraftExperiments,
+    includeExperimentNames: scope.includeExperimentNames,
+    secureAttributeSalt: salt,
+    metadata: {
+      includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
+      includeTagsInMetadata: scope.includeTagsInMetadata,
+      includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
+      allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
+      projectIds: loaded.projectIds,
+    },
+  });
+}
