@@ -46,6 +46,37 @@ export function stagedStart(experiment: Experiment, startAt: string): Experiment
   return { ...experiment, nextScheduledStatusUpdate: { type: 'start', date: startAt } };
 }
 
+/**
+ * When the experiment's staged start fires, if it still can: a draft, not archived, staged for the
+ * start its schedule names. Anything else is a staging that no longer holds.
+ */
+export function stagedStartAt(experiment: Experiment): string | undefined {
+  const staged = experiment.nextScheduledStatusUpdate;
+  const startAt = experiment.statusUpdateSchedule?.startAt;
+  if (staged?.type !== 'start' || !startAt || experiment.status !== 'draft' || experiment.archived) return undefined;
+  const date = new Date(staged.date).toISOString();
+  return new Date(startAt).toISOString() === date ? date : undefined;
+}
+
+/**
+ * The experiment without a staging that no longer holds (its schedule changed or was cleared, it
+ * left draft, it was archived), so a write that ends a staging also cancels its boundary.
+ */
+export function withStagingInStep(experiment: Experiment): Experiment {
+  if (!experiment.nextScheduledStatusUpdate || stagedStartAt(experiment)) return experiment;
+  const { nextScheduledStatusUpdate: _ended, ...rest } = experiment;
+  return rest;
+}
+
+/**
+ * What the scheduler does at the boundary `at` of a staged start: the experiment started at `now`,
+ * as POST /start starts it, or undefined when that staging no longer holds or is not yet due.
+ */
+export function scheduledStart(experiment: Experiment, at: string, now: string): Experiment | undefined {
+  const startAt = stagedStartAt(experiment);
+  return startAt === at && startAt <= now ? startedExperiment(experiment, now) : undefined;
+}
+
 /** The experiment started now: running, its latest phase (a new one when it has none) starting now, schedule done. */
 export function startedExperiment(experiment: Experiment, now: string): Experiment {
   if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status');

@@ -24,7 +24,8 @@
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
  * A schedule boundary (`ORG#<org>` / `SCHEDULE_BOUNDARY#<iso date>`: a moment a scheduled rule or
  * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
- * until the scheduler has fired it, and is then deleted.
+ * until the scheduler has fired it, and is then deleted. A staged experiment start has its own
+ * boundary, `SCHEDULE_BOUNDARY#<iso date>#EXPERIMENT#<experiment>`, with the experiment id in `entityId`.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -127,6 +128,11 @@ export const keys = {
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
   scheduleBoundary: (orgId: string, at: string): ItemKey => ({ PK: orgPk(orgId), SK: `SCHEDULE_BOUNDARY#${at}` }),
+  /** The boundary at which a staged experiment start fires (one per experiment and date). */
+  experimentStartBoundary: (orgId: string, at: string, experimentId: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SCHEDULE_BOUNDARY#${at}#EXPERIMENT#${experimentId}`,
+  }),
   /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
   scheduleDuePartition: () => 'SCHEDULE_DUE',
 };
