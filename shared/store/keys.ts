@@ -105,6 +105,13 @@ export const keys = {
     SK: `SDK_VERSION#${environment}#${shard}`,
   }),
   sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
+  /** The organization and environment of an SDK payload version item's key, or undefined for any other key. */
+  sdkVersionOf: (key: ItemKey): { orgId: string; environment: string } | undefined => {
+    if (!key.PK.startsWith('ORG#') || !key.SK.startsWith('SDK_VERSION#')) return undefined;
+    const rest = key.SK.slice('SDK_VERSION#'.length);
+    // The shard is the last part; an environment id may not hold `#`, but cut at the last one anyway.
+    return { orgId: key.PK.slice('ORG#'.length), environment: rest.slice(0, rest.lastIndexOf('#')) };
+  },
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),
