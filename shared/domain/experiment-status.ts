@@ -142,8 +142,8 @@ export function stoppedExperiment(experiment: Experiment, input: StopExperimentB
 }
 
 /**
- * The experiment with its schedule replaced by `input` (absent means cleared). Only a start can be
- * scheduled: it is for drafts, and a changed start must lie in the future.
+ * The experiment with its schedule replaced by `input` (absent means cleared) and its staging reset.
+ * Only a start can be scheduled: it is for drafts, and a changed start must lie in the future.
  */
 export function rescheduledExperiment(experiment: Experiment, input: PutExperimentScheduleBody, now: string): Experiment {
   if (experiment.type === 'multi-armed-bandit') throw invalid('startAt', 'scheduling is not supported for bandit experiments');
@@ -161,10 +161,6 @@ export function rescheduledExperiment(experiment: Experiment, input: PutExperime
   if (experiment.status !== 'draft') throw invalid('startAt', 'a start can only be scheduled for a draft experiment');
   const unchanged = current?.startAt && new Date(current.startAt).toISOString() === startAt;
   if (!unchanged && startAt <= now) throw invalid('startAt', 'must be in the future');
-  // An unchanged start keeps its staging; a new one must be staged again with POST /start.
-  return {
-    ...rest,
-    statusUpdateSchedule: { startAt },
-    ...(unchanged && experiment.nextScheduledStatusUpdate ? { nextScheduledStatusUpdate: experiment.nextScheduledStatusUpdate } : {}),
-  };
+  // As GrowthBook: any schedule write resets the staging (and so cancels its boundary); POST /start stages it again.
+  return { ...rest, statusUpdateSchedule: { startAt } };
 }
