@@ -8,7 +8,7 @@ import type { Construct } from 'constructs';
 import { EVENT_SOURCE } from '../functions/events/publish-events';
 import { alarm, deadLetterAlarm } from './alarms';
 import type { SwitchyardConfig } from './config';
-import { eventPublisherHandler, ServiceFunction } from './lambda';
+import { eventPublisherHandler, proxyPusherHandler, ServiceFunction } from './lambda';
 
 export interface EventsStackProps extends StackProps {
   config: SwitchyardConfig;
@@ -18,10 +18,12 @@ export interface EventsStackProps extends StackProps {
 /**
  * Events the API records in the table (entity type EVENT) reach other systems through a custom
  * EventBridge bus: the table's stream, filtered to inserted event items, feeds a small publisher.
+ * The same stream, filtered to SDK payload version writes, feeds the GrowthBook Proxy pusher.
  */
 export class EventsStack extends Stack {
   readonly bus: EventBus;
   readonly publisher: ServiceFunction;
+  readonly proxyPusher: ServiceFunction;
   readonly deadLetterQueue: Queue;
 
   constructor(scope: Construct, id: string, props: EventsStackProps) {
@@ -74,6 +76,37 @@ export class EventsStack extends Stack {
       }),
     );
 
+    this.proxyPusher = new ServiceFunction(this, 'ProxyPusher', {
+      entry: proxyPusherHandler,
+      description: 'Pushes changed SDK payloads to the GrowthBook Proxy of each affected SDK connection',
+      config,
+      table,
+      tableAccess: 'read',
+      // A push waits at most 5 s, then 5 s before its one retry and 5 s more: pushes run side by side.
+      timeout: Duration.seconds(60),
+      otherUnscopedActions: 'dynamodb:ListStreams, granted for the table stream event source, does not support resource-level permissions either.',
+    });
+    this.proxyPusher.addEventSource(
+      new DynamoEventSource(table, {
+        startingPosition: StartingPosition.LATEST,
+        batchSize: 100,
+        // Changes within a few seconds share one push per connection.
+        maxBatchingWindow: Duration.seconds(2),
+        bisectBatchOnError: true,
+        // Only a failed table read fails a batch (a proxy's failure never does); a push is worth little once old.
+        retryAttempts: 3,
+        maxRecordAge: Duration.hours(1),
+        onFailure: new SqsDlq(this.deadLetterQueue),
+        // Every payload change moves a version item of its environment; nothing else wakes the function.
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.or('INSERT', 'MODIFY'),
+            dynamodb: { NewImage: { entityType: { S: FilterRule.isEqual('SDK_VERSION') } } },
+          }),
+        ],
+      }),
+    );
+
     alarm(this, 'PublisherErrorsAlarm', config, {
       metric: this.publisher.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
       threshold: 1,
@@ -84,7 +117,12 @@ export class EventsStack extends Stack {
       threshold: Duration.minutes(10).toMilliseconds(),
       description: 'Events wait more than 10 minutes in the table stream before they are published',
     });
-    deadLetterAlarm(this, 'DeadLetterAlarm', config, this.deadLetterQueue, 'An event that could not be published');
+    alarm(this, 'ProxyPusherErrorsAlarm', config, {
+      metric: this.proxyPusher.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),
+      threshold: 1,
+      description: 'The GrowthBook Proxy pusher could not read the changed payloads',
+    });
+    deadLetterAlarm(this, 'DeadLetterAlarm', config, this.deadLetterQueue, 'A stream record the publisher or the proxy pusher gave up on');
     new CfnOutput(this, 'EventBusArn', { value: this.bus.eventBusArn, description: `Subscribe with rules matching source "${EVENT_SOURCE}"` });
   }
 }

@@ -14,6 +14,7 @@ export const architecture = Architecture.ARM_64;
 
 export const rampAdvancerHandler = 'functions/scheduler/advance-ramp-schedules.ts';
 export const eventPublisherHandler = 'functions/events/publish-events.ts';
+export const proxyPusherHandler = 'functions/events/push-to-proxies.ts';
 export const planSnapshotHandler = 'functions/analysis/plan-snapshot.ts';
 export const analyseSnapshotHandler = 'functions/analysis/analyse-snapshot.ts';
 export const failSnapshotHandler = 'functions/analysis/fail-snapshot.ts';
@@ -24,6 +25,7 @@ export const allHandlers = () => [
   ...routes.map((route) => route.handler),
   rampAdvancerHandler,
   eventPublisherHandler,
+  proxyPusherHandler,
   planSnapshotHandler,
   analyseSnapshotHandler,
   failSnapshotHandler,

@@ -4,7 +4,7 @@ import { assertCan } from '../../shared/permissions';
 import { postExperimentStart } from '../../shared/contracts/experiment-status';
 import { assertNotHoldout, futureStart, incompleteChecklist, stagedStart, startedExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
-import { experiments } from '../../shared/store/experiments';
+import { changeExperiment } from '../../shared/store/experiment-schedule';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { linkedFeatureCount } from '../../shared/store/features';
 import { sdkConnections } from '../../shared/store/sdk-connections';
@@ -19,7 +19,7 @@ const utc = (date: string) => {
 
 export const handler = endpoint(postExperimentStart, async ({ params, body, auth }) => {
   let message: string | undefined;
-  const experiment = await experiments.update(auth.orgId, params.id, async (current) => {
+  const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
     assertCan(auth, 'write', current.project ? [current.project] : []);
     assertNotHoldout(current);
     const now = new Date().toISOString();

@@ -3,11 +3,11 @@ import { assertCan } from '../../shared/permissions';
 import { postExperimentStop } from '../../shared/contracts/experiment-status';
 import { assertNotHoldout, stoppedExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
-import { experiments } from '../../shared/store/experiments';
+import { changeExperiment } from '../../shared/store/experiment-schedule';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postExperimentStop, async ({ params, body, auth }) => {
-  const experiment = await experiments.update(auth.orgId, params.id, (current) => {
+  const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
     assertCan(auth, 'write', current.project ? [current.project] : []);
     assertNotHoldout(current);
     return stoppedExperiment(current, body, new Date().toISOString());

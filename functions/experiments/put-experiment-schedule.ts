@@ -3,11 +3,11 @@ import { assertCan } from '../../shared/permissions';
 import { putExperimentSchedule } from '../../shared/contracts/experiment-status';
 import { assertNotHoldout, rescheduledExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
-import { experiments } from '../../shared/store/experiments';
+import { changeExperiment } from '../../shared/store/experiment-schedule';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(putExperimentSchedule, async ({ params, body, auth }) => {
-  const experiment = await experiments.update(auth.orgId, params.id, (current) => {
+  const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
     assertCan(auth, 'write', current.project ? [current.project] : []);
     assertNotHoldout(current);
     return rescheduledExperiment(current, body, new Date().toISOString());

@@ -3,7 +3,8 @@ import { assertCan } from '../../shared/permissions';
 import { updateExperiment } from '../../shared/contracts/experiments';
 import { phaseReferences, updatedExperiment } from '../../shared/domain/experiments';
 import { dashboards } from '../../shared/store/dashboards';
-import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
+import { assertExperimentReferences, assertTrackingKeyFree } from '../../shared/store/experiments';
+import { changeExperiment } from '../../shared/store/experiment-schedule';
 import { features } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
 import { assertReferences } from '../../shared/store/repository';
@@ -11,7 +12,7 @@ import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateExperiment, async ({ params, body, auth }) => {
   const now = new Date().toISOString();
-  const experiment = await experiments.update(auth.orgId, params.id, async (current) => {
+  const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
     assertCan(auth, 'write', current.project ? [current.project] : []);
     if (body.project) assertCan(auth, 'write', [body.project]);
     const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;

@@ -1,4 +1,5 @@
 import { logger } from '../../shared/logger';
+import { fireExperimentStart } from '../../shared/store/experiment-schedule';
 import { claimScheduleBoundary, dueScheduleBoundaries, putScheduleBoundary, type DueBoundary } from '../../shared/store/schedule-boundaries';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
@@ -7,6 +8,7 @@ import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
  * the payloads of its organization changed by themselves. The payload content already follows the
  * clock; firing bumps the stored payloads' version and date, so every cache keyed on them refreshes.
  * Each boundary is claimed by one run only (a conditional delete), so it bumps the payloads once.
+ * The boundary of a staged experiment start starts the experiment, in the transaction that claims it.
  */
 
 export interface FireResult {
@@ -16,15 +18,21 @@ export interface FireResult {
   skipped: number;
   /** Boundaries whose payload bump failed: put back, to be fired by the next run. */
   failed: number;
+  /** Experiments this run started (their boundaries count as fired). */
+  started: number;
 }
 
 /** Fires every boundary due at `now` (at most `limit`); one payload bump per organization per run. */
 export async function fireDueBoundaries(options: { now?: Date; limit?: number } = {}): Promise<FireResult> {
   const now = options.now ?? new Date();
   const due = await dueScheduleBoundaries(now, options.limit ?? 1000);
-  const result: FireResult = { fired: 0, skipped: 0, failed: 0 };
+  const result: FireResult = { fired: 0, skipped: 0, failed: 0, started: 0 };
   const claimed = new Map<string, DueBoundary[]>();
   for (const boundary of due) {
+    if (boundary.experimentId) {
+      await fireStart({ ...boundary, experimentId: boundary.experimentId }, now, result);
+      continue;
+    }
     if (!(await claimScheduleBoundary(boundary))) {
       result.skipped += 1;
       continue;
@@ -38,11 +46,24 @@ export async function fireDueBoundaries(options: { now?: Date; limit?: number } 
         result.fired += boundaries.length;
       } catch (error) {
         logger.error('Schedule boundary could not bump the payloads; it is put back', { orgId, error });
-        await Promise.all(boundaries.map((boundary) => putScheduleBoundary(boundary.orgId, boundary.at))).catch(() => undefined);
+        await Promise.all(boundaries.map((boundary) => putScheduleBoundary(boundary))).catch(() => undefined);
         result.failed += boundaries.length;
       }
     }),
   );
   if (due.length) logger.info('Schedule boundaries fired', { due: due.length, ...result });
   return result;
+}
+
+/** Fires one staged start; a failure leaves its boundary in place, so the next run tries again. */
+async function fireStart(boundary: DueBoundary & { experimentId: string }, now: Date, result: FireResult): Promise<void> {
+  try {
+    const outcome = await fireExperimentStart(boundary, now);
+    if (outcome === 'taken') result.skipped += 1;
+    else result.fired += 1;
+    if (outcome === 'started') result.started += 1;
+  } catch (error) {
+    logger.error('A scheduled experiment start failed; the next run tries again', { orgId: boundary.orgId, experimentId: boundary.experimentId, error });
+    result.failed += 1;
+  }
 }

@@ -46,6 +46,37 @@ export function stagedStart(experiment: Experiment, startAt: string): Experiment
   return { ...experiment, nextScheduledStatusUpdate: { type: 'start', date: startAt } };
 }
 
+/**
+ * When the experiment's staged start fires, if it still can: a draft, not archived, staged for the
+ * start its schedule names. Anything else is a staging that no longer holds.
+ */
+export function stagedStartAt(experiment: Experiment): string | undefined {
+  const staged = experiment.nextScheduledStatusUpdate;
+  const startAt = experiment.statusUpdateSchedule?.startAt;
+  if (staged?.type !== 'start' || !startAt || experiment.status !== 'draft' || experiment.archived) return undefined;
+  const date = new Date(staged.date).toISOString();
+  return new Date(startAt).toISOString() === date ? date : undefined;
+}
+
+/**
+ * The experiment without a staging that no longer holds (its schedule changed or was cleared, it
+ * left draft, it was archived), so a write that ends a staging also cancels its boundary.
+ */
+export function withStagingInStep(experiment: Experiment): Experiment {
+  if (!experiment.nextScheduledStatusUpdate || stagedStartAt(experiment)) return experiment;
+  const { nextScheduledStatusUpdate: _ended, ...rest } = experiment;
+  return rest;
+}
+
+/**
+ * What the scheduler does at the boundary `at` of a staged start: the experiment started at `now`,
+ * as POST /start starts it, or undefined when that staging no longer holds or is not yet due.
+ */
+export function scheduledStart(experiment: Experiment, at: string, now: string): Experiment | undefined {
+  const startAt = stagedStartAt(experiment);
+  return startAt === at && startAt <= now ? startedExperiment(experiment, now) : undefined;
+}
+
 /** The experiment started now: running, its latest phase (a new one when it has none) starting now, schedule done. */
 export function startedExperiment(experiment: Experiment, now: string): Experiment {
   if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status');
@@ -111,8 +142,8 @@ export function stoppedExperiment(experiment: Experiment, input: StopExperimentB
 }
 
 /**
- * The experiment with its schedule replaced by `input` (absent means cleared). Only a start can be
- * scheduled: it is for drafts, and a changed start must lie in the future.
+ * The experiment with its schedule replaced by `input` (absent means cleared) and its staging reset.
+ * Only a start can be scheduled: it is for drafts, and a changed start must lie in the future.
  */
 export function rescheduledExperiment(experiment: Experiment, input: PutExperimentScheduleBody, now: string): Experiment {
   if (experiment.type === 'multi-armed-bandit') throw invalid('startAt', 'scheduling is not supported for bandit experiments');
@@ -130,10 +161,6 @@ export function rescheduledExperiment(experiment: Experiment, input: PutExperime
   if (experiment.status !== 'draft') throw invalid('startAt', 'a start can only be scheduled for a draft experiment');
   const unchanged = current?.startAt && new Date(current.startAt).toISOString() === startAt;
   if (!unchanged && startAt <= now) throw invalid('startAt', 'must be in the future');
-  // An unchanged start keeps its staging; a new one must be staged again with POST /start.
-  return {
-    ...rest,
-    statusUpdateSchedule: { startAt },
-    ...(unchanged && experiment.nextScheduledStatusUpdate ? { nextScheduledStatusUpdate: experiment.nextScheduledStatusUpdate } : {}),
-  };
+  // As GrowthBook: any schedule write resets the staging (and so cancels its boundary); POST /start stages it again.
+  return { ...rest, statusUpdateSchedule: { startAt } };
 }

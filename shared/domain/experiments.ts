@@ -230,8 +230,8 @@ const banditKeys = [
 /** The experiment without the fields an update derives afresh: bandit schedule, results, scheduled start. */
 function withoutDerived(experiment: Experiment) {
   const copy: Partial<Experiment> = { ...experiment };
-  for (const key of [...banditKeys, 'resultSummary', 'statusUpdateSchedule'] as const) delete copy[key];
-  return copy as Omit<Experiment, (typeof banditKeys)[number] | 'resultSummary' | 'statusUpdateSchedule'>;
+  for (const key of [...banditKeys, 'resultSummary', 'statusUpdateSchedule', 'nextScheduledStatusUpdate'] as const) delete copy[key];
+  return copy as Omit<Experiment, (typeof banditKeys)[number] | 'resultSummary' | 'statusUpdateSchedule' | 'nextScheduledStatusUpdate'>;
 }
 
 type BanditInput = Pick<UpdateExperimentBody, (typeof banditKeys)[number]>;
@@ -348,6 +348,8 @@ export function updatedExperiment(current: Experiment, body: UpdateExperimentBod
       ? current.phases.map((p) => resplit(p, variations))
       : current.phases;
   const statusUpdateSchedule = body.statusUpdateSchedule === undefined ? current.statusUpdateSchedule : body.statusUpdateSchedule;
+  // Setting or clearing the schedule invalidates a staged start, as GrowthBook documents: POST /start stages it again.
+  const staging = body.statusUpdateSchedule === undefined ? current.nextScheduledStatusUpdate : undefined;
   if (body.statusUpdateSchedule !== undefined || body.status !== undefined) assertSchedule(statusUpdateSchedule, status, now);
   const resultSummary = buildResultSummary(current.resultSummary, body, variations);
   return withOwner({
@@ -380,6 +382,7 @@ export function updatedExperiment(current: Experiment, body: UpdateExperimentBod
     ...(resultSummary ? { resultSummary } : {}),
     ...banditFields(type, current, body),
     ...(statusUpdateSchedule ? { statusUpdateSchedule } : {}),
+    ...(staging ? { nextScheduledStatusUpdate: staging } : {}),
   }, owner);
 }
 

@@ -24,7 +24,8 @@
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
  * A schedule boundary (`ORG#<org>` / `SCHEDULE_BOUNDARY#<iso date>`: a moment a scheduled rule or
  * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
- * until the scheduler has fired it, and is then deleted.
+ * until the scheduler has fired it, and is then deleted. A staged experiment start has its own
+ * boundary, `SCHEDULE_BOUNDARY#<iso date>#EXPERIMENT#<experiment>`, with the experiment id in `entityId`.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -105,6 +106,13 @@ export const keys = {
     SK: `SDK_VERSION#${environment}#${shard}`,
   }),
   sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
+  /** The organization and environment of an SDK payload version item's key, or undefined for any other key. */
+  sdkVersionOf: (key: ItemKey): { orgId: string; environment: string } | undefined => {
+    if (!key.PK.startsWith('ORG#') || !key.SK.startsWith('SDK_VERSION#')) return undefined;
+    const rest = key.SK.slice('SDK_VERSION#'.length);
+    // The shard is the last part; an environment id may not hold `#`, but cut at the last one anyway.
+    return { orgId: key.PK.slice('ORG#'.length), environment: rest.slice(0, rest.lastIndexOf('#')) };
+  },
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),
@@ -128,6 +136,11 @@ export const keys = {
   /** The one partition of the due-schedule index (GSI2): a schedule moves there only while it has pending work. */
   rampDuePartition: () => 'RAMP_DUE',
   scheduleBoundary: (orgId: string, at: string): ItemKey => ({ PK: orgPk(orgId), SK: `SCHEDULE_BOUNDARY#${at}` }),
+  /** The boundary at which a staged experiment start fires (one per experiment and date). */
+  experimentStartBoundary: (orgId: string, at: string, experimentId: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SCHEDULE_BOUNDARY#${at}#EXPERIMENT#${experimentId}`,
+  }),
   /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
   scheduleDuePartition: () => 'SCHEDULE_DUE',
 };

@@ -1,5 +1,7 @@
 import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
+import type { Experiment } from '../contracts/experiments';
+import { stagedStartAt } from '../domain/experiment-status';
 import { payloadEntry, scheduleBoundaries } from '../domain/sdk-payload';
 import type { FeatureContent } from '../domain/features';
 import { db, tableName } from './client';
@@ -11,23 +13,38 @@ import { queryAll, type TransactionOp } from './repository';
  * no write. Each is one item in the organization's partition that the sparse index GSI2 lists under
  * `SCHEDULE_DUE` by date, so the scheduler finds the due ones with a Query (never a scan), fires
  * each exactly once (the conditional delete decides who fires it), and the item is gone after.
+ * A staged experiment start is a boundary of its own, naming the experiment: firing it starts the
+ * experiment (see experiment-schedule.ts).
  */
 
 export interface DueBoundary {
   orgId: string;
   at: string;
+  /** Set on the boundary of a staged experiment start. */
+  experimentId?: string;
 }
 
-function boundaryItem(orgId: string, at: string) {
+const boundaryKey = ({ orgId, at, experimentId }: DueBoundary) =>
+  experimentId ? keys.experimentStartBoundary(orgId, at, experimentId) : keys.scheduleBoundary(orgId, at);
+
+function boundaryItem(boundary: DueBoundary) {
   return {
-    ...keys.scheduleBoundary(orgId, at),
+    ...boundaryKey(boundary),
     entityType: 'SCHEDULE_BOUNDARY',
     version: 1,
-    organization: orgId,
-    at,
+    organization: boundary.orgId,
+    at: boundary.at,
+    ...(boundary.experimentId ? { entityId: boundary.experimentId } : {}),
     GSI2PK: keys.scheduleDuePartition(),
-    GSI2SK: at,
+    GSI2SK: boundary.at,
   };
+}
+
+/** The boundary was fired (or cancelled) by someone else first. */
+export class BoundaryGoneError extends ConflictError {
+  constructor() {
+    super('conflict', 'The schedule boundary was already fired or cancelled');
+  }
 }
 
 /** The boundaries after `now` that these features' served rules have, as transaction ops (one per date). */
@@ -38,14 +55,29 @@ export function prepareScheduleBoundaries(orgId: string, written: Array<FeatureC
   const future = scheduleBoundaries(entries).filter((at) => at > now.toISOString());
   return future.map((at) => ({
     // Unconditional: two features with a step at the same moment share one boundary.
-    op: { Put: { TableName: tableName(), Item: boundaryItem(orgId, at) } },
+    op: { Put: { TableName: tableName(), Item: boundaryItem({ orgId, at }) } },
     onConditionFailed: () => new ConflictError('conflict', 'A schedule boundary changed meanwhile; retry'),
   }));
 }
 
-/** Records boundaries outside a transaction (a boundary lost to a crash here only delays a cache refresh). */
-export async function putScheduleBoundary(orgId: string, at: string): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: boundaryItem(orgId, at) }));
+/**
+ * The writes that keep an experiment's staged-start boundary in step with a change from `before`
+ * to `after`: the old one deleted, the new one put, nothing when the staged date is unchanged.
+ */
+export function prepareExperimentStartBoundary(orgId: string, before: Experiment | undefined, after: Experiment | undefined): TransactionOp[] {
+  const [was, next] = [before && stagedStartAt(before), after && stagedStartAt(after)];
+  if (was === next) return [];
+  const experimentId = (after ?? before)!.id;
+  const changedMeanwhile = () => new ConflictError('conflict', `The scheduled start of experiment ${experimentId} changed meanwhile; retry`);
+  return [
+    ...(was ? [{ op: { Delete: { TableName: tableName(), Key: keys.experimentStartBoundary(orgId, was, experimentId) } }, onConditionFailed: changedMeanwhile }] : []),
+    ...(next ? [{ op: { Put: { TableName: tableName(), Item: boundaryItem({ orgId, at: next, experimentId }) } }, onConditionFailed: changedMeanwhile }] : []),
+  ];
+}
+
+/** Records a boundary outside a transaction (a boundary lost to a crash here only delays a cache refresh). */
+export async function putScheduleBoundary(boundary: DueBoundary): Promise<void> {
+  await db().send(new PutCommand({ TableName: tableName(), Item: boundaryItem(boundary) }));
 }
 
 /** Boundaries due at `now`, earliest first, at most `limit`: a Query of the sparse index. */
@@ -57,11 +89,19 @@ export async function dueScheduleBoundaries(now: Date, limit: number): Promise<D
       ExpressionAttributeValues: { ':pk': keys.scheduleDuePartition(), ':now': now.toISOString() },
       // The index projects the organization; its sort key is the date.
       ExpressionAttributeNames: { '#org': 'organization' },
-      ProjectionExpression: '#org, GSI2SK',
+      ProjectionExpression: '#org, GSI2SK, entityId',
     },
     limit,
   );
-  return items.map((item) => ({ orgId: item.organization, at: item.GSI2SK }));
+  return items.map((item) => ({ orgId: item.organization, at: item.GSI2SK, ...(item.entityId ? { experimentId: item.entityId } : {}) }));
+}
+
+/** The conditional delete that takes a due boundary, for a transaction that fires it: fails with BoundaryGoneError when it is gone. */
+export function prepareClaim(boundary: DueBoundary): TransactionOp {
+  return {
+    op: { Delete: { TableName: tableName(), Key: boundaryKey(boundary), ConditionExpression: 'attribute_exists(PK)' } },
+    onConditionFailed: () => new BoundaryGoneError(),
+  };
 }
 
 /** Takes a due boundary for this run: true for exactly one of the runs that try (the index lags, so it may be gone). */
@@ -70,7 +110,7 @@ export async function claimScheduleBoundary(boundary: DueBoundary): Promise<bool
     await db().send(
       new DeleteCommand({
         TableName: tableName(),
-        Key: keys.scheduleBoundary(boundary.orgId, boundary.at),
+        Key: boundaryKey(boundary),
         ConditionExpression: 'attribute_exists(PK)',
       }),
     );

@@ -128,7 +128,8 @@ export function newSdkConnection(orgId: string, settings: SdkConnectionSettings 
   return data;
 }
 
-function keyRecord(orgId: string, connection: SdkConnection): SdkKeyRecord {
+/** What the global key item holds for a connection: its payload scope and settings. */
+export function keyRecord(orgId: string, connection: SdkConnection): SdkKeyRecord {
   return {
     key: connection.key,
     orgId,

@@ -55,14 +55,17 @@ const changedMeanwhile = () => new ConflictError('conflict', 'The SDK payload wa
  * `dateUpdated` from going back when a write prepared earlier commits later (SDKs ignore a payload
  * older than the one they have): such a write fails and is retried with a fresh date.
  */
-function versionBump(orgId: string, environment: string, shard: string, date: string) {
+function versionBump(orgId: string, environment: string, shard: string, date: string, projects?: Set<string>) {
+  // A feature shard's bump names the projects of the features it changed, so the table's stream
+  // tells which SDK connections the change reaches (proxy pushes); a `refs` bump reaches them all.
+  const named = projects ? { set: ', changedProjects = :projects', values: { ':projects': [...projects] } } : { set: '', values: {} };
   return {
     TableName: tableName(),
     Key: keys.sdkVersion(orgId, environment, shard),
-    UpdateExpression: 'ADD #version :one SET entityType = :type, dateUpdated = :date',
+    UpdateExpression: `ADD #version :one SET entityType = :type, dateUpdated = :date${named.set}`,
     ConditionExpression: 'attribute_not_exists(dateUpdated) OR dateUpdated <= :date',
     ExpressionAttributeNames: { '#version': 'version' },
-    ExpressionAttributeValues: { ':one': 1, ':type': 'SDK_VERSION', ':date': date },
+    ExpressionAttributeValues: { ':one': 1, ':type': 'SDK_VERSION', ':date': date, ...named.values },
   };
 }
 
@@ -81,7 +84,8 @@ export interface FeatureTransition {
  */
 export function preparePayloadChanges(orgId: string, transitions: FeatureTransition[]): TransactionOp[] {
   const ops: TransactionOp[] = [];
-  const bumped = new Set<string>();
+  // One bump per environment and shard (one op per item and transaction), naming the projects changed.
+  const bumps = new Map<string, { environment: string; shard: string; projects: Set<string> }>();
   const date = new Date().toISOString();
   for (const { id, before, after } of transitions) {
     const shard = payloadShard(id);
@@ -97,11 +101,13 @@ export function preparePayloadChanges(orgId: string, transitions: FeatureTransit
           : { Delete: { TableName: tableName(), Key } },
         onConditionFailed: changedMeanwhile,
       });
-      // One op per item and transaction: features of one shard share its bump.
-      if (bumped.has(`${environment}#${shard}`)) continue;
-      bumped.add(`${environment}#${shard}`);
-      ops.push({ op: { Update: versionBump(orgId, environment, shard, date) }, onConditionFailed: changedMeanwhile });
+      const bump = bumps.get(`${environment}#${shard}`) ?? { environment, shard, projects: new Set<string>() };
+      for (const entry of [old, next]) if (entry) bump.projects.add(entry.project ?? '');
+      bumps.set(`${environment}#${shard}`, bump);
     }
+  }
+  for (const { environment, shard, projects } of bumps.values()) {
+    ops.push({ op: { Update: versionBump(orgId, environment, shard, date, projects) }, onConditionFailed: changedMeanwhile });
   }
   return ops;
 }

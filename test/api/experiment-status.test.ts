@@ -246,6 +246,22 @@ describe('PUT /experiments/{id}/schedule', () => {
     expect(response.body.experiment.enhancedStatus).toEqual({ status: 'Draft' });
   });
 
+  it('resets a staged start even when the start is unchanged, as GrowthBook does, and so does setting it by update', async () => {
+    const startAt = inAWeek();
+    const [viaSchedule, viaUpdate] = await Promise.all([newExperiment({ statusUpdateSchedule: { startAt } }), newExperiment({ statusUpdateSchedule: { startAt } })]);
+    await Promise.all([start(viaSchedule.id), start(viaUpdate.id)]);
+
+    const rescheduled = await schedule(viaSchedule.id, { startAt });
+    const updated = await request('POST', `/experiments/${viaUpdate.id}`, { statusUpdateSchedule: { startAt } });
+    const restaged = await start(viaSchedule.id);
+
+    expect(rescheduled.status).toBe(200);
+    expect(rescheduled.body.experiment).not.toHaveProperty('nextScheduledStatusUpdate');
+    expect(updated.status).toBe(200);
+    expect(updated.body.experiment).not.toHaveProperty('nextScheduledStatusUpdate');
+    expect(restaged.body.experiment.nextScheduledStatusUpdate).toEqual({ type: 'start', date: new Date(startAt).toISOString() });
+  });
+
   it.each([
     ['a start in the past', { startAt: '2020-01-01T00:00:00Z' }, /\[startAt\] must be in the future/],
     ['a start that is not a date', { startAt: 'soon' }, /\[startAt\]/],

@@ -377,12 +377,16 @@ describe('the scheduler stack', () => {
 describe('the events stack', () => {
   const template = Template.fromStack(events);
   const resources = resourcesOf(events);
-  const [publisherId] = ofType(resources, 'AWS::Lambda::Function')[0];
+  const [publisherId] = ofType(resources, 'AWS::Lambda::Function').find(([id]) => id.startsWith('Publisher'))!;
+  const [pusherId] = ofType(resources, 'AWS::Lambda::Function').find(([id]) => id.startsWith('ProxyPusher'))!;
   const [busId] = ofType(resources, 'AWS::Events::EventBus')[0];
   const [queueId] = ofType(resources, 'AWS::SQS::Queue')[0];
+  const mappingOf = (functionId: string) =>
+    ofType(resources, 'AWS::Lambda::EventSourceMapping').find(([, mapping]) => mapping.Properties!.FunctionName.Ref === functionId)![1];
+  const functionOf = (functionId: string) => functionsWithStatements([events]).find(({ id }) => id === functionId)!;
 
   it('feeds only inserted event items from the table stream to the publisher, with partial batch failures', () => {
-    const [[, mapping]] = ofType(resources, 'AWS::Lambda::EventSourceMapping');
+    const mapping = mappingOf(publisherId);
 
     expect(mapping.Properties).toMatchObject({
       FunctionName: { Ref: publisherId },
@@ -397,7 +401,7 @@ describe('the events stack', () => {
   });
 
   it('publishes to its own bus, which is the only thing it may put events on', () => {
-    const [{ fn, statements }] = functionsWithStatements([events]);
+    const { fn, statements } = functionOf(publisherId);
 
     template.hasResourceProperties('AWS::Events::EventBus', { Name: 'switchyard-prod' });
     expect(fn.Properties!.Environment.Variables.EVENT_BUS_NAME).toEqual({ Ref: busId });
@@ -407,9 +411,28 @@ describe('the events stack', () => {
     expect(dynamoItemActions(statements)).toEqual([]);
   });
 
-  it('alarms on publisher errors, on a growing stream backlog and on the dead-letter queue', () => {
+  it('feeds only SDK payload version writes from the table stream to the proxy pusher, which may only read the table', () => {
+    const mapping = mappingOf(pusherId);
+    const { fn, statements } = functionOf(pusherId);
+
+    expect(mapping.Properties).toMatchObject({
+      EventSourceArn: { 'Fn::ImportValue': expect.stringContaining('StreamArn') },
+      StartingPosition: 'LATEST',
+      BisectBatchOnFunctionError: true,
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+    });
+    expect(JSON.parse(mapping.Properties!.FilterCriteria.Filters[0].Pattern)).toEqual({
+      eventName: ['INSERT', 'MODIFY'],
+      dynamodb: { NewImage: { entityType: { S: ['SDK_VERSION'] } } },
+    });
+    expect(fn.Properties!.Timeout).toBe(60);
+    expect(dynamoItemActions(statements).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
+    expect(actionsOf(statements)).not.toContain('events:PutEvents');
+  });
+
+  it('alarms on publisher and pusher errors, on a growing stream backlog and on the dead-letter queue', () => {
     const metricNames = ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties!.MetricName);
 
-    expect(metricNames.sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'Errors', 'IteratorAge']);
+    expect(metricNames.sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'Errors', 'Errors', 'IteratorAge']);
   });
 });

@@ -1,0 +1,68 @@
+import { ConflictError, NotFoundError } from '../errors';
+import type { Experiment } from '../contracts/experiments';
+import { scheduledStart, withStagingInStep } from '../domain/experiment-status';
+import { environments } from './environments';
+import { experiments } from './experiments';
+import { transact } from './repository';
+import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
+import { prepareTouch } from './sdk-payloads';
+
+/**
+ * Experiment writes that keep a staged start's schedule boundary in step, and the scheduler's side:
+ * firing that boundary starts the experiment. Both are single transactions conditional on the
+ * experiment's version, so a staging and its boundary never part, and a start happens once.
+ */
+
+const ATTEMPTS = 10;
+const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
+const isRace = (error: unknown) => error instanceof ConflictError && error.code === 'conflict' && !(error instanceof BoundaryGoneError);
+
+/**
+ * Read-modify-write of an experiment: `change` applied to the current one, a staging that no
+ * longer holds dropped, and its start boundary put, moved or deleted in the same transaction.
+ * Retried (with `change` applied again) when another write wins the race.
+ */
+export async function changeExperiment(orgId: string, id: string, change: (current: Experiment) => Experiment | Promise<Experiment>): Promise<Experiment> {
+  for (let attempt = 1; ; attempt++) {
+    const current = await experiments.read(orgId, id);
+    if (!current) throw new NotFoundError(`Experiment ${id} not found`);
+    const update = experiments.prepareUpdate(orgId, current, withStagingInStep(await change(current.entity)));
+    try {
+      await transact([update, ...prepareExperimentStartBoundary(orgId, current.entity, update.entity)]);
+      return update.entity;
+    } catch (error) {
+      if (!isRace(error) || attempt === ATTEMPTS) throw error;
+      await backoff(attempt);
+    }
+  }
+}
+
+/** What firing a staged start's boundary did. */
+export type StartOutcome = 'started' | 'stale' | 'taken' | 'not-due';
+
+/**
+ * Fires the boundary of a staged start at `now`: in one transaction, takes the boundary, starts the
+ * experiment as POST /start does (conditional on the version read) and bumps every environment's
+ * payload version, so cached payloads are rebuilt with its rules. `stale` when the staging no
+ * longer holds (the boundary is only removed); `taken` when another run fired it first; `not-due`
+ * (nothing written) before its time.
+ */
+export async function fireExperimentStart(boundary: DueBoundary & { experimentId: string }, now: Date): Promise<StartOutcome> {
+  const { orgId, experimentId } = boundary;
+  if (boundary.at > now.toISOString()) return 'not-due';
+  for (let attempt = 1; ; attempt++) {
+    const current = await experiments.read(orgId, experimentId);
+    const started = current && scheduledStart(current.entity, boundary.at, now.toISOString());
+    // An organization has a handful of environments, far below the 100 items of a transaction.
+    const touches = started ? (await environments.all(orgId)).map((environment) => prepareTouch(orgId, environment.id)) : [];
+    const ops = [prepareClaim(boundary), ...(current && started ? [experiments.prepareUpdate(orgId, current, started), ...touches] : [])];
+    try {
+      await transact(ops);
+      return started ? 'started' : 'stale';
+    } catch (error) {
+      if (error instanceof BoundaryGoneError) return 'taken';
+      if (!isRace(error) || attempt === ATTEMPTS) throw error;
+      await backoff(attempt);
+    }
+  }
+}

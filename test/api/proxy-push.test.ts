@@ -1,0 +1,195 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { marshall } from '@aws-sdk/util-dynamodb';
+import type { DynamoDBRecord } from 'aws-lambda';
+import type { Api, TestOrg } from '../support/api';
+import { captureOutput } from '../support/capture-output';
+
+/**
+ * GrowthBook Proxy push: a payload change, as the table's stream reports it, reaches every proxied
+ * connection it affects as a signed POST to `<proxyHost>/proxy/features`, checked here by a small
+ * HTTP receiver. The stream records are the version items the API's writes really moved, read back
+ * from DynamoDB Local (which has no stream), in the shape Lambda delivers them.
+ */
+
+type Pusher = typeof import('../../functions/events/push-to-proxies');
+type Store = typeof import('../../shared/store/repository') & typeof import('../../shared/store/keys');
+
+interface Received {
+  path: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+let api: Api;
+let org: TestOrg;
+let pusher: Pusher;
+let store: Store;
+let receiver: Server;
+let receiverUrl: string;
+const received: Received[] = [];
+
+beforeAll(async () => {
+  // Logs at DEBUG, set before any module loads (as LOG_LEVEL is in Lambda), so the secrets check below sees everything.
+  process.env.LOG_LEVEL = 'DEBUG';
+  const support = await import('../support/api');
+  pusher = await import('../../functions/events/push-to-proxies');
+  store = { ...(await import('../../shared/store/repository')), ...(await import('../../shared/store/keys')) };
+  api = await support.startApi();
+  org = await support.createTestOrg('Proxy push');
+  // Every path answers 200 except under /broken/, which answers 500.
+  receiver = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      received.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString() });
+      response.statusCode = request.url?.startsWith('/broken/') ? 500 : 200;
+      response.end('{}');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await api.close();
+});
+
+async function ok(method: string, path: string, body?: unknown) {
+  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
+  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+async function connection(name: string, settings: Record<string, unknown>) {
+  return (await ok('POST', '/sdk-connections', { name, language: 'javascript', environment: 'production', ...settings })).sdkConnection;
+}
+
+/** The payload version items of the organization's environment, by key. */
+async function versionItems(environment: string): Promise<Map<string, Record<string, unknown>>> {
+  const items = await store.queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': store.orgPk(org.orgId), ':prefix': store.keys.sdkVersionPrefix(environment) },
+    ConsistentRead: true,
+  });
+  return new Map(items.map((item) => [item.SK as string, item]));
+}
+
+let sequence = 0;
+
+/** Runs `change`, and returns the stream records of the version items it moved in `environment`. */
+async function recordsOf(change: () => Promise<unknown>, environment = 'production'): Promise<DynamoDBRecord[]> {
+  const before = await versionItems(environment);
+  await change();
+  const after = await versionItems(environment);
+  return [...after.values()]
+    .filter((item) => before.get(item.SK as string)?.version !== item.version)
+    .map((item) => ({
+      eventName: before.has(item.SK as string) ? 'MODIFY' : 'INSERT',
+      dynamodb: { SequenceNumber: String(++sequence), NewImage: marshall(item) as never },
+    }));
+}
+
+const to = (prefix: string) => received.filter((request) => request.path === `/${prefix}/proxy/features`);
+const hmac = (body: string, key: string) => createHmac('sha256', key).update(body).digest('hex');
+
+describe('pushing payload changes to GrowthBook Proxy', () => {
+  it('POSTs the payload to each affected proxy, signed with its key, and to nobody else', async () => {
+    const pushed = await connection('Pushed', { proxyEnabled: true, proxyHost: `${receiverUrl}/pushed/` });
+    await connection('No proxy', { proxyEnabled: false, proxyHost: `${receiverUrl}/off` });
+    await connection('Other project', { proxyEnabled: true, proxyHost: `${receiverUrl}/other-project`, projects: [(await ok('POST', '/projects', { name: 'Elsewhere' })).project.id] });
+    await ok('POST', '/sdk-connections', { name: 'Dev', language: 'javascript', environment: 'dev', proxyEnabled: true, proxyHost: `${receiverUrl}/dev` });
+    const records = await recordsOf(() =>
+      ok('POST', '/features', { id: 'pushed-flag', valueType: 'boolean', defaultValue: 'true', environments: { production: { enabled: true, rules: [] } } }),
+    );
+    received.length = 0;
+
+    const result = await pusher.pushPayloadChanges(records, { retryDelayMs: 0 });
+
+    expect(records.length).toBeGreaterThan(0);
+    expect(result).toEqual({ pushed: 1, failed: 0 });
+    const [request] = to('pushed');
+    expect(to('pushed')).toHaveLength(1);
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.headers['x-growthbook-api-key']).toBe(pushed.key);
+    expect(request.headers['x-growthbook-signature']).toBe(hmac(request.body, pushed.proxySigningKey));
+    const publicPayload = (await api.request('GET', `/api/features/${pushed.key}`)).body;
+    expect(JSON.parse(request.body)).toEqual(publicPayload);
+    expect(JSON.parse(request.body).features['pushed-flag']).toEqual({ defaultValue: true });
+    expect(received.map((r) => r.path)).toEqual(['/pushed/proxy/features']);
+  });
+
+  it('reaches a connection of the project the changed feature belongs to', async () => {
+    const project = (await ok('POST', '/projects', { name: 'Checkout' })).project.id;
+    const scoped = await connection('Checkout only', { proxyEnabled: true, proxyHost: `${receiverUrl}/checkout`, projects: [project] });
+    const records = await recordsOf(() =>
+      ok('POST', '/features', { id: 'checkout-flag', project, valueType: 'boolean', defaultValue: 'true', environments: { production: { enabled: true, rules: [] } } }),
+    );
+    received.length = 0;
+
+    await pusher.pushPayloadChanges(records, { retryDelayMs: 0 });
+
+    expect(to('checkout')).toHaveLength(1);
+    expect(JSON.parse(to('checkout')[0].body).features).toHaveProperty('checkout-flag');
+    expect(to('checkout')[0].headers['x-growthbook-signature']).toBe(hmac(to('checkout')[0].body, scoped.proxySigningKey));
+    // The organization-wide connection of the first test serves every project, so it is pushed too.
+    expect(to('pushed')).toHaveLength(1);
+    expect(to('other-project')).toHaveLength(0);
+  });
+
+  it('pushes a change that is not a feature (here an experiment) to every proxy of the environment', async () => {
+    const { experiment } = await ok('POST', '/experiments', { trackingKey: 'pushed-exp', name: 'Pushed', variations: [{ key: '0', name: 'A' }, { key: '1', name: 'B' }] });
+    const records = await recordsOf(() => ok('POST', `/experiments/${experiment.id}`, { name: 'Renamed' }));
+    received.length = 0;
+
+    await pusher.pushPayloadChanges(records, { retryDelayMs: 0 });
+
+    expect(records.length).toBeGreaterThan(0);
+    expect(to('pushed')).toHaveLength(1);
+    expect(to('other-project')).toHaveLength(1);
+    expect(to('checkout')).toHaveLength(1);
+    expect(to('off')).toHaveLength(0);
+    expect(to('dev')).toHaveLength(0);
+  });
+
+  it('retries a failing proxy once, still pushes to the others, and logs no signing key', async () => {
+    const broken = await connection('Broken', { proxyEnabled: true, proxyHost: `${receiverUrl}/broken` });
+    const unreachable = await connection('Unreachable', { proxyEnabled: true, proxyHost: 'http://127.0.0.1:9' });
+    const records = await recordsOf(() =>
+      ok('POST', '/features', { id: 'during-outage', valueType: 'boolean', defaultValue: 'false', environments: { production: { enabled: true, rules: [] } } }),
+    );
+    received.length = 0;
+
+    const output = await captureOutput(async () => {
+      const result = await pusher.pushPayloadChanges(records, { retryDelayMs: 0, timeoutMs: 2000 });
+      expect(result).toEqual({ pushed: 1, failed: 2 });
+    });
+
+    expect(received.filter((r) => r.path === '/broken/proxy/features')).toHaveLength(2);
+    expect(to('pushed')).toHaveLength(1);
+    expect(output).toContain('The proxy refused a payload push');
+    expect(output).toContain('A payload push did not reach the proxy');
+    for (const secret of [broken.proxySigningKey, unreachable.proxySigningKey]) expect(output).not.toContain(secret);
+  });
+
+  it('ignores stream records of other items and removals', () => {
+    const record = (eventName: DynamoDBRecord['eventName'], item: Record<string, unknown>): DynamoDBRecord => ({
+      eventName,
+      dynamodb: { SequenceNumber: '1', NewImage: marshall(item) as never },
+    });
+
+    expect(pusher.changeOf(record('INSERT', { PK: 'ORG#o', SK: 'FEATURE#f', entityType: 'FEATURE' }))).toBeUndefined();
+    expect(pusher.changeOf({ eventName: 'REMOVE', dynamodb: { SequenceNumber: '2' } })).toBeUndefined();
+    expect(pusher.changeOf(record('MODIFY', { PK: 'ORG#o', SK: 'SDK_VERSION#production#refs', entityType: 'SDK_VERSION' }))).toEqual({
+      orgId: 'o',
+      environment: 'production',
+    });
+    expect(pusher.changeOf(record('MODIFY', { PK: 'ORG#o', SK: 'SDK_VERSION#dev#07', entityType: 'SDK_VERSION', changedProjects: ['p'] }))).toEqual({
+      orgId: 'o',
+      environment: 'dev',
+      projects: ['p'],
+    });
+  });
+});
