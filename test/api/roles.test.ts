@@ -19,19 +19,22 @@ const v1 = '/api/v1';
 const unique = () => newId('').slice(1, 9).toLowerCase();
 const asAdmin = (method: string, path: string, body?: unknown) => api.request(method, `${v1}${path}`, { key: org.keys.admin, body });
 
+/** A new experiment's body. */
+const experiment = (project?: string) => ({
+  trackingKey: `roles-${unique()}`,
+  name: 'Roles',
+  datasourceId: 'ds_main',
+  assignmentQueryId: 'user_id',
+  variations: [
+    { key: '0', name: 'Control' },
+    { key: '1', name: 'Treatment' },
+  ],
+  ...(project ? { project } : {}),
+});
+
 /** A draft experiment made by the admin, for the actions that need one. */
 async function draftExperiment(project?: string): Promise<string> {
-  const response = await asAdmin('POST', '/experiments', {
-    trackingKey: `roles-${unique()}`,
-    name: 'Roles',
-    datasourceId: 'ds_main',
-    assignmentQueryId: 'user_id',
-    variations: [
-      { key: '0', name: 'Control' },
-      { key: '1', name: 'Treatment' },
-    ],
-    ...(project ? { project } : {}),
-  });
+  const response = await asAdmin('POST', '/experiments', experiment(project));
   expect(response.status).toBe(200);
   return response.body.experiment.id;
 }
@@ -70,20 +73,7 @@ const actions: Record<string, Action> = {
       key,
       body: { name: 'd', datasourceId: 'ds_main', identifierType: 'user_id', query: 'SELECT user_id, country FROM users' },
     }),
-  'POST /experiments (createAnalyses)': (key) =>
-    api.request('POST', `${v1}/experiments`, {
-      key,
-      body: {
-        trackingKey: `e-${unique()}`,
-        name: 'e',
-        datasourceId: 'ds_main',
-        assignmentQueryId: 'user_id',
-        variations: [
-          { key: '0', name: 'Control' },
-          { key: '1', name: 'Treatment' },
-        ],
-      },
-    }),
+  'POST /experiments (createAnalyses)': (key) => api.request('POST', `${v1}/experiments`, { key, body: experiment() }),
   'POST /experiments/{id}/start (runExperiments)': async (key) =>
     api.request('POST', `${v1}/experiments/${await draftExperiment()}/start`, { key, body: { skipChecklist: true } }),
   'POST /experiments/{id}/visual-changesets (manageVisualChanges)': async (key) =>
