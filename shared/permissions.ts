@@ -1,29 +1,168 @@
 import { ForbiddenError } from './errors';
 
-/** Roles from least to most access; a role grants everything the roles before it grant. */
-export const roles = ['noaccess', 'readonly', 'engineer', 'experimenter', 'admin'] as const;
+/** GrowthBook's built-in roles; `gbDefault_projectAdmin` is its project admin. */
+export const roles = [
+  'noaccess',
+  'readonly',
+  'collaborator',
+  'visualEditor',
+  'analyst',
+  'engineer',
+  'experimenter',
+  'gbDefault_projectAdmin',
+  'admin',
+] as const;
 export type Role = (typeof roles)[number];
 
-/** What an endpoint asks of its caller. `public` endpoints take no key at all. */
-export type Permission = 'public' | 'read' | 'write' | 'review' | 'manage';
+// The coarse levels every endpoint declared before endpoints named GrowthBook's permissions. An endpoint that
+// still declares one gets BEHAVIOR.md's table: `write` for engineer and up, `review` for experimenter and up,
+// `manage` for admin (and the project admin holds `write` and `review`, as it holds all the experimenter's policies).
+const writeLevel = [
+  'write',
+  'addComments',
+  'createIdeas',
+  'createPresentations',
+  'manageTags',
+  'manageFeatures',
+  'publishFeatures',
+  'manageArchetype',
+  'manageSavedGroups',
+  'manageTargetingAttributes',
+  'createAnalyses',
+  'runExperiments',
+  'runQueries',
+  'manageVisualChanges',
+  'manageTemplates',
+  'manageGeneralDashboards',
+  'createMetrics',
+  'createMetricGroups',
+  'manageFactTables',
+  'manageFactMetrics',
+  'manageFactFilters',
+  'createSegments',
+  'createDimensions',
+] as const;
+const reviewLevel = ['review', 'reviewFeatures'] as const;
+const manageLevel = [
+  'manage',
+  'manageTeam',
+  'manageApiKeys',
+  'createProjects',
+  'manageProjects',
+  'deleteProjects',
+  'manageEnvironments',
+  'manageSDKConnections',
+  'manageNamespaces',
+  'manageCustomFields',
+  'createDatasources',
+  'editDatasourceSettings',
+  'organizationSettings',
+  'bypassApprovalChecks',
+] as const;
 
-const lowestRoleFor: Record<Exclude<Permission, 'public'>, Role> = {
-  read: 'readonly',
-  write: 'engineer',
-  review: 'experimenter',
-  manage: 'admin',
+/** Every permission an endpoint may ask for: GrowthBook's names (`readData`, `manageFeatures`, ...) and the coarse levels. */
+export const permissions = ['readData', 'read', ...writeLevel, ...reviewLevel, ...manageLevel] as const;
+
+/** What an endpoint asks of its caller. `public` endpoints take no key at all; `read` is `readData`. */
+export type Permission = 'public' | (typeof permissions)[number];
+type Held = Exclude<Permission, 'public' | 'read'>;
+
+/** GrowthBook's permissions whose grant a member's environment limit narrows (its ENV_SCOPED_PERMISSIONS that we check). */
+const environmentScoped: ReadonlySet<Permission> = new Set<Permission>(['publishFeatures', 'runExperiments', 'manageEnvironments', 'manageSDKConnections']);
+
+/** GrowthBook's policies, each with the permissions of ours it grants (GrowthBook's own list is longer). */
+const policies = {
+  ReadData: ['readData'],
+  Comments: ['readData', 'addComments'],
+  IdeasFullAccess: ['readData', 'createIdeas'],
+  PresentationsFullAccess: ['readData', 'createPresentations'],
+  FlagsFullAccess: ['readData', 'manageFeatures', 'publishFeatures', 'reviewFeatures'],
+  FlagsBypassApprovals: ['readData', 'bypassApprovalChecks'],
+  ArchetypesFullAccess: ['readData', 'manageArchetype'],
+  ExperimentsFullAccess: ['readData', 'createAnalyses', 'runQueries'],
+  ExperimentsPublish: ['readData', 'runExperiments'],
+  HoldoutsFullAccess: ['readData', 'createAnalyses', 'runQueries'],
+  VisualEditorFullAccess: ['readData', 'manageVisualChanges'],
+  RunQueries: ['readData', 'runQueries'],
+  MetricsFullAccess: ['readData', 'createMetrics', 'createMetricGroups', 'runQueries'],
+  FactTablesFullAccess: ['readData', 'manageFactTables', 'manageFactMetrics', 'manageFactFilters', 'runQueries'],
+  FactMetricsFullAccess: ['readData', 'manageFactMetrics', 'manageFactFilters', 'runQueries'],
+  DimensionsFullAccess: ['readData', 'createDimensions', 'runQueries'],
+  SegmentsFullAccess: ['readData', 'createSegments', 'runQueries'],
+  DataSourceConfiguration: ['readData', 'editDatasourceSettings', 'runQueries'],
+  SDKConnectionsFullAccess: ['readData', 'manageSDKConnections'],
+  AttributesFullAccess: ['readData', 'manageTargetingAttributes'],
+  EnvironmentsFullAccess: ['readData', 'manageEnvironments'],
+  NamespacesFullAccess: ['readData', 'manageNamespaces'],
+  SavedGroupsFullAccess: ['readData', 'manageSavedGroups'],
+  TagsFullAccess: ['readData', 'manageTags'],
+  TemplatesFullAccess: ['readData', 'manageTemplates'],
+  GeneralDashboardsFullAccess: ['readData', 'manageGeneralDashboards'],
+  ProjectAdminAccess: ['readData', 'manageProjects'],
+  // Policies of GrowthBook's roles that reach nothing of this API.
+  SqlExplorerFullAccess: ['readData'],
+  LearningsFullAccess: ['readData'],
+  DecisionCriteriaFullAccess: ['readData'],
+} satisfies Record<string, Held[]>;
+type Policy = keyof typeof policies;
+
+const fromPolicies = (...names: Policy[]): Held[] => names.flatMap((name) => policies[name]);
+
+// GrowthBook's experimenter, which the project admin extends.
+const growthBookExperimenter: Policy[] = [
+  'ReadData', 'Comments', 'FlagsFullAccess', 'ExperimentsFullAccess', 'LearningsFullAccess', 'VisualEditorFullAccess',
+  'ArchetypesFullAccess', 'RunQueries', 'SqlExplorerFullAccess', 'MetricsFullAccess', 'FactTablesFullAccess',
+  'FactMetricsFullAccess', 'DimensionsFullAccess', 'SegmentsFullAccess', 'IdeasFullAccess', 'PresentationsFullAccess',
+  'ExperimentsPublish', 'SDKConnectionsFullAccess', 'AttributesFullAccess', 'EnvironmentsFullAccess', 'NamespacesFullAccess',
+  'SavedGroupsFullAccess', 'TagsFullAccess', 'DataSourceConfiguration', 'TemplatesFullAccess', 'DecisionCriteriaFullAccess',
+  'HoldoutsFullAccess', 'GeneralDashboardsFullAccess',
+];
+
+// noaccess, readonly, engineer, experimenter and admin keep BEHAVIOR.md's table, which predates these roles (so our
+// engineer writes metrics and segments, and only an admin manages environments); the other four are GrowthBook's.
+const grantsOf: Record<Role, readonly Held[]> = {
+  noaccess: [],
+  readonly: ['readData'],
+  collaborator: fromPolicies('ReadData', 'Comments', 'IdeasFullAccess', 'PresentationsFullAccess'),
+  visualEditor: fromPolicies('ReadData', 'VisualEditorFullAccess'),
+  analyst: fromPolicies(
+    'ReadData', 'Comments', 'RunQueries', 'SqlExplorerFullAccess', 'MetricsFullAccess', 'ExperimentsFullAccess',
+    'LearningsFullAccess', 'VisualEditorFullAccess', 'FactTablesFullAccess', 'FactMetricsFullAccess', 'DimensionsFullAccess',
+    'SegmentsFullAccess', 'IdeasFullAccess', 'PresentationsFullAccess', 'TagsFullAccess', 'DataSourceConfiguration',
+    'TemplatesFullAccess', 'DecisionCriteriaFullAccess', 'HoldoutsFullAccess', 'GeneralDashboardsFullAccess',
+  ),
+  engineer: ['readData', ...writeLevel],
+  experimenter: ['readData', ...writeLevel, ...reviewLevel],
+  gbDefault_projectAdmin: [
+    ...fromPolicies(...growthBookExperimenter, 'FlagsBypassApprovals', 'ProjectAdminAccess'),
+    'write',
+    'review',
+  ],
+  admin: permissions.filter((p): p is Held => p !== 'read'),
 };
+const granted: Record<Role, ReadonlySet<Permission>> = Object.fromEntries(
+  roles.map((role) => [role, new Set<Permission>(grantsOf[role])]),
+) as unknown as Record<Role, ReadonlySet<Permission>>;
 
-const rank = (role: Role) => roles.indexOf(role);
+/** Roles whose grant a member's environment limit can narrow (GrowthBook: those with environment-scoped permissions, but not the admins). */
+export const environmentLimitedRoles: readonly Role[] = roles.filter(
+  (role) => role !== 'admin' && role !== 'gbDefault_projectAdmin' && [...environmentScoped].some((p) => granted[role].has(p)),
+);
 
 /** Whether `role` grants `permission`. */
 export function roleAllows(role: Role, permission: Permission): boolean {
-  return permission === 'public' || rank(role) >= rank(lowestRoleFor[permission]);
+  return permission === 'public' || granted[role].has(permission === 'read' ? 'readData' : permission);
 }
 
-/** The role that grants more. */
+/** The role that grants more: the one whose permissions include the other's (`a` when neither does). */
 export function higherRole(a: Role, b: Role): Role {
-  return rank(a) >= rank(b) ? a : b;
+  return [...granted[a]].every((permission) => granted[b].has(permission)) && granted[b].size > granted[a].size ? b : a;
+}
+
+/** One role held by the caller, with the environments it is limited to (absent: all). */
+export interface Grant {
+  role: Role;
+  environments?: string[];
 }
 
 /** Who is calling, resolved from the API key. */
@@ -33,10 +172,31 @@ export interface Principal {
   keyId: string;
   /** The member a personal access token belongs to. */
   memberId?: string;
-  /** The global role: the key's, or the member's effective one. */
+  /** The global role: the key's, or the member's own. */
   role: Role;
-  /** Per-project roles of a member (own and teams'); each replaces `role` for its project. */
+  /** Per-project roles of a member (own and teams'); each replaces the global roles for its project. */
   projectRoles: Record<string, Role>;
+  /**
+   * Every role behind `role` and `projectRoles` when a member holds several (own and teams'), with their
+   * environment limits; their permissions add up, as in GrowthBook. Absent: just `role` and `projectRoles`.
+   */
+  grants?: { global: Grant[]; projects: Record<string, Grant[]> };
+}
+
+const globalGrants = (principal: Principal): Grant[] => principal.grants?.global ?? [{ role: principal.role }];
+
+/** The grants for one project: its project roles when the caller has any there, else the global ones. */
+function grantsFor(principal: Principal, project: string): Grant[] {
+  const own = principal.grants?.projects[project] ?? (principal.projectRoles[project] ? [{ role: principal.projectRoles[project] }] : []);
+  return own.length ? own : globalGrants(principal);
+}
+
+function grantsAllow(grants: Grant[], permission: Permission, environments: string[]): boolean {
+  return grants.some(
+    (grant) =>
+      roleAllows(grant.role, permission) &&
+      (!grant.environments || !environmentScoped.has(permission) || environments.every((env) => grant.environments!.includes(env))),
+  );
 }
 
 /** The caller's role for one project, or the global role when no project is named. */
@@ -45,22 +205,27 @@ export function roleFor(principal: Principal, project?: string): Role {
 }
 
 /**
- * Whether the caller holds `permission` on a resource in `projects`: in every one of them,
- * or globally when the resource belongs to no project.
+ * Whether the caller holds `permission` on a resource in `projects`: in every one of them, or globally when the
+ * resource belongs to no project; for an environment-scoped permission, in each of `environments` too.
  */
-export function can(principal: Principal, permission: Permission, projects: string[] = []): boolean {
-  if (projects.length === 0) return roleAllows(principal.role, permission);
-  return projects.every((project) => roleAllows(roleFor(principal, project), permission));
+export function can(principal: Principal, permission: Permission, projects: string[] = [], environments: string[] = []): boolean {
+  if (permission === 'public') return true;
+  if (projects.length === 0) return grantsAllow(globalGrants(principal), permission, environments);
+  return projects.every((project) => grantsAllow(grantsFor(principal, project), permission, environments));
 }
 
 /** Whether the caller holds `permission` anywhere: globally or in at least one project. */
 export function canSomewhere(principal: Principal, permission: Permission): boolean {
-  return [principal.role, ...Object.values(principal.projectRoles)].some((role) => roleAllows(role, permission));
+  const projects = principal.grants ? Object.keys(principal.grants.projects) : Object.keys(principal.projectRoles);
+  return can(principal, permission) || projects.some((project) => can(principal, permission, [project]));
 }
 
-/** Raises 403 unless the caller holds `permission` on a resource in `projects` (see `can`). */
-export function assertCan(principal: Principal, permission: Permission, projects: string[] = []): void {
-  if (!can(principal, permission, projects)) {
-    throw new ForbiddenError(`This key's role does not grant the ${permission} permission for projects ${projects.join(', ')}`);
+/** Raises 403 unless the caller holds `permission` on a resource in `projects` (and `environments`; see `can`). */
+export function assertCan(principal: Principal, permission: Permission, projects: string[] = [], environments: string[] = []): void {
+  if (!can(principal, permission, projects, environments)) {
+    const where = [projects.length ? `projects ${projects.join(', ')}` : '', environments.length ? `environments ${environments.join(', ')}` : '']
+      .filter(Boolean)
+      .join(' and ');
+    throw new ForbiddenError(`This key's role does not grant the ${permission} permission${where ? ` for ${where}` : ''}`);
   }
 }

@@ -4,6 +4,6 @@ import { deleteArchetype } from '../../shared/contracts/archetypes';
 import { archetypes } from '../../shared/store/archetypes';
 
 export const handler = endpoint(deleteArchetype, async ({ params, auth }) => {
-  await archetypes.remove(auth.orgId, params.id, (archetype) => assertCan(auth, 'write', archetype.projects));
+  await archetypes.remove(auth.orgId, params.id, (archetype) => assertCan(auth, deleteArchetype.permission, archetype.projects));
   return { deletedId: params.id };
 });

@@ -7,7 +7,7 @@ import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(postArchetype, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.projects);
+  assertCan(auth, postArchetype.permission, body.projects);
   await assertProjectsExist(auth.orgId, body.projects);
   const { owner: ownerInput, ...fields } = body;
   const owner = await ownerForCreate(auth.orgId, ownerInput, auth.memberId);

@@ -11,8 +11,8 @@ export const handler = endpoint(putArchetype, async ({ params, body, auth }) => 
   await assertProjectsExist(auth.orgId, fields.projects);
   const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
   const archetype = await archetypes.update(auth.orgId, params.id, (current) => {
-    assertCan(auth, 'write', current.projects);
-    if (fields.projects) assertCan(auth, 'write', fields.projects);
+    assertCan(auth, putArchetype.permission, current.projects);
+    if (fields.projects) assertCan(auth, putArchetype.permission, fields.projects);
     return withOwner({ ...current, ...fields }, owner);
   });
   return { archetype };

@@ -7,7 +7,7 @@ import { assertProjectsExist } from '../../shared/store/projects';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postAttribute, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.projects);
+  assertCan(auth, postAttribute.permission, body.projects);
   assertEnumHasValues(body);
   await assertProjectsExist(auth.orgId, body.projects);
   const created = await attributes.create(auth.orgId, {

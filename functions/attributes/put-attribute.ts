@@ -9,8 +9,8 @@ import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 export const handler = endpoint(putAttribute, async ({ params, body, auth }) => {
   await assertProjectsExist(auth.orgId, body.projects);
   const updated = await attributes.update(auth.orgId, params.property, (current) => {
-    assertCan(auth, 'write', current.projects);
-    if (body.projects) assertCan(auth, 'write', body.projects);
+    assertCan(auth, putAttribute.permission, current.projects);
+    if (body.projects) assertCan(auth, putAttribute.permission, body.projects);
     const next = { ...current, ...body };
     assertEnumHasValues(next);
     return next;

@@ -27,9 +27,11 @@ export const handler = endpoint(postBulkImportFacts, async ({ body, auth }) => {
 
   // The caller must be allowed to write every item: as it is stored and as it will be.
   const written = new Set([...body.factTables.map((item) => item.id), ...body.factTableFilters.map((item) => item.factTableId)]);
-  for (const item of [...body.factTables, ...body.factMetrics]) assertCan(auth, 'write', item.data.projects);
-  for (const [id, table] of tables) if (written.has(id)) assertCan(auth, 'write', table.entity.projects);
-  for (const metric of metrics.values()) assertCan(auth, 'write', metric.entity.projects);
+  // Tables (and their filters) need manageFactTables, metrics manageFactMetrics, as GrowthBook checks them.
+  for (const item of body.factTables) assertCan(auth, 'manageFactTables', item.data.projects);
+  for (const item of body.factMetrics) assertCan(auth, 'manageFactMetrics', item.data.projects);
+  for (const [id, table] of tables) if (written.has(id)) assertCan(auth, 'manageFactTables', table.entity.projects);
+  for (const metric of metrics.values()) assertCan(auth, 'manageFactMetrics', metric.entity.projects);
 
   const owners = new Map<string, OwnerFields>();
   const ownerInputs = new Set([...body.factTables, ...body.factMetrics].flatMap((item) => item.data.owner ?? []));

@@ -7,6 +7,6 @@ import { assertDashboardReferences, dashboardProjects, dashboards } from '../../
 export const handler = endpoint(createDashboard, async ({ body, auth }) => {
   const data = newDashboard(body, auth.orgId, auth.memberId ?? '');
   const read = await assertDashboardReferences(auth.orgId, body, blockReferences(body.blocks));
-  assertCan(auth, 'write', await dashboardProjects(auth.orgId, data, read));
+  assertCan(auth, createDashboard.permission, await dashboardProjects(auth.orgId, data, read));
   return { dashboard: await dashboards.create(auth.orgId, data) };
 });

@@ -4,6 +4,6 @@ import { deleteDashboard } from '../../shared/contracts/dashboards';
 import { dashboardProjects, dashboards } from '../../shared/store/dashboards';
 
 export const handler = endpoint(deleteDashboard, async ({ params, auth }) => {
-  await dashboards.remove(auth.orgId, params.id, async (current) => assertCan(auth, 'write', await dashboardProjects(auth.orgId, current)));
+  await dashboards.remove(auth.orgId, params.id, async (current) => assertCan(auth, deleteDashboard.permission, await dashboardProjects(auth.orgId, current)));
   return { deletedId: params.id };
 });

@@ -6,12 +6,12 @@ import { assertDashboardReferences, dashboardProjects, dashboards } from '../../
 
 export const handler = endpoint(updateDashboard, async ({ params, body, auth }) => {
   const dashboard = await dashboards.update(auth.orgId, params.id, async (current) => {
-    assertCan(auth, 'write', await dashboardProjects(auth.orgId, current));
+    assertCan(auth, updateDashboard.permission, await dashboardProjects(auth.orgId, current));
     const { blocks, ...fields } = body;
     const next = { ...current, ...fields, ...(blocks ? { blocks: updatedBlocks(blocks, current.blocks, auth.orgId) } : {}) };
     assertDashboardRules(next);
     await assertDashboardReferences(auth.orgId, fields, blockReferences(blocks ?? []));
-    if (fields.projects) assertCan(auth, 'write', fields.projects);
+    if (fields.projects) assertCan(auth, updateDashboard.permission, fields.projects);
     return next;
   });
   return { dashboard };

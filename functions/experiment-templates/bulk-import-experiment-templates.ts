@@ -17,7 +17,7 @@ export const handler = endpoint(bulkImportExperimentTemplates, async ({ body, au
   const owner = await templateOwner(auth);
   const ops = plan.items.map(({ id, data }) => {
     const existing = current.get(id);
-    assertCan(auth, 'write', [existing?.entity.project, data.project].flatMap((p) => (p ? [p] : [])));
+    assertCan(auth, bulkImportExperimentTemplates.permission, [existing?.entity.project, data.project].flatMap((p) => (p ? [p] : [])));
     return existing
       ? experimentTemplates.prepareUpdate(auth.orgId, existing, { ...existing.entity, ...data })
       : experimentTemplates.prepareCreate(auth.orgId, { ...data, id, ...owner });

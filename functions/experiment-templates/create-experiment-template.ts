@@ -5,7 +5,7 @@ import { assertTemplateReferences, experimentTemplates, templateOwner } from '..
 import { newId } from '../../shared/ids';
 
 export const handler = endpoint(createExperimentTemplate, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.project ? [body.project] : []);
+  assertCan(auth, createExperimentTemplate.permission, body.project ? [body.project] : []);
   await assertTemplateReferences(auth.orgId, body, body);
   const experimentTemplate = await experimentTemplates.create(auth.orgId, {
     ...body,

@@ -5,7 +5,7 @@ import { experimentTemplates } from '../../shared/store/experiment-templates';
 
 export const handler = endpoint(deleteExperimentTemplate, async ({ params, auth }) => {
   await experimentTemplates.remove(auth.orgId, params.id, (template) =>
-    assertCan(auth, 'write', template.project ? [template.project] : []),
+    assertCan(auth, deleteExperimentTemplate.permission, template.project ? [template.project] : []),
   );
   return { deletedId: params.id };
 });

@@ -5,8 +5,8 @@ import { assertTemplateReferences, experimentTemplates } from '../../shared/stor
 
 export const handler = endpoint(updateExperimentTemplate, async ({ params, body, auth }) => {
   const experimentTemplate = await experimentTemplates.update(auth.orgId, params.id, async (current) => {
-    assertCan(auth, 'write', current.project ? [current.project] : []);
-    if (body.project) assertCan(auth, 'write', [body.project]);
+    assertCan(auth, updateExperimentTemplate.permission, current.project ? [current.project] : []);
+    if (body.project) assertCan(auth, updateExperimentTemplate.permission, [body.project]);
     const next = { ...current, ...body };
     await assertTemplateReferences(auth.orgId, body, next);
     return next;

@@ -20,7 +20,7 @@ const utc = (date: string) => {
 export const handler = endpoint(postExperimentStart, async ({ params, body, auth }) => {
   let message: string | undefined;
   const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
-    assertCan(auth, 'write', current.project ? [current.project] : []);
+    assertCan(auth, postExperimentStart.permission, current.project ? [current.project] : []);
     assertNotHoldout(current);
     const now = new Date().toISOString();
     const startAt = futureStart(current, now);

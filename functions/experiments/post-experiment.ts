@@ -25,7 +25,7 @@ async function withTemplate(orgId: string, body: PostExperimentBody, now: string
 export const handler = endpoint(postExperiment, async ({ body: input, auth }) => {
   const now = new Date().toISOString();
   const body = await withTemplate(auth.orgId, input, now);
-  assertCan(auth, 'write', body.project ? [body.project] : []);
+  assertCan(auth, postExperiment.permission, body.project ? [body.project] : []);
   // GrowthBook refuses a new experiment whose owner is not a member.
   const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId, true);
   const data = newExperiment(body, owner, now);

@@ -8,7 +8,7 @@ import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(putExperimentSchedule, async ({ params, body, auth }) => {
   const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
-    assertCan(auth, 'write', current.project ? [current.project] : []);
+    assertCan(auth, putExperimentSchedule.permission, current.project ? [current.project] : []);
     assertNotHoldout(current);
     return rescheduledExperiment(current, body, new Date().toISOString());
   });

@@ -13,8 +13,8 @@ import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 export const handler = endpoint(updateExperiment, async ({ params, body, auth }) => {
   const now = new Date().toISOString();
   const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
-    assertCan(auth, 'write', current.project ? [current.project] : []);
-    if (body.project) assertCan(auth, 'write', [body.project]);
+    assertCan(auth, updateExperiment.permission, current.project ? [current.project] : []);
+    if (body.project) assertCan(auth, updateExperiment.permission, [body.project]);
     const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
     const next = updatedExperiment(current, body, owner, now);
     await Promise.all([

@@ -9,7 +9,7 @@ import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(postFactMetric, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.projects);
+  assertCan(auth, postFactMetric.permission, body.projects);
   const draft = buildFactMetric(body, await factTableLookup(auth.orgId, [body.numerator, body.denominator]));
   await assertProjectsExist(auth.orgId, body.projects);
   const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId);

@@ -16,8 +16,8 @@ export const handler = endpoint(updateFactMetric, async ({ params, body, auth })
     const stored = storedTablesLookup(current);
     await assertProjectsExist(auth.orgId, body.projects);
     const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
-    assertCan(auth, 'write', current.projects);
-    if (body.projects) assertCan(auth, 'write', body.projects);
+    assertCan(auth, updateFactMetric.permission, current.projects);
+    if (body.projects) assertCan(auth, updateFactMetric.permission, body.projects);
     const draft = buildFactMetric(factMetricInputAfter(current, body), (id) => named(id) ?? stored(id));
     return withOwner(redefined(current, draft), owner);
   });

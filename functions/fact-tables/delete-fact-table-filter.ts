@@ -8,7 +8,7 @@ import { factTables, usersOfFactTable } from '../../shared/store/fact-tables';
 /** Removes a filter from its table; refused while fact metrics or segments use it. */
 export const handler = endpoint(deleteFactTableFilter, async ({ params, auth }) => {
   await factTables.update(auth.orgId, params.factTableId, async (current) => {
-    assertCan(auth, 'write', current.projects);
+    assertCan(auth, deleteFactTableFilter.permission, current.projects);
     findFilter(current, params.id);
     const users = await usersOfFactTable(auth.orgId, params.factTableId, params.id);
     if (users.length) {

@@ -10,7 +10,7 @@ import { factTables, usersOfFactTable } from '../../shared/store/fact-tables';
  */
 export const handler = endpoint(deleteFactTable, async ({ params, auth }) => {
   await factTables.remove(auth.orgId, params.id, async (table) => {
-    assertCan(auth, 'write', table.projects);
+    assertCan(auth, deleteFactTable.permission, table.projects);
     const users = await usersOfFactTable(auth.orgId, params.id);
     if (users.length) {
       throw new ConflictError('invalid_status', `Fact table ${params.id} is used by ${users.join(', ')}; delete or change those first`);

@@ -8,7 +8,7 @@ import { newId } from '../../shared/ids';
 export const handler = endpoint(postFactTableFilter, async ({ params, body, auth }) => {
   const factTableFilter = newFilter(newId('flt_'), body, new Date().toISOString());
   await factTables.update(auth.orgId, params.factTableId, (table) => {
-    assertCan(auth, 'write', table.projects);
+    assertCan(auth, postFactTableFilter.permission, table.projects);
     return withFilter(table, factTableFilter);
   });
   return { factTableFilter };

@@ -10,7 +10,7 @@ import { dataSources } from '../../shared/store/data-sources';
 import { assertReferences } from '../../shared/store/repository';
 
 export const handler = endpoint(postFactTable, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.projects);
+  assertCan(auth, postFactTable.permission, body.projects);
   await Promise.all([
     assertProjectsExist(auth.orgId, body.projects),
     assertReferences(auth.orgId, dataSources, [{ field: 'datasource', id: body.datasource }]),

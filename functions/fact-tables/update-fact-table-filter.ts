@@ -7,7 +7,7 @@ import { factTables } from '../../shared/store/fact-tables';
 export const handler = endpoint(updateFactTableFilter, async ({ params, body, auth }) => {
   const now = new Date().toISOString();
   const table = await factTables.update(auth.orgId, params.factTableId, (current) => {
-    assertCan(auth, 'write', current.projects);
+    assertCan(auth, updateFactTableFilter.permission, current.projects);
     return withFilter(current, changedFilter(findFilter(current, params.id), body, now));
   });
   return { factTableFilter: findFilter(table, params.id) };

@@ -14,8 +14,8 @@ export const handler = endpoint(updateFactTable, async ({ params, body, auth }) 
   const table = await factTables.update(auth.orgId, params.id, async (current) => {
     await assertProjectsExist(auth.orgId, change.projects);
     const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
-    assertCan(auth, 'write', current.projects);
-    if (change.projects) assertCan(auth, 'write', change.projects);
+    assertCan(auth, updateFactTable.permission, current.projects);
+    if (change.projects) assertCan(auth, updateFactTable.permission, change.projects);
     return withOwner(updatedFactTable(current, change, now), owner);
   });
   return { factTable: publicFactTable(table) };

@@ -9,7 +9,7 @@ import { ownerForCreate } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 
 export const handler = endpoint(postFeature, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.project ? [body.project] : []);
+  assertCan(auth, postFeature.permission, body.project ? [body.project] : []);
   if (body.project && !(await projects.find(auth.orgId, body.project))) {
     throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
   }

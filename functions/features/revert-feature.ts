@@ -13,7 +13,7 @@ export const handler = endpoint(revertFeature, async ({ params, body, auth }) =>
     auth.orgId,
     params.id,
     async (current) => {
-      assertCan(auth, 'write', current.project ? [current.project] : []);
+      assertCan(auth, revertFeature.permission, current.project ? [current.project] : []);
       const revision = await featureRevision(auth.orgId, current.id, body.revision);
       if (!revision) throw new InvalidInputError(`Request body: [revision] feature ${current.id} has no revision ${body.revision}`);
       if (revision.version === current.revision.version) {

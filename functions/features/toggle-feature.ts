@@ -11,7 +11,8 @@ export const handler = endpoint(toggleFeature, async ({ params, body, auth }) =>
     auth.orgId,
     params.id,
     (current) => {
-      assertCan(auth, 'write', current.project ? [current.project] : []);
+      // publishFeatures is environment-scoped: a role limited to some environments toggles only those.
+      assertCan(auth, toggleFeature.permission, current.project ? [current.project] : [], Object.keys(toggles));
       return applyToggle(current, toggles, environments);
     },
     authorOf(auth, body.reason || 'Toggled via the REST API'),

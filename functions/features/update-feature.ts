@@ -16,9 +16,9 @@ export const handler = endpoint(updateFeature, async ({ params, body, auth }) =>
     params.id,
     async (current) => {
       // Inside the change, so an unknown feature is a 404 before the body's references are looked at.
-      assertCan(auth, 'write', current.project ? [current.project] : []);
+      assertCan(auth, updateFeature.permission, current.project ? [current.project] : []);
       if (body.project) {
-        assertCan(auth, 'write', [body.project]);
+        assertCan(auth, updateFeature.permission, [body.project]);
         if (!(await projects.find(auth.orgId, body.project))) {
           throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
         }

@@ -1,8 +1,11 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { putProject, type Project } from '../../shared/contracts/projects';
+import { assertCan } from '../../shared/permissions';
 import { projects, updateProject } from '../../shared/store/projects';
 
 export const handler = endpoint(putProject, async ({ params, body, auth }) => {
+  // A project admin manages the projects it holds the role in.
+  assertCan(auth, putProject.permission, [params.id]);
   const { settings, publicId, ...fields } = body;
   const change = (current: Project): Project => ({
     ...current,

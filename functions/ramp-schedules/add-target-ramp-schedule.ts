@@ -6,7 +6,7 @@ import { newId } from '../../shared/ids';
 import { changeRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(addTargetRampSchedule, async ({ params, body, auth }) => {
-  const actor = rampActor(auth, 'write');
+  const actor = rampActor(auth, addTargetRampSchedule.permission);
   const targetId = newId('rt_');
   const updated = await changeRampSchedule(
     auth.orgId,

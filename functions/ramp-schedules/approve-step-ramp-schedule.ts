@@ -5,6 +5,6 @@ import { actOnRampSchedule, rampActor } from '../../shared/store/ramp-schedules'
 
 // Review, not just write, on the project of the schedule's feature (BEHAVIOR.md).
 export const handler = endpoint(approveStepRampSchedule, async ({ params, auth }) => {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, 'review'), { type: 'approve-step' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, approveStepRampSchedule.permission), { type: 'approve-step' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 });

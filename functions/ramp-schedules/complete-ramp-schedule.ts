@@ -4,6 +4,6 @@ import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { actOnRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(completeRampSchedule, async ({ params, auth }) => {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), { type: 'complete' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, completeRampSchedule.permission), { type: 'complete' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 });

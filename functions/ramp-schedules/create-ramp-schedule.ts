@@ -8,7 +8,7 @@ import { insertRampSchedule, rampActor } from '../../shared/store/ramp-schedules
 
 export const handler = endpoint(createRampSchedule, async ({ body, auth }) => {
   const feature = body.featureId === undefined ? undefined : await features.find(auth.orgId, body.featureId);
-  rampActor(auth, 'write').assertAllowed(feature);
+  rampActor(auth, createRampSchedule.permission).assertAllowed(feature);
   const schedule = newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: auth.orgId, feature });
   if (feature) assertForcedValuesFit(schedule, feature.valueType);
   const created = await insertRampSchedule(auth.orgId, schedule);

@@ -5,7 +5,7 @@ import { changeRampSchedule, rampActor } from '../../shared/store/ramp-schedules
 
 // The rules keep whatever state the schedule left them in; only the schedule and its rule locks go.
 export const handler = endpoint(deleteRampSchedule, async ({ params, auth }) => {
-  await changeRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), (schedule) => {
+  await changeRampSchedule(auth.orgId, params.id, rampActor(auth, deleteRampSchedule.permission), (schedule) => {
     assertDeletable(schedule);
     return { deleted: true };
   });

@@ -6,7 +6,7 @@ import { changeRampSchedule, rampActor } from '../../shared/store/ramp-schedules
 
 // The rule keeps its current state. Ejecting the last target deletes the schedule.
 export const handler = endpoint(ejectTargetRampSchedule, async ({ params, body, auth }) => {
-  const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), (schedule) => {
+  const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, ejectTargetRampSchedule.permission), (schedule) => {
     const result = ejectTarget(schedule, body);
     return 'deleted' in result ? result : { schedule: result.schedule, writes: [], comment: '' };
   });

@@ -4,7 +4,7 @@ import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { actOnRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(jumpRampSchedule, async ({ params, body, auth }) => {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), {
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, jumpRampSchedule.permission), {
     type: 'jump',
     targetStepIndex: body.targetStepIndex,
   });

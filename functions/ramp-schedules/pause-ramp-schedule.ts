@@ -4,6 +4,6 @@ import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { actOnRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(pauseRampSchedule, async ({ params, auth }) => {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), { type: 'pause' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, pauseRampSchedule.permission), { type: 'pause' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 });

@@ -4,6 +4,6 @@ import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { actOnRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(resumeRampSchedule, async ({ params, auth }) => {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), { type: 'resume' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, resumeRampSchedule.permission), { type: 'resume' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 });

@@ -4,6 +4,6 @@ import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { actOnRampSchedule, rampActor } from '../../shared/store/ramp-schedules';
 
 export const handler = endpoint(rollbackRampSchedule, async ({ params, auth }) => {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, 'write'), { type: 'rollback' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, rollbackRampSchedule.permission), { type: 'rollback' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 });

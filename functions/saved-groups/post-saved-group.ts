@@ -22,7 +22,7 @@ async function assertIdListAttribute(orgId: string, key: string | undefined): Pr
 }
 
 export const handler = endpoint(postSavedGroup, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.projects);
+  assertCan(auth, postSavedGroup.permission, body.projects);
   const definition = savedGroupDefinition(body);
   await Promise.all([assertProjectsExist(auth.orgId, body.projects), assertIdListAttribute(auth.orgId, definition.attributeKey)]);
   const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId);

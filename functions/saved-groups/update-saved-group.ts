@@ -13,8 +13,8 @@ export const handler = endpoint(updateSavedGroup, async ({ params, body, auth })
   const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
   await assertProjectsExist(auth.orgId, fields.projects);
   const savedGroup = await savedGroups.update(auth.orgId, params.id, (current) => {
-    assertCan(auth, 'write', current.projects);
-    if (fields.projects) assertCan(auth, 'write', fields.projects);
+    assertCan(auth, updateSavedGroup.permission, current.projects);
+    if (fields.projects) assertCan(auth, updateSavedGroup.permission, fields.projects);
     assertFitsType(current, fields);
     return withOwner({ ...current, ...fields }, owner);
   });

@@ -9,7 +9,7 @@ import { assertProjectsExist } from '../../shared/store/projects';
 import { segments } from '../../shared/store/segments';
 
 export const handler = endpoint(postSegment, async ({ body, auth }) => {
-  assertCan(auth, 'write', body.projects);
+  assertCan(auth, postSegment.permission, body.projects);
   const { owner: ownerInput, type, query, factTableId, filters, ...fields } = body;
   const lookup = await factTableLookup(auth.orgId, [{ factTableId }]);
   const definition = segmentDefinition({ type, datasourceId: body.datasourceId, query, factTableId, filters }, lookup);

@@ -17,8 +17,8 @@ export async function applySegmentUpdate({ params, body, auth }: EndpointRequest
     const lookup = await factTableLookup(auth.orgId, [after]);
     await assertProjectsExist(auth.orgId, body.projects);
     const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
-    assertCan(auth, 'write', current.projects);
-    if (body.projects) assertCan(auth, 'write', body.projects);
+    assertCan(auth, updateSegment.permission, current.projects);
+    if (body.projects) assertCan(auth, updateSegment.permission, body.projects);
     const definition = segmentDefinition(after, lookup);
     // The old type's fields go with it, so they are rebuilt from the definition alone.
     const { query: _q, factTableId: _f, filters: _fl, ...rest } = current;

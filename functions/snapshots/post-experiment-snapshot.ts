@@ -15,7 +15,7 @@ import { snapshots } from '../../shared/store/snapshots';
 
 export const handler = endpoint(postExperimentSnapshot, async ({ params, body, auth }) => {
   const experiment = await experiments.get(auth.orgId, params.id);
-  assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+  assertCan(auth, postExperimentSnapshot.permission, experiment.project ? [experiment.project] : []);
   assertAnalysable(experiment, body.phase);
   const [dataSource, metrics] = await Promise.all([
     dataSources.find(auth.orgId, experiment.settings.datasourceId),

@@ -10,7 +10,7 @@ import { visualChangesets } from '../../shared/store/visual-changesets';
 export const handler = endpoint(postVisualChange, async ({ params, body, auth }) => {
   const changeset = await visualChangesets.update(auth.orgId, params.id, async (current) => {
     const experiment = await experiments.get(auth.orgId, current.experiment);
-    assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+    assertCan(auth, postVisualChange.permission, experiment.project ? [experiment.project] : []);
     const change = buildVisualChange(body, experiment);
     if (current.visualChanges.some((c) => c.id === change.id)) {
       throw new ConflictError('already_exists', `Visual change ${change.id} already exists in visual changeset ${current.id}`);

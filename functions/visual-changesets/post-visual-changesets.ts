@@ -9,7 +9,7 @@ import { createVisualChangeset } from '../../shared/store/visual-changesets';
 export const handler = endpoint(postVisualChangesets, async ({ params, body, auth }) => {
   assertUrlPatterns(body.urlPatterns);
   const changeset = await createVisualChangeset(auth.orgId, params.id, (experiment) => {
-    assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+    assertCan(auth, postVisualChangesets.permission, experiment.project ? [experiment.project] : []);
     return {
       id: newId('vcs_'),
       experiment: experiment.id,

@@ -13,7 +13,7 @@ export const handler = endpoint(putVisualChange, async ({ params, body, auth }) 
     const index = current.visualChanges.findIndex((c) => c.id === params.visualChangeId);
     if (index < 0) throw new NotFoundError(`Visual change ${params.visualChangeId} not found in visual changeset ${current.id}`);
     const experiment = await experiments.get(auth.orgId, current.experiment);
-    assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+    assertCan(auth, putVisualChange.permission, experiment.project ? [experiment.project] : []);
     const visualChanges = current.visualChanges.with(index, patchVisualChange(current.visualChanges[index], body, experiment));
     const next = { ...current, visualChanges };
     nModified = contentChanged(current, next) ? 1 : 0;

@@ -16,7 +16,7 @@ export const handler = endpoint(putVisualChangeset, async ({ params, body, auth 
   let nModified = 0;
   const changeset = await visualChangesets.update(auth.orgId, params.id, async (current) => {
     const experiment = await experiments.get(auth.orgId, current.experiment);
-    assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+    assertCan(auth, putVisualChangeset.permission, experiment.project ? [experiment.project] : []);
     const next = {
       ...current,
       ...(body.editorUrl !== undefined ? { editorUrl: body.editorUrl } : {}),

@@ -1,10 +1,11 @@
 import { UnauthorizedError } from './errors';
-import { higherRole, type Principal, type Role } from '../permissions';
+import { type Grant, type Principal } from '../permissions';
 import { findApiKey, hashSecret, type ApiKeyRecord } from '../store/api-keys';
 import { members } from '../store/members';
 import { teams } from '../store/teams';
 
-const SECRET_PATTERN = /^secret_[a-z]+_[A-Za-z0-9_-]{16,}$/;
+// The role in a secret may be camel case (`secret_visualEditor_...`) or hold an underscore (`secret_gbDefault_projectAdmin_...`).
+const SECRET_PATTERN = /^secret_[A-Za-z]+_[A-Za-z0-9_-]{16,}$/;
 
 /** How long a warm container trusts a resolved key; a revoked key stops working within this time. */
 export const authCacheTtlMs = () => Number(process.env.AUTH_CACHE_TTL_SECONDS ?? 30) * 1000;
@@ -34,23 +35,24 @@ export function secretFromHeader(header: string | undefined): string {
   return secret;
 }
 
+/** A role as a grant: its environment limit counts only when one is set. */
+const grantOf = (source: { role: Grant['role']; limitAccessByEnvironment?: boolean; environments?: string[] }): Grant =>
+  source.limitAccessByEnvironment && source.environments?.length ? { role: source.role, environments: source.environments } : { role: source.role };
+
 async function principalOf(key: ApiKeyRecord): Promise<Principal> {
   const base = { orgId: key.orgId, keyId: key.id };
   if (key.role !== 'user') return { ...base, role: key.role, projectRoles: {} };
   const [member, orgTeams] = await Promise.all([members.find(key.orgId, key.memberId!), teams.all(key.orgId)]);
   if (!member) throw new UnauthorizedError('The member of this access token no longer exists');
-  const own = orgTeams.filter((team) => team.members.includes(member.id));
-  let role: Role = member.role;
-  const projectRoles: Record<string, Role> = {};
-  for (const source of [member, ...own]) {
-    if (source !== member) role = higherRole(role, (source as { role: Role }).role);
-    for (const entry of source.projectRoles ?? []) {
-      projectRoles[entry.project] = projectRoles[entry.project]
-        ? higherRole(projectRoles[entry.project], entry.role)
-        : entry.role;
-    }
+  const sources = [member, ...orgTeams.filter((team) => team.members.includes(member.id))];
+  // As in GrowthBook, the permissions of the member's own roles and their teams' add up, globally and per project.
+  const global = sources.map(grantOf);
+  const projects: Record<string, Grant[]> = {};
+  for (const source of sources) {
+    for (const entry of source.projectRoles ?? []) (projects[entry.project] ??= []).push(grantOf(entry));
   }
-  return { ...base, memberId: member.id, role, projectRoles };
+  const projectRoles = Object.fromEntries(Object.entries(projects).map(([project, grants]) => [project, grants[0].role]));
+  return { ...base, memberId: member.id, role: member.role, projectRoles, grants: { global, projects } };
 }
 
 /**

@@ -9,7 +9,7 @@ import { authenticate } from './auth';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
 import { logger } from '../logger';
-import { canSomewhere, roleAllows, type Principal } from '../permissions';
+import { can, canSomewhere, type Principal } from '../permissions';
 import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
 import { parseInput, validationError } from './validation';
 
@@ -66,12 +66,12 @@ const jsonBody = (): Middleware => ({
   },
 });
 
-/** Resolves the key and checks the spec's permission against the caller's role. */
+/** Resolves the key and checks the spec's permission against the caller's roles (globally, or in some project when project-scoped). */
 const authorize = (spec: EndpointSpec): Middleware => ({
   before: async (request: Request) => {
     if (spec.permission === 'public') return;
     const auth = await authenticate(request.event.headers?.authorization);
-    const allowed = spec.projectScoped ? canSomewhere(auth, spec.permission) : roleAllows(auth.role, spec.permission);
+    const allowed = spec.projectScoped ? canSomewhere(auth, spec.permission) : can(auth, spec.permission);
     if (!allowed) throw new ForbiddenError(`This key's role does not grant the ${spec.permission} permission`);
     request.context.auth = auth;
   },

@@ -24,7 +24,7 @@ export const postBulkImportFacts = defineEndpoint({
   path: '/bulk-import/facts',
   summary: 'Create or update fact tables, their filters and fact metrics by id',
   tag: 'fact-tables',
-  permission: 'write',
+  permission: 'manageFactTables',
   projectScoped: true,
   body: bulkImportBody,
   response: z.object({

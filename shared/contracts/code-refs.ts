@@ -39,7 +39,7 @@ export const postCodeRefs = defineEndpoint({
   path: '/code-refs',
   summary: "Submit a repository branch's code references, grouped by flag (deleteMissing=true empties those of flags not sent)",
   tag: 'code-references',
-  permission: 'write',
+  permission: 'manageFeatures',
   query: z.strictObject({ deleteMissing: z.enum(['true', 'false']).optional() }),
   body: z.strictObject({
     branch: z.string().max(1024),

@@ -68,7 +68,7 @@ export const createCustomField = defineEndpoint({
   path: '/custom-fields',
   summary: 'Create a custom field',
   tag: 'custom-fields',
-  permission: 'manage',
+  permission: 'manageCustomFields',
   body: createBody,
   response: customFieldResponse,
 });
@@ -90,7 +90,7 @@ export const updateCustomField = defineEndpoint({
   path: '/custom-fields/{id}',
   summary: 'Update a custom field',
   tag: 'custom-fields',
-  permission: 'manage',
+  permission: 'manageCustomFields',
   params: idParams,
   body: createBody.omit({ id: true }).partial(),
   response: customFieldResponse,
@@ -102,7 +102,7 @@ export const deleteCustomField = defineEndpoint({
   path: '/custom-fields/{id}',
   summary: 'Delete a custom field',
   tag: 'custom-fields',
-  permission: 'manage',
+  permission: 'manageCustomFields',
   params: idParams,
   // GrowthBook's delete takes the field's position too; the id alone names it here.
   query: z.strictObject({ index: z.coerce.number().int().min(0).optional() }),

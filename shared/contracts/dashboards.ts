@@ -338,7 +338,7 @@ export const createDashboard = defineEndpoint({
   path: '/dashboards',
   summary: 'Create a dashboard',
   tag: 'dashboards',
-  permission: 'write',
+  permission: 'manageGeneralDashboards',
   projectScoped: true,
   body: z.strictObject({
     title,
@@ -370,7 +370,7 @@ export const updateDashboard = defineEndpoint({
   path: '/dashboards/{id}',
   summary: 'Partially update a dashboard',
   tag: 'dashboards',
-  permission: 'write',
+  permission: 'manageGeneralDashboards',
   projectScoped: true,
   params: idParams,
   body: z.strictObject({
@@ -391,7 +391,7 @@ export const deleteDashboard = defineEndpoint({
   path: '/dashboards/{id}',
   summary: 'Delete a dashboard',
   tag: 'dashboards',
-  permission: 'write',
+  permission: 'manageGeneralDashboards',
   projectScoped: true,
   params: idParams,
   response: deletedResponse,

@@ -124,7 +124,7 @@ export const postDataSource = defineEndpoint({
   path: '/data-sources',
   summary: 'Create a data source',
   tag: 'data-sources',
-  permission: 'manage',
+  permission: 'createDatasources',
   body: createBody,
   response: dataSourceResponse,
 });
@@ -135,7 +135,7 @@ export const updateDataSource = defineEndpoint({
   path: '/data-sources/{id}',
   summary: 'Partially update a data source',
   tag: 'data-sources',
-  permission: 'manage',
+  permission: 'createDatasources',
   params: idParams,
   body: updateBody,
   response: dataSourceResponse,
@@ -147,7 +147,7 @@ export const deleteDataSource = defineEndpoint({
   path: '/data-sources/{id}',
   summary: 'Delete a data source',
   tag: 'data-sources',
-  permission: 'manage',
+  permission: 'createDatasources',
   params: idParams,
   response: deletedResponse,
 });

@@ -46,7 +46,7 @@ export const postDimension = defineEndpoint({
   path: '/dimensions',
   summary: 'Create a dimension',
   tag: 'dimensions',
-  permission: 'write',
+  permission: 'createDimensions',
   body: z.strictObject(fields),
   response: dimensionResponse,
 });
@@ -68,7 +68,7 @@ export const updateDimension = defineEndpoint({
   path: '/dimensions/{id}',
   summary: 'Partially update a dimension',
   tag: 'dimensions',
-  permission: 'write',
+  permission: 'createDimensions',
   params: idParams,
   body: z.strictObject(fields).partial(),
   response: dimensionResponse,
@@ -80,7 +80,7 @@ export const deleteDimension = defineEndpoint({
   path: '/dimensions/{id}',
   summary: 'Delete a dimension',
   tag: 'dimensions',
-  permission: 'write',
+  permission: 'createDimensions',
   params: idParams,
   response: deletedResponse,
 });

@@ -38,7 +38,7 @@ export const postEnvironment = defineEndpoint({
   path: '/environments',
   summary: 'Create an environment',
   tag: 'environments',
-  permission: 'manage',
+  permission: 'manageEnvironments',
   body: z.strictObject({
     id: environmentId,
     description: z.string().max(10_000).optional(),
@@ -56,7 +56,7 @@ export const putEnvironment = defineEndpoint({
   path: '/environments/{id}',
   summary: 'Partially update an environment',
   tag: 'environments',
-  permission: 'manage',
+  permission: 'manageEnvironments',
   params: z.object({ id: z.string().min(1).max(64) }),
   body: z.strictObject({
     description: z.string().max(10_000).optional(),
@@ -73,7 +73,7 @@ export const deleteEnvironment = defineEndpoint({
   path: '/environments/{id}',
   summary: 'Delete an environment',
   tag: 'environments',
-  permission: 'manage',
+  permission: 'manageEnvironments',
   params: z.object({ id: z.string().min(1).max(64) }),
   response: deletedResponse,
 });

@@ -12,7 +12,7 @@ export const revertFeature = defineEndpoint({
   path: '/features/{id}/revert',
   summary: "Publish an earlier revision's default value and rules again",
   tag: 'features',
-  permission: 'write',
+  permission: 'publishFeatures',
   projectScoped: true,
   params: z.object({ id: z.string().min(1).max(256) }),
   body: z.strictObject({ revision: z.number().int().min(1), comment: z.string().max(10_000).optional() }),

@@ -232,7 +232,7 @@ export const postFeature = defineEndpoint({
   path: '/features',
   summary: 'Create a feature',
   tag: 'features',
-  permission: 'write',
+  permission: 'manageFeatures',
   projectScoped: true,
   body: z.strictObject({
     id: featureKey,
@@ -269,7 +269,7 @@ export const updateFeature = defineEndpoint({
   path: '/features/{id}',
   summary: 'Partially update a feature and publish the change',
   tag: 'features',
-  permission: 'write',
+  permission: 'manageFeatures',
   projectScoped: true,
   params: z.object({ id: z.string().min(1).max(256) }),
   body: z.strictObject({
@@ -295,7 +295,7 @@ export const deleteFeature = defineEndpoint({
   path: '/features/{id}',
   summary: 'Delete a feature',
   tag: 'features',
-  permission: 'write',
+  permission: 'manageFeatures',
   projectScoped: true,
   params: z.object({ id: z.string().min(1).max(256) }),
   response: deletedResponse,
@@ -314,7 +314,7 @@ export const toggleFeature = defineEndpoint({
   path: '/features/{id}/toggle',
   summary: 'Turn a feature on or off in one or more environments',
   tag: 'features',
-  permission: 'write',
+  permission: 'publishFeatures',
   projectScoped: true,
   params: z.object({ id: z.string().min(1).max(256) }),
   body: z.strictObject({

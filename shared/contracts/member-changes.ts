@@ -13,7 +13,7 @@ export const updateMemberRole = defineEndpoint({
   path: '/members/{id}/role',
   summary: "Change a member's global role (and the environments it is limited to) and, optionally, their project roles",
   tag: 'members',
-  permission: 'manage',
+  permission: 'manageTeam',
   params: idParams,
   body: z.strictObject({
     member: z.strictObject({
@@ -52,7 +52,7 @@ export const deleteMember = defineEndpoint({
   path: '/members/{id}',
   summary: 'Remove a member from the organization (and from its teams)',
   tag: 'members',
-  permission: 'manage',
+  permission: 'manageTeam',
   params: idParams,
   response: deletedResponse,
 });

@@ -45,7 +45,7 @@ export const listMembers = defineEndpoint({
   path: '/members',
   summary: 'List the members of the organization',
   tag: 'members',
-  permission: 'manage',
+  permission: 'manageTeam',
   query: paginationQuery.extend({
     userName: z.string().max(256).optional(),
     userEmail: z.string().max(320).optional(),

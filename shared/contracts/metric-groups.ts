@@ -46,7 +46,7 @@ export const createMetricGroup = defineEndpoint({
   path: '/metric-groups',
   summary: 'Create a metric group',
   tag: 'metric-groups',
-  permission: 'write',
+  permission: 'createMetricGroups',
   body: createBody,
   response: metricGroupResponse,
 });
@@ -68,7 +68,7 @@ export const updateMetricGroup = defineEndpoint({
   path: '/metric-groups/{id}',
   summary: 'Update a metric group',
   tag: 'metric-groups',
-  permission: 'write',
+  permission: 'createMetricGroups',
   params: idParams,
   body: createBody.extend({ archived: z.boolean() }).partial(),
   response: metricGroupResponse,
@@ -80,7 +80,7 @@ export const deleteMetricGroup = defineEndpoint({
   path: '/metric-groups/{id}',
   summary: 'Delete a metric group',
   tag: 'metric-groups',
-  permission: 'write',
+  permission: 'createMetricGroups',
   params: idParams,
   response: deletedResponse,
 });

@@ -48,7 +48,7 @@ export const postNamespace = defineEndpoint({
   path: '/namespaces',
   summary: 'Create a namespace (multiRange by default, which needs a hashAttribute)',
   tag: 'namespaces',
-  permission: 'manage',
+  permission: 'manageNamespaces',
   body: z.strictObject({
     displayName,
     description: z.string().max(10_000).optional(),
@@ -65,7 +65,7 @@ export const putNamespace = defineEndpoint({
   path: '/namespaces/{id}',
   summary: 'Update a namespace',
   tag: 'namespaces',
-  permission: 'manage',
+  permission: 'manageNamespaces',
   params: idParams,
   body: z.strictObject({
     displayName: displayName.optional(),
@@ -82,7 +82,7 @@ export const deleteNamespace = defineEndpoint({
   path: '/namespaces/{id}',
   summary: 'Delete a namespace no experiment uses',
   tag: 'namespaces',
-  permission: 'manage',
+  permission: 'manageNamespaces',
   params: idParams,
   response: deletedResponse,
 });

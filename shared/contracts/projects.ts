@@ -49,7 +49,7 @@ export const postProject = defineEndpoint({
   path: '/projects',
   summary: 'Create a project',
   tag: 'projects',
-  permission: 'manage',
+  permission: 'createProjects',
   body: z.strictObject({
     name,
     description: z.string().max(10_000).optional(),
@@ -76,7 +76,8 @@ export const putProject = defineEndpoint({
   path: '/projects/{id}',
   summary: 'Partially update a project',
   tag: 'projects',
-  permission: 'manage',
+  permission: 'manageProjects',
+  projectScoped: true,
   params: idParams,
   body: z.strictObject({
     name: name.optional(),
@@ -93,7 +94,8 @@ export const deleteProject = defineEndpoint({
   path: '/projects/{id}',
   summary: 'Delete a project',
   tag: 'projects',
-  permission: 'manage',
+  permission: 'deleteProjects',
+  projectScoped: true,
   params: idParams,
   response: deletedResponse,
 });

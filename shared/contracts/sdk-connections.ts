@@ -85,7 +85,7 @@ export const postSdkConnection = defineEndpoint({
   path: '/sdk-connections',
   summary: 'Create an SDK connection',
   tag: 'sdk-connections',
-  permission: 'manage',
+  permission: 'manageSDKConnections',
   body: z.strictObject(settings),
   response: sdkConnectionResponse,
 });
@@ -107,7 +107,7 @@ export const putSdkConnection = defineEndpoint({
   path: '/sdk-connections/{id}',
   summary: 'Update an SDK connection (the fields given)',
   tag: 'sdk-connections',
-  permission: 'manage',
+  permission: 'manageSDKConnections',
   params: idParams,
   body: z.strictObject({
     ...settings,
@@ -126,7 +126,7 @@ export const deleteSdkConnection = defineEndpoint({
   path: '/sdk-connections/{id}',
   summary: 'Delete an SDK connection',
   tag: 'sdk-connections',
-  permission: 'manage',
+  permission: 'manageSDKConnections',
   params: idParams,
   response: deletedResponse,
 });

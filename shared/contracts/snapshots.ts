@@ -42,7 +42,7 @@ export const postExperimentSnapshot = defineEndpoint({
   path: '/experiments/{id}/snapshot',
   summary: 'Ask for a results snapshot of an experiment',
   tag: 'snapshots',
-  permission: 'write',
+  permission: 'runQueries',
   projectScoped: true,
   params: idParams,
   body: z.strictObject({

@@ -19,10 +19,16 @@ export interface EndpointSpec<
   summary: string;
   /** OpenAPI tag, e.g. `saved-groups`. */
   tag: string;
+  /**
+   * What the caller's role must grant: GrowthBook's permission name (`'manageFeatures'`, `'createSegments'`,
+   * `'manageTeam'`, ... see `permissions` in `shared/permissions.ts`), or `'public'`. The coarse levels
+   * `'read' | 'write' | 'review' | 'manage'` remain the default for an endpoint GrowthBook has no permission
+   * for: they give BEHAVIOR.md's table (engineer and up write, experimenter and up review, admin manages).
+   */
   permission: Permission;
   /**
    * The permission may come from a per-project role; the handler then checks the resource's
-   * projects with `can(...)`. Without this, the caller's global role must grant it.
+   * projects with `assertCan(auth, spec.permission, projects)`. Without this, the caller's global roles must grant it.
    */
   projectScoped?: boolean;
   params?: P;

@@ -1,10 +1,7 @@
 import { InvalidInputError } from '../errors';
 import type { ProjectRole, StoredMember } from '../contracts/members';
 import type { UpdateMemberRoleBody } from '../contracts/member-changes';
-import { roles, type Role } from '../permissions';
-
-/** Roles whose write access can be limited to some environments (GrowthBook: the roles that publish or run in environments). */
-const environmentLimitedRoles: readonly string[] = ['engineer', 'experimenter'];
+import { environmentLimitedRoles, roles, type Role } from '../permissions';
 
 const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
@@ -13,7 +10,7 @@ export type RoledMember = StoredMember & { environments?: string[]; limitAccessB
 
 function checkRole(role: string, environments: string[], field: string): Role {
   if (!(roles as readonly string[]).includes(role)) throw invalid(`${field}.role`, `${role} is not a valid role (one of ${roles.join(', ')})`);
-  if (environments.length && !environmentLimitedRoles.includes(role)) {
+  if (environments.length && !environmentLimitedRoles.includes(role as Role)) {
     throw invalid(`${field}.environments`, `${role} does not support restricting access to certain environments`);
   }
   return role as Role;

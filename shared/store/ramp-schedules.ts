@@ -1,6 +1,6 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
-import { assertCan, type Principal } from '../permissions';
+import { assertCan, type Permission, type Principal } from '../permissions';
 import { assertValuesValid, type StoredFeature } from '../domain/features';
 import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
@@ -262,7 +262,7 @@ export interface RampActor {
 }
 
 /** The actor for a request: `permission` on the project of the schedule's feature (globally when it has none). */
-export function rampActor(auth: Principal, permission: 'write' | 'review'): RampActor {
+export function rampActor(auth: Principal, permission: Permission): RampActor {
   return {
     by: auth.memberId ?? auth.keyId,
     assertAllowed: (feature) => assertCan(auth, permission, feature?.project ? [feature.project] : []),
