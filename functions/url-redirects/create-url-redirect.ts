@@ -9,7 +9,7 @@ import { addUrlRedirect, servedRedirects } from '../../shared/store/url-redirect
 export const handler = endpoint(createUrlRedirect, async ({ body, auth }) => {
   const others = await servedRedirects(auth.orgId);
   const urlRedirect = await addUrlRedirect(auth.orgId, body.experiment, (experiment) => {
-    assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+    assertCan(auth, createUrlRedirect.permission, experiment.project ? [experiment.project] : []);
     const redirect = {
       id: newId('url_'),
       experiment: experiment.id,

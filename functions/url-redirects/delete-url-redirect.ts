@@ -6,7 +6,7 @@ import { removeUrlRedirect } from '../../shared/store/url-redirects';
 
 export const handler = endpoint(deleteUrlRedirect, async ({ params, auth }) => {
   await removeUrlRedirect(auth.orgId, params.id, (experiment) => {
-    assertCan(auth, 'write', experiment?.project ? [experiment.project] : []);
+    assertCan(auth, deleteUrlRedirect.permission, experiment?.project ? [experiment.project] : []);
   });
   await touchSdkPayloads(auth.orgId);
   return { deletedId: params.id };

@@ -8,7 +8,7 @@ import { changeUrlRedirect, servedRedirects } from '../../shared/store/url-redir
 export const handler = endpoint(updateUrlRedirect, async ({ params, body, auth }) => {
   const others = await servedRedirects(auth.orgId, params.id);
   const urlRedirect = await changeUrlRedirect(auth.orgId, params.id, (current, experiment) => {
-    assertCan(auth, 'write', experiment.project ? [experiment.project] : []);
+    assertCan(auth, updateUrlRedirect.permission, experiment.project ? [experiment.project] : []);
     const next = { ...current, ...body };
     if (body.destinationURLs) assertDestinations(next, experiment.variations.map((variation) => variation.variationId));
     if (body.urlPattern !== undefined || body.destinationURLs) assertNoRedirectLoop(next, others);
