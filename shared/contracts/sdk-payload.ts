@@ -9,6 +9,9 @@ export const sdkPayloadBody = z.object({
   features: z.record(z.string(), z.object({ defaultValue: z.unknown(), rules: z.array(sdkRule).optional() })),
   encryptedFeatures: z.string().optional(),
   dateUpdated: z.string(),
+  /** With `savedGroupReferencesEnabled`: the values of the saved groups the rules reference by id. */
+  savedGroups: z.record(z.string(), z.array(z.union([z.string(), z.number()]))).optional(),
+  encryptedSavedGroups: z.string().optional(),
 });
 
 const clientKeyParams = z.object({

@@ -59,6 +59,8 @@ export interface PayloadReferences {
   experiments: Map<string, PayloadExperiment>;
   /** Datatype of each known attribute: list-group values of a `number` attribute are numbers. */
   attributes?: Map<string, AttributeDatatype>;
+  /** Set for `savedGroupReferencesEnabled`: list groups stay `$inGroup` / `$notInGroup` references, their values sent once in `savedGroups`. */
+  groupReferences?: boolean;
 }
 
 /** What an SDK connection (or the REST `definition`, with none of them set) asks of the translation. */
@@ -128,6 +130,8 @@ export interface SdkPayload {
   status: 200;
   features: Record<string, SdkFeature>;
   dateUpdated: string;
+  /** The values of the saved groups the rules reference, by id (connections with `savedGroupReferencesEnabled`). */
+  savedGroups?: Record<string, Array<string | number>>;
 }
 
 /** What the payload of `environment` keeps of a feature; undefined when it is not served there (archived or off). */
@@ -249,7 +253,9 @@ function resolveGroups(node: unknown, refs: PayloadReferences): unknown {
   if (!node || typeof node !== 'object') return node;
   const out: Condition = {};
   for (const [key, value] of Object.entries(node)) {
-    if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string') {
+    if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string' && refs.groupReferences) {
+      out[key] = value;
+    } else if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string') {
       const group = refs.savedGroups.get(value);
       out[key === '$inGroup' ? '$in' : '$nin'] = group ? groupValues(group, refs.attributes) : [];
     } else if (key === '$savedGroups' && Array.isArray(value)) {
@@ -528,10 +534,10 @@ export function entriesForProjects(entries: Record<string, PayloadEntry>, projec
 }
 
 /**
- * `features` encrypted as GrowthBook SDKs decrypt them with `decryptionKey`: AES-128-CBC under the
- * connection's base64 key, sent as `<base64 iv>.<base64 ciphertext>`.
+ * A part of the payload (`features`, `savedGroups`) encrypted as GrowthBook SDKs decrypt it with
+ * `decryptionKey`: AES-128-CBC under the connection's base64 key, sent as `<base64 iv>.<base64 ciphertext>`.
  */
-export function encryptFeatures(features: SdkPayload['features'], encryptionKey: string): string {
+export function encryptFeatures(features: SdkPayload['features'] | SdkPayload['savedGroups'], encryptionKey: string): string {
   const iv = randomBytes(16);
   const cipher = createCipheriv('aes-128-cbc', Buffer.from(encryptionKey, 'base64'), iv);
   const encrypted = Buffer.concat([cipher.update(JSON.stringify(features), 'utf8'), cipher.final()]);
@@ -568,7 +574,13 @@ export function sdkPayloadResponse(
   const headers = { ...sdkPayloadHeaders, etag };
   if (etagMatches(options.ifNoneMatch, etag)) return { status: 304, headers };
   const body = options.encryptionKey
-    ? { status: 200, features: {}, encryptedFeatures: encryptFeatures(payload.features, options.encryptionKey), dateUpdated: payload.dateUpdated }
+    ? {
+        status: 200,
+        features: {},
+        encryptedFeatures: encryptFeatures(payload.features, options.encryptionKey),
+        dateUpdated: payload.dateUpdated,
+        ...(payload.savedGroups ? { encryptedSavedGroups: encryptFeatures(payload.savedGroups, options.encryptionKey) } : {}),
+      }
     : payload;
   return { status: 200, body, headers };
 }

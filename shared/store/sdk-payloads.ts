@@ -15,6 +15,7 @@ import { environments } from './environments';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { loadPayloadReferences } from './payload-references';
+import { savedGroupValues } from '../domain/saved-group-references';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
@@ -270,7 +271,7 @@ export async function buildSdkPayload(
   const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
   const payload = sdkPayload(entries, {
     projects: scope.projects,
-    refs,
+    refs: { ...refs, groupReferences: scope.savedGroupReferencesEnabled },
     dateUpdated,
     now,
     includeRuleIds: scope.includeRuleIds,
@@ -284,6 +285,7 @@ export async function buildSdkPayload(
       projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
     },
   });
+  if (scope.savedGroupReferencesEnabled) payload.savedGroups = savedGroupValues(payload.features, refs, salt);
   return { payload, validUntil };
 }
 
