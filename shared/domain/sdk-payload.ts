@@ -3,6 +3,7 @@ import type { Attribute } from '../contracts/attributes';
 import type { FeatureRule, ValueType } from '../contracts/features';
 import type { SavedGroup } from '../contracts/saved-groups';
 import { decodeValue, type FeatureContent } from './features';
+import { holdoutFeatures, holdoutGateRule, type PayloadHoldout } from './holdout-payload';
 
 /**
  * What the payload of one environment keeps of a served feature: enough to translate it at read
@@ -18,6 +19,8 @@ export interface PayloadEntry {
   /** Kept (when not empty) for connections that put them in the feature's `metadata`. */
   tags?: string[];
   customFields?: Record<string, unknown>;
+  /** The holdout the feature is assigned to, and the value its held-out users get. */
+  holdout?: { id: string; value: string };
 }
 
 export type PayloadGroup = Pick<SavedGroup, 'id' | 'type' | 'condition' | 'attributeKey' | 'values'>;
@@ -61,6 +64,8 @@ export interface PayloadReferences {
   attributes?: Map<string, AttributeDatatype>;
   /** Set for `savedGroupReferencesEnabled`: list groups stay `$inGroup` / `$notInGroup` references, their values sent once in `savedGroups`. */
   groupReferences?: boolean;
+  /** The holdouts that hold users out in this payload (live in its environment and projects), by id. */
+  holdouts?: Map<string, PayloadHoldout>;
 }
 
 /** What an SDK connection (or the REST `definition`, with none of them set) asks of the translation. */
@@ -146,6 +151,7 @@ export function payloadEntry(feature: FeatureContent, environment: string): Payl
     prerequisites: feature.prerequisites,
     ...(feature.tags.length ? { tags: feature.tags } : {}),
     ...(feature.customFields && Object.keys(feature.customFields).length ? { customFields: feature.customFields } : {}),
+    ...(feature.holdout ? { holdout: feature.holdout } : {}),
   };
 }
 
@@ -494,6 +500,10 @@ function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs
  */
 export function sdkFeature(featureId: string, entry: PayloadEntry, refs: PayloadReferences, options: PayloadOptions): SdkFeature {
   const rules: SdkRule[] = [];
+  if (entry.holdout && refs.holdouts?.has(entry.holdout.id)) {
+    const value = decodeValue(entry.valueType, entry.holdout.value)?.value ?? null;
+    rules.push(holdoutGateRule(featureId, entry.holdout.id, value, options.includeRuleIds));
+  }
   if (entry.prerequisites.length) {
     rules.push({ parentConditions: entry.prerequisites.map((id) => ({ id, condition: { value: true }, gate: true })) });
   }
@@ -525,6 +535,7 @@ export function sdkPayload(
     if (options.projects.length && !options.projects.includes(entry.project)) continue;
     features[id] = sdkFeature(id, entry, options.refs, options);
   }
+  if (options.refs.holdouts) Object.assign(features, holdoutFeatures(features, options.refs.holdouts));
   return { status: 200, features, dateUpdated: options.dateUpdated };
 }
 

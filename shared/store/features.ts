@@ -12,6 +12,7 @@ import {
   type StoredFeature,
 } from '../domain/features';
 import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
+import { environmentParents } from '../domain/environment-inheritance';
 import { db, tableName } from './client';
 import { environments } from './environments';
 import { experiments } from './experiments';
@@ -127,13 +128,18 @@ export async function prepareFeatureChanges(
     ops.push(prepared, prepareRevision(orgId, prepared.entity, baseVersion));
     written.push(prepared.entity);
   }
-  ops.push(...(await prepareListChanges(orgId, changes, written, options.exactList ?? true)));
+  const [listOps, allEnvironments] = await Promise.all([
+    prepareListChanges(orgId, changes, written, options.exactList ?? true),
+    // Child environments without settings of their own take their parent's entries.
+    environments.all(orgId),
+  ]);
+  ops.push(...listOps);
   const transitions = changes.map(({ current, next }, i) => ({
     id: current?.entity.id ?? next!.id,
     before: current?.entity,
     after: written[i],
   }));
-  ops.push(...preparePayloadChanges(orgId, transitions));
+  ops.push(...preparePayloadChanges(orgId, transitions, environmentParents(allEnvironments)));
   ops.push(...prepareScheduleBoundaries(orgId, written));
   return { features: written, ops };
 }
