@@ -153,6 +153,21 @@ describe('a child environment', () => {
     expect(await values(await clientKey(grandchild), [older], { beta: true })).toEqual(['changed']);
   });
 
+  it('stops serving an inherited feature once it is deleted', async () => {
+    const base = uniqueId('base');
+    await ok('POST', '/environments', { id: base });
+    const doomed = await feature(base);
+    const derived = uniqueId('derived');
+    await ok('POST', '/environments', { id: derived, parent: base });
+    const key = await clientKey(derived);
+    const before = await servedIds(key);
+
+    await ok('DELETE', `/features/${doomed}`);
+
+    expect(before).toEqual([doomed]);
+    expect(await servedIds(key)).toEqual([]);
+  });
+
   it('stops serving a feature turned off in the parent', async () => {
     await ok('POST', `/features/${older}/toggle`, { environments: { [parent]: false } });
 
