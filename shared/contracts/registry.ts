@@ -30,6 +30,7 @@ import { namespaceEndpoints } from './namespaces';
 import { dimensionEndpoints } from './dimensions';
 import { metricGroupEndpoints } from './metric-groups';
 import { customFieldEndpoints } from './custom-fields';
+import { holdoutEndpoints } from './holdouts';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -80,6 +81,7 @@ export const routes: Route[] = [
   ...inFolder('dimensions', dimensionEndpoints),
   ...inFolder('metric-groups', metricGroupEndpoints),
   ...inFolder('custom-fields', customFieldEndpoints),
+  ...inFolder('holdouts', holdoutEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */

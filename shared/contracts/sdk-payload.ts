@@ -12,6 +12,9 @@ export const sdkPayloadBody = z.object({
   experiments: z.array(z.record(z.string(), z.unknown())).optional(),
   encryptedExperiments: z.string().optional(),
   dateUpdated: z.string(),
+  /** With `savedGroupReferencesEnabled`: the values of the saved groups the rules reference by id. */
+  savedGroups: z.record(z.string(), z.array(z.union([z.string(), z.number()]))).optional(),
+  encryptedSavedGroups: z.string().optional(),
 });
 
 const clientKeyParams = z.object({

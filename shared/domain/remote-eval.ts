@@ -14,6 +14,8 @@ type ResolvedRule = SdkRule & { tracks?: Array<{ experiment: unknown; result: un
 export function remoteEvaluate(payload: SdkPayload, input: RemoteEvalBody): SdkPayload {
   const gb = new GrowthBook({
     features: payload.features as FeatureApiResponse['features'],
+    // A connection that sends groups by reference keeps `$inGroup` in its rules: the SDK looks them up here.
+    savedGroups: payload.savedGroups,
     attributes: input.attributes ?? {},
     forcedVariations: input.forcedVariations ?? {},
     url: input.url ?? '',

@@ -4,6 +4,7 @@ import type { FeatureRule, ValueType } from '../contracts/features';
 import type { SavedGroup } from '../contracts/saved-groups';
 import { decodeValue, type FeatureContent } from './features';
 import type { SdkAutoExperiment } from './auto-experiments';
+import { holdoutFeatures, holdoutGateRule, type PayloadHoldout } from './holdout-payload';
 
 /**
  * What the payload of one environment keeps of a served feature: enough to translate it at read
@@ -19,6 +20,8 @@ export interface PayloadEntry {
   /** Kept (when not empty) for connections that put them in the feature's `metadata`. */
   tags?: string[];
   customFields?: Record<string, unknown>;
+  /** The holdout the feature is assigned to, and the value its held-out users get. */
+  holdout?: { id: string; value: string };
 }
 
 export type PayloadGroup = Pick<SavedGroup, 'id' | 'type' | 'condition' | 'attributeKey' | 'values'>;
@@ -60,6 +63,10 @@ export interface PayloadReferences {
   experiments: Map<string, PayloadExperiment>;
   /** Datatype of each known attribute: list-group values of a `number` attribute are numbers. */
   attributes?: Map<string, AttributeDatatype>;
+  /** Set for `savedGroupReferencesEnabled`: list groups stay `$inGroup` / `$notInGroup` references, their values sent once in `savedGroups`. */
+  groupReferences?: boolean;
+  /** The holdouts that hold users out in this payload (live in its environment and projects), by id. */
+  holdouts?: Map<string, PayloadHoldout>;
 }
 
 /** What an SDK connection (or the REST `definition`, with none of them set) asks of the translation. */
@@ -131,6 +138,8 @@ export interface SdkPayload {
   /** Visual-editor and URL-redirect experiments, for connections that include them (see auto-experiments.ts). */
   experiments?: SdkAutoExperiment[];
   dateUpdated: string;
+  /** The values of the saved groups the rules reference, by id (connections with `savedGroupReferencesEnabled`). */
+  savedGroups?: Record<string, Array<string | number>>;
 }
 
 /** What the payload of `environment` keeps of a feature; undefined when it is not served there (archived or off). */
@@ -145,6 +154,7 @@ export function payloadEntry(feature: FeatureContent, environment: string): Payl
     prerequisites: feature.prerequisites,
     ...(feature.tags.length ? { tags: feature.tags } : {}),
     ...(feature.customFields && Object.keys(feature.customFields).length ? { customFields: feature.customFields } : {}),
+    ...(feature.holdout ? { holdout: feature.holdout } : {}),
   };
 }
 
@@ -252,7 +262,9 @@ function resolveGroups(node: unknown, refs: PayloadReferences): unknown {
   if (!node || typeof node !== 'object') return node;
   const out: Condition = {};
   for (const [key, value] of Object.entries(node)) {
-    if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string') {
+    if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string' && refs.groupReferences) {
+      out[key] = value;
+    } else if ((key === '$inGroup' || key === '$notInGroup') && typeof value === 'string') {
       const group = refs.savedGroups.get(value);
       out[key === '$inGroup' ? '$in' : '$nin'] = group ? groupValues(group, refs.attributes) : [];
     } else if (key === '$savedGroups' && Array.isArray(value)) {
@@ -495,6 +507,10 @@ function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs
  */
 export function sdkFeature(featureId: string, entry: PayloadEntry, refs: PayloadReferences, options: PayloadOptions): SdkFeature {
   const rules: SdkRule[] = [];
+  if (entry.holdout && refs.holdouts?.has(entry.holdout.id)) {
+    const value = decodeValue(entry.valueType, entry.holdout.value)?.value ?? null;
+    rules.push(holdoutGateRule(featureId, entry.holdout.id, value, options.includeRuleIds));
+  }
   if (entry.prerequisites.length) {
     rules.push({ parentConditions: entry.prerequisites.map((id) => ({ id, condition: { value: true }, gate: true })) });
   }
@@ -526,6 +542,7 @@ export function sdkPayload(
     if (options.projects.length && !options.projects.includes(entry.project)) continue;
     features[id] = sdkFeature(id, entry, options.refs, options);
   }
+  if (options.refs.holdouts) Object.assign(features, holdoutFeatures(features, options.refs.holdouts));
   return { status: 200, features, dateUpdated: options.dateUpdated };
 }
 
@@ -535,10 +552,10 @@ export function entriesForProjects(entries: Record<string, PayloadEntry>, projec
 }
 
 /**
- * `features` encrypted as GrowthBook SDKs decrypt them with `decryptionKey`: AES-128-CBC under the
- * connection's base64 key, sent as `<base64 iv>.<base64 ciphertext>`.
+ * A part of the payload (`features`, `savedGroups`) encrypted as GrowthBook SDKs decrypt it with
+ * `decryptionKey`: AES-128-CBC under the connection's base64 key, sent as `<base64 iv>.<base64 ciphertext>`.
  */
-export function encryptFeatures(features: SdkPayload['features'] | SdkAutoExperiment[], encryptionKey: string): string {
+export function encryptFeatures(features: SdkPayload['features'] | SdkPayload['savedGroups'] | SdkAutoExperiment[], encryptionKey: string): string {
   const iv = randomBytes(16);
   const cipher = createCipheriv('aes-128-cbc', Buffer.from(encryptionKey, 'base64'), iv);
   const encrypted = Buffer.concat([cipher.update(JSON.stringify(features), 'utf8'), cipher.final()]);
@@ -582,6 +599,7 @@ export function sdkPayloadResponse(
         // As GrowthBook: an encrypted payload's experiments go out encrypted too, behind an empty list.
         ...(payload.experiments ? { experiments: [], encryptedExperiments: encryptFeatures(payload.experiments, options.encryptionKey) } : {}),
         dateUpdated: payload.dateUpdated,
+        ...(payload.savedGroups ? { encryptedSavedGroups: encryptFeatures(payload.savedGroups, options.encryptionKey) } : {}),
       }
     : payload;
   return { status: 200, body, headers };

@@ -12,6 +12,7 @@ import {
   type StoredFeature,
 } from '../domain/features';
 import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
+import { environmentParents, type EnvironmentParents } from '../domain/environment-inheritance';
 import { db, tableName } from './client';
 import { environments } from './environments';
 import { experiments } from './experiments';
@@ -25,6 +26,11 @@ import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
+
+/** Each environment's parent: feature writes keep child environments' payload entries in step. */
+const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
+const servedSomewhere = (feature: FeatureContent | undefined) =>
+  !!feature && !feature.archived && Object.values(feature.environments).some((settings) => settings.enabled);
 
 /** A lost race is retried, never shown to the client: enough attempts, with a growing pause, for dozens of writers at once. */
 const CHANGE_ATTEMPTS = 15;
@@ -92,7 +98,7 @@ function prepareRevision(orgId: string, feature: StoredFeature, baseVersion: num
 export async function prepareFeatureChanges(
   orgId: string,
   changes: FeatureChange[],
-  options: { exactList?: boolean } = {},
+  options: { exactList?: boolean; parents?: EnvironmentParents } = {},
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
@@ -127,13 +133,19 @@ export async function prepareFeatureChanges(
     ops.push(prepared, prepareRevision(orgId, prepared.entity, baseVersion));
     written.push(prepared.entity);
   }
-  ops.push(...(await prepareListChanges(orgId, changes, written, options.exactList ?? true)));
+  const [listOps, parents] = await Promise.all([
+    prepareListChanges(orgId, changes, written, options.exactList ?? true),
+    // Child environments without settings of their own take their parent's entries.
+    // A feature on in no environment (before and after) has no entry anywhere, inherited or not.
+    options.parents ?? (changes.some(({ current, next }) => servedSomewhere(current?.entity) || servedSomewhere(next)) ? readEnvironmentParents(orgId) : new Map()),
+  ]);
+  ops.push(...listOps);
   const transitions = changes.map(({ current, next }, i) => ({
     id: current?.entity.id ?? next!.id,
     before: current?.entity,
     after: written[i],
   }));
-  ops.push(...preparePayloadChanges(orgId, transitions));
+  ops.push(...preparePayloadChanges(orgId, transitions, parents));
   ops.push(...prepareScheduleBoundaries(orgId, written));
   return { features: written, ops };
 }
@@ -193,11 +205,11 @@ export async function changeFeature(
   author: ChangeAuthor,
 ): Promise<StoredFeature> {
   return withRetries(async () => {
-    const current = await features.read(orgId, id);
+    const [current, parents] = await Promise.all([features.read(orgId, id), readEnvironmentParents(orgId)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     const next = await change(current.entity);
     if (sameContent(current.entity, next)) return current.entity;
-    const { features: [changed], ops } = await prepareFeatureChanges(orgId, [{ current, next, author }]);
+    const { features: [changed], ops } = await prepareFeatureChanges(orgId, [{ current, next, author }], { parents });
     await transact(ops);
     return changed!;
   });

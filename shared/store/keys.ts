@@ -44,6 +44,7 @@ export const entityTypes = [
   'ATTRIBUTE',
   'ARCHETYPE',
   'SEGMENT',
+  'HOLDOUT',
   'FACT_TABLE',
   'FACT_FILTER',
   'FACT_METRIC',

@@ -19,6 +19,10 @@ import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
 import { reducePrerequisites } from '../domain/sdk-prerequisites';
 import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
 import { autoExperimentsFor, loadAutoExperiments } from './auto-experiments';
+import { savedGroupValues } from '../domain/saved-group-references';
+import { holdoutApplies } from '../domain/holdout-payload';
+import { holdouts } from './holdouts';
+import { servedProjects, withInheritedSettings, type EnvironmentParents } from '../domain/environment-inheritance';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
@@ -79,15 +83,20 @@ export interface FeatureTransition {
 /**
  * The payload writes that keep every environment's payload in step with these feature changes: the
  * entry of each feature in each environment where it changed (put, or deleted when no longer
- * served), and one version bump per environment and shard touched. Reads nothing; belongs in the
- * same transaction as the feature writes.
+ * served), and one version bump per environment and shard touched; a child environment (of
+ * `parents`) where a feature has no settings gets its entry from its parent's. Reads nothing;
+ * belongs in the same transaction as the feature writes.
  */
-export function preparePayloadChanges(orgId: string, transitions: FeatureTransition[]): TransactionOp[] {
+export function preparePayloadChanges(orgId: string, transitions: FeatureTransition[], parents: EnvironmentParents = new Map()): TransactionOp[] {
   const ops: TransactionOp[] = [];
   // One bump per environment and shard (one op per item and transaction), naming the projects changed.
   const bumps = new Map<string, { environment: string; shard: string; projects: Set<string> }>();
   const date = new Date().toISOString();
-  for (const { id, before, after } of transitions) {
+  for (const transition of transitions) {
+    // Child environments' entries are written with their parents', so serving them reads nothing more.
+    const { id } = transition;
+    const before = transition.before && withInheritedSettings(transition.before, parents);
+    const after = transition.after && withInheritedSettings(transition.after, parents);
     const shard = payloadShard(id);
     const environmentIds = new Set([...Object.keys(before?.environments ?? {}), ...Object.keys(after?.environments ?? {})]);
     for (const environment of environmentIds) {
@@ -178,6 +187,8 @@ export async function readPayloadVersions(orgId: string, environment: string): P
 /** An environment's payload content at some versions: its entries, and whether the environment exists. */
 export interface PayloadState extends PayloadVersions {
   environmentExists: boolean;
+  /** The projects the environment limits its connections to (none: no limit). */
+  environmentProjects?: string[];
   shards: Map<string, Record<string, PayloadEntry>>;
   /** Every entry of the environment, by feature id. */
   entries: Record<string, PayloadEntry>;
@@ -234,7 +245,7 @@ async function refreshState(orgId: string, environment: string, versions: Payloa
   changed.forEach((shard, i) => shards.set(shard, read[i]));
   const entries: Record<string, PayloadEntry> = {};
   for (const shard of shards.values()) Object.assign(entries, shard);
-  return { ...versions, environmentExists: found !== undefined, shards, entries };
+  return { ...versions, environmentExists: found !== undefined, environmentProjects: found?.projects, shards, entries };
 }
 
 /** What an SDK connection asks for: one environment, projects (none means all), and the settings that shape its payload. */
@@ -269,23 +280,33 @@ export async function buildSdkPayload(
   scope = capabilitySettings(scope, capabilities);
   if (!capabilities.has('prerequisites')) entries = reducePrerequisites(entries, scope.projects);
   const served = entriesForProjects(entries, scope.projects);
-  const [refs, salt, named, auto] = await Promise.all([
+  const holdoutIds = [...new Set(served.flatMap((entry) => (entry.holdout ? [entry.holdout.id] : [])))];
+  const [refs, salt, named, auto, assigned] = await Promise.all([
     loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
     loadAutoExperiments(scope),
+    holdoutIds.length ? holdouts.getMany(scope.orgId, holdoutIds) : [],
   ]);
+  const live = assigned.filter((holdout) => holdoutApplies(holdout, scope.environment, scope.projects));
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
   const at = now.toISOString();
   const boundaries = scheduleBoundaries(served);
   const passedSteps = boundaries.filter((date) => date <= at);
   const validUntil = boundaries.filter((date) => date > at).sort()[0];
-  const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps, ...(auto?.dates ?? [])];
+  const all = [
+    scope.dateUpdated,
+    ...dates,
+    ...refs.dates,
+    ...passedSteps,
+    ...(auto?.dates ?? []),
+    ...assigned.map((holdout) => holdout.dateUpdated),
+  ];
   const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
   const payload = sdkPayload(entries, {
     projects: scope.projects,
-    refs,
+    refs: { ...refs, groupReferences: scope.savedGroupReferencesEnabled, holdouts: new Map(live.map((holdout) => [holdout.id, holdout])) },
     dateUpdated,
     now,
     includeRuleIds: scope.includeRuleIds,
@@ -299,6 +320,7 @@ export async function buildSdkPayload(
       projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
     },
   });
+  if (scope.savedGroupReferencesEnabled) payload.savedGroups = savedGroupValues(payload.features, refs, salt);
   const experiments = auto && autoExperimentsFor(auto, scope, salt, now);
   return { payload: scrubForCapabilities(experiments ? { ...payload, experiments } : payload, capabilities), validUntil };
 }
@@ -316,5 +338,7 @@ const scopeCapabilities = (scope: PayloadScope) =>
  */
 export async function loadSdkPayload(scope: PayloadScope, now = new Date(), versions?: PayloadVersions): Promise<BuiltPayload> {
   const state = await payloadState(scope.orgId, scope.environment, versions ?? (await readPayloadVersions(scope.orgId, scope.environment)));
-  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : [], now);
+  const projects = servedProjects(scope.projects, state.environmentProjects);
+  const entries = state.environmentExists && projects ? state.entries : {};
+  return buildSdkPayload({ ...scope, projects: projects ?? scope.projects }, entries, state.dateUpdated ? [state.dateUpdated] : [], now);
 }

@@ -1,4 +1,5 @@
 import { payloadEntry, type PayloadEntry } from '../../shared/domain/sdk-payload';
+import { environmentParents, servedProjects, withInheritedSettings } from '../../shared/domain/environment-inheritance';
 import { environments } from '../../shared/store/environments';
 import { allFeatures } from '../../shared/store/features';
 import { buildSdkPayload, type PayloadScope } from '../../shared/store/sdk-payloads';
@@ -9,13 +10,16 @@ import { buildSdkPayload, type PayloadScope } from '../../shared/store/sdk-paylo
  * `dateUpdated` is left out, since only the stored versions know it.
  */
 export async function payloadFromScratch(orgId: string, environment: string, scope: Partial<PayloadScope> = {}) {
-  const [features, found] = await Promise.all([allFeatures(orgId, { all: [] }), environments.find(orgId, environment)]);
+  const [features, all] = await Promise.all([allFeatures(orgId, { all: [] }), environments.all(orgId)]);
+  const found = all.find((candidate) => candidate.id === environment);
+  const projects = servedProjects(scope.projects ?? [], found?.projects);
+  const parents = environmentParents(all);
   const entries: Record<string, PayloadEntry> = {};
-  for (const feature of found ? features : []) {
-    const entry = payloadEntry(feature, environment);
+  for (const feature of found && projects ? features : []) {
+    const entry = payloadEntry(withInheritedSettings(feature, parents), environment);
     if (entry) entries[feature.id] = entry;
   }
-  const { payload } = await buildSdkPayload({ projects: [], ...scope, orgId, environment, dateUpdated: '' }, entries, []);
+  const { payload } = await buildSdkPayload({ ...scope, projects: projects ?? [], orgId, environment, dateUpdated: '' }, entries, []);
   const { dateUpdated: _date, ...rest } = payload;
   return rest;
 }
