@@ -111,6 +111,13 @@ export const featureRevisionRecord = z.object({
 });
 export type FeatureRevisionRecord = z.infer<typeof featureRevisionRecord>;
 
+/**
+ * A revision as `withRevisions` answers it, GrowthBook's `FeatureRevision`: `rules` and `definitions`
+ * (the SDK definition the revision would serve, as a JSON string) for every environment.
+ */
+export const featureRevisionView = featureRevisionRecord.extend({ definitions: z.record(z.string(), z.string()) });
+export type FeatureRevisionView = z.infer<typeof featureRevisionView>;
+
 // ---- request bodies ----
 
 /** A JSON-encoded condition, or `""` for everyone. */
@@ -260,7 +267,7 @@ export const getFeature = defineEndpoint({
   permission: 'read',
   params: z.object({ id: z.string().min(1).max(256) }),
   query: z.object({ withRevisions: z.enum(['all', 'drafts', 'published', 'none']).optional() }),
-  response: z.object({ feature: feature.extend({ revisions: z.array(featureRevisionRecord).optional() }) }),
+  response: z.object({ feature: feature.extend({ revisions: z.array(featureRevisionView).optional() }) }),
 });
 
 export const updateFeature = defineEndpoint({

@@ -1,4 +1,5 @@
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { referenceSchemaValidator } from '../support/reference';
 
 // Feature bodies as GrowthBook scripts send them: environments copied from a GET, unknown keys in
 // rules, values in the loose forms GrowthBook coerces.
@@ -149,5 +150,37 @@ describe('values, coerced as GrowthBook coerces them', () => {
     expect(bad.status).toBe(400);
     expect(number.status).toBe(400);
     expect(number.body.message).toMatch(/\[defaultValue\] does not match jsonSchema/);
+  });
+});
+
+describe('revisions read with withRevisions', () => {
+  it("carry GrowthBook's FeatureRevision fields and nothing else, newest first", async () => {
+    const valid = referenceSchemaValidator('FeatureRevision');
+    const created = await post('/features', {
+      id: key(),
+      valueType: 'string',
+      defaultValue: 'a',
+      environments: {
+        production: {
+          enabled: true,
+          rules: [
+            { type: 'force', value: 'b', condition: '{"country":"NL"}' },
+            { type: 'rollout', value: 'c', coverage: 0.5, hashAttribute: 'id' },
+            { type: 'experiment', values: [{ value: 'a', weight: 0.5 }, { value: 'd', weight: 0.5 }] },
+          ],
+        },
+      },
+    });
+    await post(`/features/${created.body.feature.id}`, { defaultValue: 'e' });
+
+    const response = await get(`/features/${created.body.feature.id}?withRevisions=all`);
+
+    expect(response.status).toBe(200);
+    const revisions = response.body.feature.revisions;
+    expect(revisions.map((r: { version: number }) => r.version)).toEqual([2, 1]);
+    for (const revision of revisions) {
+      expect({ version: revision.version, valid: valid(revision), errors: valid.errors ?? null }).toEqual({ version: revision.version, valid: true, errors: null });
+      expect(Object.keys(revision.definitions).sort()).toEqual(Object.keys(response.body.feature.environments).sort());
+    }
   });
 });
