@@ -175,9 +175,10 @@ export const ruleInput = z.discriminatedUnion('type', [
     hashAttribute: z.string().min(1).max(256).optional(),
     fallbackAttribute: z.string().max(256).optional(),
     disableStickyBucketing: z.boolean().optional(),
-    // Any number, as GrowthBook takes it: the SDK only compares bucket versions.
-    bucketVersion: z.number().optional(),
-    minBucketVersion: z.number().optional(),
+    // Whole numbers, stricter than GrowthBook: sticky bucketing keys assignments by version and blocks
+    // the versions 0 to minBucketVersion - 1 counted in whole steps, so another number escapes the block.
+    bucketVersion: z.number().int().min(0).optional(),
+    minBucketVersion: z.number().int().min(0).optional(),
     namespace: z
       .object({ enabled: z.boolean(), name: z.string(), range: z.tuple([fraction, fraction]) })
       .refine((ns) => ns.range[0] <= ns.range[1], { message: 'range must be [start, end] with start <= end' })

@@ -103,11 +103,23 @@ describe('experiment rule weights', () => {
     expect(response.body.message).toMatch(/weights must add up to 1/);
   });
 
-  it('takes any bucketVersion number, as GrowthBook does', async () => {
-    const body = withWeights([0.5, 0.5]);
-    (body.environments.production.rules[0] as Record<string, unknown>).bucketVersion = 1.5;
+  it('takes whole bucket versions and refuses others, which sticky bucketing could not block', async () => {
+    const withVersions = (versions: Record<string, unknown>) => {
+      const body = withWeights([0.5, 0.5]);
+      Object.assign(body.environments.production.rules[0]!, versions);
+      return body;
+    };
 
-    expect((await post('/features', body)).status).toBe(200);
+    const whole = await post('/features', withVersions({ bucketVersion: 2, minBucketVersion: 1 }));
+    const fraction = await post('/features', withVersions({ bucketVersion: 1.5 }));
+    const negative = await post('/features', withVersions({ minBucketVersion: -1 }));
+
+    expect(whole.status).toBe(200);
+    expect(whole.body.feature.environments.production.rules[0]).toMatchObject({ bucketVersion: 2, minBucketVersion: 1 });
+    expect(fraction.status).toBe(400);
+    expect(fraction.body.message).toMatch(/bucketVersion/);
+    expect(negative.status).toBe(400);
+    expect(negative.body.message).toMatch(/minBucketVersion/);
   });
 });
 
