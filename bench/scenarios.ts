@@ -483,6 +483,19 @@ const creating: Step[] = [
     minimum: { calls: 2, why: 'index keys + page items' },
   },
   {
+    operationId: 'postNamespaceRotateSeed',
+    method: 'POST',
+    path: (ids) => `${v1}/namespaces/${ids.namespaceId}/rotateSeed`,
+    body: () => ({}),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'getNamespaceMemberships',
+    method: 'GET',
+    path: (ids) => `${v1}/namespaces/${ids.namespaceId}/memberships`,
+    minimum: { calls: 3, why: 'the namespace, in parallel with the keys of the experiments naming it, then their items' },
+  },
+  {
     operationId: 'getStaleFeatures',
     method: 'GET',
     path: () => `${v1}/stale-features`,

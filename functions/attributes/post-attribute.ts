@@ -1,26 +1,28 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { postAttribute } from '../../shared/contracts/attributes';
-import { assertEnumHasValues } from '../../shared/domain/attributes';
+import { withApplicableEnum } from '../../shared/domain/attributes';
 import { attributes, toAttribute } from '../../shared/store/attributes';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postAttribute, async ({ body, auth }) => {
   assertCan(auth, postAttribute.permission, body.projects);
-  assertEnumHasValues(body);
   await assertProjectsExist(auth.orgId, body.projects);
-  const created = await attributes.create(auth.orgId, {
-    id: body.property,
-    description: '',
-    hashAttribute: false,
-    archived: false,
-    enum: '',
-    format: '',
-    projects: [],
-    tags: [],
-    ...body,
-  });
+  const created = await attributes.create(
+    auth.orgId,
+    withApplicableEnum({
+      id: body.property,
+      description: '',
+      hashAttribute: false,
+      archived: false,
+      enum: '',
+      format: '',
+      projects: [],
+      tags: [],
+      ...body,
+    }),
+  );
   // A datatype decides how list groups and secure values go out in payloads.
   await touchSdkPayloads(auth.orgId);
   return { attribute: toAttribute(created) };

@@ -1,7 +1,7 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { putAttribute } from '../../shared/contracts/attributes';
-import { assertEnumHasValues } from '../../shared/domain/attributes';
+import { withApplicableEnum } from '../../shared/domain/attributes';
 import { attributes, toAttribute } from '../../shared/store/attributes';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
@@ -11,9 +11,7 @@ export const handler = endpoint(putAttribute, async ({ params, body, auth }) => 
   const updated = await attributes.update(auth.orgId, params.property, (current) => {
     assertCan(auth, putAttribute.permission, current.projects);
     if (body.projects) assertCan(auth, putAttribute.permission, body.projects);
-    const next = { ...current, ...body };
-    assertEnumHasValues(next);
-    return next;
+    return withApplicableEnum({ ...current, ...body });
   });
   await touchSdkPayloads(auth.orgId);
   return { attribute: toAttribute(updated) };

@@ -111,6 +111,13 @@ export const featureRevisionRecord = z.object({
 });
 export type FeatureRevisionRecord = z.infer<typeof featureRevisionRecord>;
 
+/**
+ * A revision as `withRevisions` answers it, GrowthBook's `FeatureRevision`: `rules` and `definitions`
+ * (the SDK definition the revision would serve, as a JSON string) for every environment.
+ */
+export const featureRevisionView = featureRevisionRecord.extend({ definitions: z.record(z.string(), z.string()) });
+export type FeatureRevisionView = z.infer<typeof featureRevisionView>;
+
 // ---- request bodies ----
 
 /** A JSON-encoded condition, or `""` for everyone. */
@@ -168,9 +175,10 @@ export const ruleInput = z.discriminatedUnion('type', [
     hashAttribute: z.string().min(1).max(256).optional(),
     fallbackAttribute: z.string().max(256).optional(),
     disableStickyBucketing: z.boolean().optional(),
-    // Any number, as GrowthBook takes it: the SDK only compares bucket versions.
-    bucketVersion: z.number().optional(),
-    minBucketVersion: z.number().optional(),
+    // Whole numbers, stricter than GrowthBook: sticky bucketing keys assignments by version and blocks
+    // the versions 0 to minBucketVersion - 1 counted in whole steps, so another number escapes the block.
+    bucketVersion: z.number().int().min(0).optional(),
+    minBucketVersion: z.number().int().min(0).optional(),
     namespace: z
       .object({ enabled: z.boolean(), name: z.string(), range: z.tuple([fraction, fraction]) })
       .refine((ns) => ns.range[0] <= ns.range[1], { message: 'range must be [start, end] with start <= end' })
@@ -260,7 +268,7 @@ export const getFeature = defineEndpoint({
   permission: 'read',
   params: z.object({ id: z.string().min(1).max(256) }),
   query: z.object({ withRevisions: z.enum(['all', 'drafts', 'published', 'none']).optional() }),
-  response: z.object({ feature: feature.extend({ revisions: z.array(featureRevisionRecord).optional() }) }),
+  response: z.object({ feature: feature.extend({ revisions: z.array(featureRevisionView).optional() }) }),
 });
 
 export const updateFeature = defineEndpoint({

@@ -87,4 +87,46 @@ export const deleteNamespace = defineEndpoint({
   response: deletedResponse,
 });
 
-export const namespaceEndpoints = [listNamespaces, getNamespace, postNamespace, putNamespace, deleteNamespace];
+export const postNamespaceRotateSeed = defineEndpoint({
+  operationId: 'postNamespaceRotateSeed',
+  method: 'POST',
+  path: '/namespaces/{id}/rotateSeed',
+  summary: "Give a multiRange namespace a new seed (the given one, or a random one), reshuffling which users fall in its experiments' ranges",
+  tag: 'namespaces',
+  permission: 'manage',
+  params: idParams,
+  body: z.strictObject({ seed: z.string().max(256).optional() }),
+  response: namespaceResponse,
+});
+
+/** An experiment whose latest phase claims ranges of the namespace. */
+export const namespaceExperimentMember = z.object({
+  id: z.string(),
+  name: z.string(),
+  trackingKey: z.string(),
+  status: z.string(),
+  ranges: z.array(z.tuple([z.number(), z.number()])),
+});
+export type NamespaceExperimentMember = z.infer<typeof namespaceExperimentMember>;
+
+export const getNamespaceMemberships = defineEndpoint({
+  operationId: 'getNamespaceMemberships',
+  method: 'GET',
+  path: '/namespaces/{id}/memberships',
+  summary: 'List the experiments whose latest phase uses the namespace, with the ranges they claim',
+  tag: 'namespaces',
+  permission: 'read',
+  params: idParams,
+  query: paginationQuery.strict(),
+  response: z.object({ experiments: z.array(namespaceExperimentMember) }).extend(paginationFields.shape),
+});
+
+export const namespaceEndpoints = [
+  listNamespaces,
+  getNamespace,
+  postNamespace,
+  putNamespace,
+  deleteNamespace,
+  postNamespaceRotateSeed,
+  getNamespaceMemberships,
+];

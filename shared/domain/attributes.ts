@@ -1,9 +1,11 @@
-import { InvalidInputError } from '../errors';
 import type { Attribute } from '../contracts/attributes';
 
-/** Refuses an `enum` attribute without its values: it could never be targeted. */
-export function assertEnumHasValues(attribute: Pick<Attribute, 'datatype' | 'enum'>): void {
-  if (attribute.datatype === 'enum' && !attribute.enum?.trim()) {
-    throw new InvalidInputError('Request body: [enum] an enum attribute needs its values, comma-separated, e.g. "red, green"');
-  }
+/**
+ * The attribute with its allowed values (`enum`) kept only where they apply, as GrowthBook keeps them:
+ * the `enum` datatype and the list datatypes. Other datatypes store `""`. An `enum` attribute may
+ * have no values yet: they only help write conditions, which the SDK evaluates without them.
+ */
+export function withApplicableEnum<T extends Pick<Attribute, 'datatype' | 'enum'>>(attribute: T): T {
+  const applies = attribute.datatype === 'enum' || attribute.datatype.endsWith('[]');
+  return applies || !attribute.enum ? attribute : { ...attribute, enum: '' };
 }

@@ -1,7 +1,16 @@
 import * as dirtyJson from 'dirty-json';
 import { InvalidInputError } from '../errors';
 import type { Principal } from '../permissions';
-import type { EnvironmentInput, Feature, FeatureRevisionRecord, FeatureRule, FeatureUpdate, RuleInput, ValueType } from '../contracts/features';
+import type {
+  EnvironmentInput,
+  Feature,
+  FeatureRevisionRecord,
+  FeatureRevisionView,
+  FeatureRule,
+  FeatureUpdate,
+  RuleInput,
+  ValueType,
+} from '../contracts/features';
 import { newId } from '../ids';
 import { parseSchema, schemaErrors } from './json-schema';
 import { withOwner, type OwnerFields } from './owner';
@@ -380,6 +389,33 @@ export function toApiFeature(feature: StoredFeature, environments: string[], def
 
 /** Who a change is recorded as made by: the member of a personal access token, else the API key's record id. */
 export const authorOf = (principal: Principal, comment: string) => ({ by: principal.memberId ?? principal.keyId, comment });
+
+/**
+ * The feature as a revision would serve it, for that revision's `definitions`: the revision's default
+ * value and rules in every environment, each environment counted as on (as GrowthBook builds them).
+ */
+export function featureAtRevision(current: StoredFeature, revision: FeatureRevisionRecord, environments: string[]): StoredFeature {
+  return {
+    ...current,
+    archived: false,
+    defaultValue: revision.defaultValue ?? current.defaultValue,
+    environments: Object.fromEntries(environments.map((env) => [env, { enabled: true, rules: revision.rules[env] ?? [] }])),
+  };
+}
+
+/** A revision as `withRevisions` lists it: rules and the definition built from them for every environment. */
+export function toRevisionView(revision: FeatureRevisionRecord, served: Feature, environments: string[]): FeatureRevisionView {
+  return {
+    ...revision,
+    rules: Object.fromEntries(environments.map((env) => [env, revision.rules[env] ?? []])),
+    definitions: Object.fromEntries(
+      environments.flatMap((env) => {
+        const definition = served.environments[env]?.definition;
+        return definition ? [[env, definition]] : [];
+      }),
+    ),
+  };
+}
 
 /**
  * The feature with an earlier revision's default value and rules, as GrowthBook reverts: the rules of

@@ -265,11 +265,27 @@ async function deleteRevisions(orgId: string, id: string): Promise<void> {
 
 /** The published revisions of a feature, oldest first. */
 export async function featureRevisions(orgId: string, id: string): Promise<FeatureRevisionRecord[]> {
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
-    ConsistentRead: true,
-  });
+  return readRevisions(orgId, id, { newestFirst: false, max: Infinity });
+}
+
+/**
+ * The newest `max` published revisions of a feature, newest first: one Query read backwards, since
+ * version numbers are zero-padded in the sort key.
+ */
+export async function latestFeatureRevisions(orgId: string, id: string, max: number): Promise<FeatureRevisionRecord[]> {
+  return readRevisions(orgId, id, { newestFirst: true, max });
+}
+
+async function readRevisions(orgId: string, id: string, order: { newestFirst: boolean; max: number }): Promise<FeatureRevisionRecord[]> {
+  const items = await queryAll(
+    {
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+      ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
+      ScanIndexForward: !order.newestFirst,
+      ConsistentRead: true,
+    },
+    order.max,
+  );
   return items.map(({ PK: _pk, SK: _sk, entityType: _type, ...record }) => record as FeatureRevisionRecord);
 }
 

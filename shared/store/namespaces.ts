@@ -26,3 +26,8 @@ export function assertHashAttribute(format: StoredNamespace['format'], hashAttri
   if (format === 'multiRange' && !hashAttribute) throw new InvalidInputError("Request body: [hashAttribute] is required when format is 'multiRange'");
   if (format === 'legacy' && hashAttribute) throw new InvalidInputError("Request body: [hashAttribute] only applies to multiRange namespaces");
 }
+
+/** The experiments any of whose phases names the namespace, in creation order (a keys-only query of the list index, then their items). */
+export async function namespaceUsers(orgId: string, id: string) {
+  return experiments.allTagged(orgId, [`namespace:${id}`]);
+}

@@ -65,6 +65,29 @@ describe('POST /attributes', () => {
     expect(response.body.attribute).toEqual(body);
   });
 
+  it('accepts an enum attribute without values, as GrowthBook does, and takes them later', async () => {
+    const property = uniqueProperty();
+
+    const created = await create({ property, datatype: 'enum' });
+    const updated = await put(property, { enum: 'free, pro' });
+
+    expect(created.status).toBe(200);
+    expect(created.body.attribute).toMatchObject({ datatype: 'enum', enum: '' });
+    expect(updated.body.attribute).toMatchObject({ datatype: 'enum', enum: 'free, pro' });
+  });
+
+  it('stores no values for a datatype they do not apply to, as GrowthBook does', async () => {
+    const property = uniqueProperty();
+
+    const response = await create({ property, datatype: 'string', enum: 'a, b' });
+    const list = await create({ property: uniqueProperty(), datatype: 'string[]', enum: 'a, b' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.attribute.enum).toBe('');
+    expect(await find(property)).toMatchObject({ enum: '' });
+    expect(list.body.attribute.enum).toBe('a, b');
+  });
+
   it.each(contract.attributeDatatypes)('accepts the datatype %s', async (datatype) => {
     const response = await create({ property: uniqueProperty(), datatype, ...(datatype === 'enum' ? { enum: 'a,b' } : {}) });
 
@@ -104,8 +127,6 @@ describe('POST /attributes', () => {
     ['a missing datatype', { property: 'x1' }, /\[datatype\]/],
     ['an unknown datatype', { property: 'x2', datatype: 'date' }, /\[datatype\]/],
     ['an unknown format', { property: 'x3', datatype: 'string', format: 'email' }, /\[format\]/],
-    ['an enum datatype without values', { property: 'x4', datatype: 'enum' }, /\[enum\]/],
-    ['an enum datatype with blank values', { property: 'x5', datatype: 'enum', enum: '  ' }, /\[enum\]/],
     ['a hashAttribute that is not a boolean', { property: 'x6', datatype: 'string', hashAttribute: 'yes' }, /\[hashAttribute\]/],
     ['an unknown project', { property: 'x9', datatype: 'string', projects: ['prj_missing'] }, /\[projects\] .*prj_missing/],
     ["another organization's project", { property: 'x10', datatype: 'string', projects: ['prj_other'] }, /\[projects\]/],
@@ -187,7 +208,6 @@ describe('PUT /attributes/{property}', () => {
   it.each([
     ['an unknown datatype', { datatype: 'date' }, /\[datatype\]/],
     ['an unknown format', { format: 'email' }, /\[format\]/],
-    ['a change to enum without values', { datatype: 'enum' }, /\[enum\]/],
     ["another organization's project", { projects: ['prj_other'] }, /\[projects\]/],
     ['a new property, which is the id', { property: 'renamed' }, /property/],
   ])('answers 400 for %s and leaves the attribute unchanged', async (_case, body, message) => {

@@ -294,19 +294,65 @@ describe('GET /features/{id}', () => {
     expect(response.body.feature.environments.staging).toEqual({ enabled: false, defaultValue: 'false', rules: [] });
   });
 
-  it('lists the published revisions with withRevisions', async () => {
-    const created = await feature();
-    await update(created.id, { description: 'second' });
+  it('lists the published revisions with withRevisions, newest first, with every field GrowthBook gives', async () => {
+    const created = await feature({
+      defaultValue: 'true',
+      environments: { production: { enabled: true, rules: [{ type: 'force', value: 'false', condition: '{"country":"NL"}' }] } },
+    });
+    await update(created.id, { defaultValue: 'false', environments: { production: { enabled: true, rules: [] } } }, org.admin.token);
 
     const response = await api.request('GET', `/api/v1/features/${created.id}?withRevisions=all`, { key: org.keys.admin });
 
     expect(response.status).toBe(200);
     expectShape(contract.getFeature, response.body);
-    expect(response.body.feature.revisions.map((r: { version: number; status: string }) => [r.version, r.status])).toEqual([
-      [1, 'published'],
-      [2, 'published'],
-    ]);
-    expect(response.body.feature.revisions[1]).toMatchObject({ featureId: created.id, baseVersion: 1, comment: expect.any(String) });
+    const [second, first] = response.body.feature.revisions;
+    expect(response.body.feature.revisions).toHaveLength(2);
+    expect(second).toEqual({
+      featureId: created.id,
+      baseVersion: 1,
+      version: 2,
+      comment: expect.any(String),
+      date: expect.any(String),
+      status: 'published',
+      createdBy: org.admin.memberId,
+      publishedBy: org.admin.memberId,
+      defaultValue: 'false',
+      rules: { production: [], dev: [] },
+      definitions: { production: JSON.stringify({ defaultValue: false }), dev: JSON.stringify({ defaultValue: false }) },
+    });
+    expect(first).toMatchObject({ featureId: created.id, baseVersion: 0, version: 1, status: 'published', defaultValue: 'true' });
+    expect(first.rules.production).toEqual([expect.objectContaining({ type: 'force', value: 'false', condition: '{"country":"NL"}' })]);
+    expect(first.rules.dev).toEqual([]);
+    // Each definition is what the SDK would get were that revision live.
+    expect(JSON.parse(first.definitions.production)).toEqual({
+      defaultValue: true,
+      rules: [expect.objectContaining({ condition: { country: 'NL' }, force: false })],
+    });
+    expect(JSON.parse(first.definitions.dev)).toEqual({ defaultValue: true });
+    expect(Date.parse(first.date)).toBeLessThanOrEqual(Date.parse(second.date));
+  });
+
+  it('lists the ten newest revisions, as GrowthBook does', async () => {
+    const created = await feature();
+    for (let i = 2; i <= 12; i++) await update(created.id, { description: `revision ${i}` });
+
+    const response = await api.request('GET', `/api/v1/features/${created.id}?withRevisions=published`, { key: org.keys.admin });
+
+    expect(response.status).toBe(200);
+    expect(response.body.feature.revisions.map((r: { version: number }) => r.version)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
+  });
+
+  it('has no revisions field without withRevisions or with none, and refuses another value', async () => {
+    const created = await feature();
+
+    const plain = await get(created.id);
+    const none = await api.request('GET', `/api/v1/features/${created.id}?withRevisions=none`, { key: org.keys.admin });
+    const wrong = await api.request('GET', `/api/v1/features/${created.id}?withRevisions=yes`, { key: org.keys.admin });
+
+    expect(plain.body.feature).not.toHaveProperty('revisions');
+    expect(none.body.feature).not.toHaveProperty('revisions');
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.message).toMatch(/withRevisions/);
   });
 
   it('lists no drafts, since every change is published', async () => {

@@ -187,3 +187,119 @@ describe('DELETE /namespaces/{id}', () => {
     expect(response.status).toBe(403);
   });
 });
+
+describe('POST /namespaces/{id}/rotateSeed', () => {
+  it('gives a multiRange namespace a new random seed and keeps everything else', async () => {
+    const created = (await create()).body.namespace;
+
+    const first = await request('POST', `/namespaces/${created.id}/rotateSeed`, {});
+    const second = await request('POST', `/namespaces/${created.id}/rotateSeed`);
+
+    expect(first.status).toBe(200);
+    expectShape(contract.postNamespaceRotateSeed, first.body);
+    expect(first.body.namespace).toEqual({ ...created, seed: expect.any(String) });
+    expect(new Set([created.seed, first.body.namespace.seed, second.body.namespace.seed]).size).toBe(3);
+    expect((await request('GET', `/namespaces/${created.id}`)).body.namespace).toEqual(second.body.namespace);
+  });
+
+  it('takes the seed given', async () => {
+    const created = (await create()).body.namespace;
+
+    const response = await request('POST', `/namespaces/${created.id}/rotateSeed`, { seed: 'spring-2025' });
+
+    expect(response.status).toBe(200);
+    expect(response.body.namespace.seed).toBe('spring-2025');
+  });
+
+  it.each([
+    ['a legacy namespace, which has no seed', { format: 'legacy', hashAttribute: undefined }, {}, /legacy/],
+    ['a seed that is not a string', {}, { seed: 42 }, /\[seed\]/],
+    ['an unknown field', {}, { salt: 'x' }, /salt/],
+  ])('answers 400 for %s and changes nothing', async (_case, namespace, body, message) => {
+    const created = (await create(namespace)).body.namespace;
+
+    const response = await request('POST', `/namespaces/${created.id}/rotateSeed`, body);
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(message);
+    expect((await request('GET', `/namespaces/${created.id}`)).body.namespace).toEqual(created);
+  });
+
+  it("answers 404 for an unknown or another organization's namespace, and 403 without manage", async () => {
+    const theirs = (await create({}, other.keys.admin)).body.namespace;
+    const mine = (await create()).body.namespace;
+
+    const unknown = await request('POST', '/namespaces/ns-missing/rotateSeed', {});
+    const foreign = await request('POST', `/namespaces/${theirs.id}/rotateSeed`, {});
+    const forbidden = await request('POST', `/namespaces/${mine.id}/rotateSeed`, {}, org.keys.experimenter);
+
+    expect(unknown.status).toBe(404);
+    expect(foreign.status).toBe(404);
+    expect(forbidden.status).toBe(403);
+    expect((await request('GET', `/namespaces/${theirs.id}`, undefined, other.keys.admin)).body.namespace).toEqual(theirs);
+    expect((await request('GET', `/namespaces/${mine.id}`)).body.namespace).toEqual(mine);
+  });
+});
+
+describe('GET /namespaces/{id}/memberships', () => {
+  const experimentIn = async (trackingKey: string, namespace: Record<string, unknown> | undefined, earlier?: Record<string, unknown>) => {
+    const phase = (ns: Record<string, unknown> | undefined) => ({ name: 'Main', dateStarted: '2024-01-01T00:00:00Z', ...(ns ? { namespace: ns } : {}) });
+    const response = await request('POST', '/experiments', {
+      trackingKey,
+      name: `Experiment ${trackingKey}`,
+      variations: [
+        { key: '0', name: 'A' },
+        { key: '1', name: 'B' },
+      ],
+      phases: earlier ? [phase(earlier), phase(namespace)] : [phase(namespace)],
+    });
+    if (response.status !== 200) throw new Error(`setup failed: ${JSON.stringify(response.body)}`);
+    return response.body.experiment;
+  };
+
+  it("lists the experiments whose latest phase uses the namespace, with the ranges they claim, in creation order", async () => {
+    const ns = (await create()).body.namespace;
+    const elsewhere = (await create()).body.namespace;
+    const single = await experimentIn(`mem-a-${counter}`, { namespaceId: ns.id, enabled: true, range: [0, 0.25] });
+    const multi = await experimentIn(`mem-b-${counter}`, { namespaceId: ns.id, enabled: true, ranges: [[0.3, 0.4], [0.6, 0.7]] });
+    await experimentIn(`mem-c-${counter}`, { namespaceId: ns.id, enabled: false, range: [0.5, 0.6] });
+    await experimentIn(`mem-d-${counter}`, { namespaceId: elsewhere.id, enabled: true, range: [0, 1] }, { namespaceId: ns.id, enabled: true, range: [0, 1] });
+
+    const response = await request('GET', `/namespaces/${ns.id}/memberships`, undefined, org.keys.readonly);
+    const page = await request('GET', `/namespaces/${ns.id}/memberships?limit=1&offset=1`);
+
+    expect(response.status).toBe(200);
+    expectShape(contract.getNamespaceMemberships, response.body);
+    expect(response.body).toEqual({
+      experiments: [
+        { id: single.id, name: single.name, trackingKey: single.trackingKey, status: 'draft', ranges: [[0, 0.25]] },
+        { id: multi.id, name: multi.name, trackingKey: multi.trackingKey, status: 'draft', ranges: [[0.3, 0.4], [0.6, 0.7]] },
+      ],
+      limit: 10,
+      offset: 0,
+      count: 2,
+      total: 2,
+      hasMore: false,
+      nextOffset: null,
+    });
+    expect(page.body).toMatchObject({ experiments: [{ id: multi.id }], total: 2, count: 1, hasMore: false });
+  });
+
+  it('lists none for a namespace no experiment uses', async () => {
+    const ns = (await create()).body.namespace;
+
+    const response = await request('GET', `/namespaces/${ns.id}/memberships`);
+
+    expect(response.status).toBe(200);
+    expect(response.body).toMatchObject({ experiments: [], total: 0 });
+  });
+
+  it("answers 404 for an unknown or another organization's namespace, and 400 for an unknown query parameter", async () => {
+    const theirs = (await create({}, other.keys.admin)).body.namespace;
+    const mine = (await create()).body.namespace;
+
+    expect((await request('GET', '/namespaces/ns-missing/memberships')).status).toBe(404);
+    expect((await request('GET', `/namespaces/${theirs.id}/memberships`)).status).toBe(404);
+    expect((await request('GET', `/namespaces/${mine.id}/memberships?limt=1`)).status).toBe(400);
+  });
+});

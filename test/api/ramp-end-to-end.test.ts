@@ -136,7 +136,7 @@ it('ramps a rollout rule step by step, waits for a reviewer, and completes', asy
   expect(lastAdvance).toEqual({ advanced: 1, skipped: 0, failed: 0 });
   expect(completed).toMatchObject({ status: 'completed', currentStepIndex: 2, nextStepAt: null, nextProcessAt: null });
   expect(atEnd).toEqual({ rule: { coverage: 1, condition: '', enabled: true }, sdk: { dutch: 1, others: 1 } });
-  expect(feature.revisions.map((revision: { comment: string }) => revision.comment).slice(1)).toEqual([
+  expect(feature.revisions.map((revision: { comment: string }) => revision.comment).reverse().slice(1)).toEqual([
     'Ramp step 1 of 3',
     'Ramp step 2 of 3',
     'Ramp step 3 of 3',

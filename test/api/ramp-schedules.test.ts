@@ -98,6 +98,7 @@ async function ruleOf(featureId: string, ruleId = 'fr_roll', environment = 'prod
   return body.environments[environment].rules.find((rule: { id: string }) => rule.id === ruleId);
 }
 
+/** Newest first, as GrowthBook lists them. */
 const revisionsOf = async (featureId: string) =>
   (await ok('GET', `/features/${featureId}?withRevisions=all`)).feature.revisions as Array<{ version: number; comment: string }>;
 
@@ -464,7 +465,7 @@ describe('POST /ramp-schedules/{id}/actions/start', () => {
     expect(await ruleOf(featureId, 'fr_roll', 'dev')).toMatchObject({ coverage: 0 });
     const revisions = await revisionsOf(featureId);
     expect(revisions).toHaveLength(revisionsBefore + 1);
-    expect(revisions.at(-1)!.comment).toBe('Ramp step 1 of 3');
+    expect(revisions[0]!.comment).toBe('Ramp step 1 of 3');
   });
 
   it('patches the rule in every environment when the target names none', async () => {
@@ -607,7 +608,7 @@ describe('complete and rollback', () => {
     expectShape(contract.completeRampSchedule, response.body);
     expect(response.body.rampSchedule).toMatchObject({ status: 'completed', currentStepIndex: 2, nextStepAt: null, nextProcessAt: null });
     expect(await ruleOf(featureId)).toMatchObject({ coverage: 1, condition: '{"country":"NL"}', enabled: true });
-    expect((await revisionsOf(featureId)).at(-1)!.comment).toBe('Ramp completed');
+    expect((await revisionsOf(featureId))[0]!.comment).toBe('Ramp completed');
     expect((await create({ name: 'Next', featureId, ruleId: 'fr_roll' })).status).toBe(200);
   });
 

@@ -1,5 +1,8 @@
 import { readFileSync } from 'node:fs';
+import Ajv from 'ajv';
 import { parse } from 'yaml';
+import { routes } from '../../shared/contracts/registry';
+import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
 import { waitForSnapshot } from '../support/analysis-api';
 
@@ -101,6 +104,23 @@ function pathOf(sample: Sample): string {
 const bodyOf = (sample: Sample) =>
   JSON.parse(JSON.stringify(sample.body).replaceAll('ftb_abc123', ids.factTable).replaceAll('var_abc123', ids.variation));
 
+/** The request body and 200 response schemas we publish in openapi.json for an operation, as validators. */
+let published: any;
+function publishedSchemas(operationId: string) {
+  // The document openapi.json serves (platform.test.ts checks they are the same), built once.
+  published ??= JSON.parse(JSON.stringify(buildOpenApiDocument(routes)));
+  const document = published;
+  const operation = Object.values(document.paths as Record<string, Record<string, any>>)
+    .flatMap((operations) => Object.values(operations))
+    .find((candidate) => candidate.operationId === operationId);
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  const compile = (schema: unknown) => ajv.compile({ ...(schema as object), components: document.components });
+  return {
+    request: compile(operation.requestBody.content['application/json'].schema),
+    response: compile(operation.responses['200'].content['application/json'].schema),
+  };
+}
+
 describe("GrowthBook's example requests", () => {
   it('are all found in the reference document', () => {
     expect(samples().length).toBeGreaterThanOrEqual(23);
@@ -113,5 +133,30 @@ describe("GrowthBook's example requests", () => {
     if (response.body?.snapshot?.id) await waitForSnapshot(api, org, response.body.snapshot.id);
 
     expect({ status: response.status, body: response.status === 200 ? 'ok' : response.body }).toEqual({ status: 200, body: 'ok' });
+  });
+
+  // What openapi.json publishes takes the same requests, and describes the answers given to them.
+  it.each(samples().map((sample) => [sample.operationId, sample] as const))('%s fits the schemas openapi.json publishes', async (_id, sample) => {
+    const schemas = publishedSchemas(sample.operationId);
+    const body = bodyOf(sample);
+
+    const validRequest = schemas.request(body);
+    const requestErrors = schemas.request.errors ?? null;
+    // The answer to the same request, sent again where a second send is harmless (an update, or a create
+    // whose second copy is refused as a duplicate), is described by the published response schema.
+    const response = await api.request(sample.method, pathOf(sample), { key: org.keys.admin, body });
+    const validResponse = response.status === 200 ? schemas.response(response.body) : true;
+    if (response.body?.snapshot?.id) await waitForSnapshot(api, org, response.body.snapshot.id);
+
+    expect({ valid: validRequest, errors: requestErrors }).toEqual({ valid: true, errors: null });
+    expect({ valid: validResponse, errors: schemas.response.errors ?? null }).toEqual({ valid: true, errors: null });
+  });
+
+  it('are checked by schemas that refuse what the API refuses', () => {
+    const schemas = publishedSchemas('postProject');
+
+    expect(schemas.request({ name: 'Web' })).toBe(true);
+    expect(schemas.request({ name: 'Web', colour: 'red' })).toBe(false);
+    expect(schemas.response({ project: { id: 1 } })).toBe(false);
   });
 });

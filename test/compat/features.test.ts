@@ -1,4 +1,5 @@
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { referenceSchemaValidator } from '../support/reference';
 
 // Feature bodies as GrowthBook scripts send them: environments copied from a GET, unknown keys in
 // rules, values in the loose forms GrowthBook coerces.
@@ -102,11 +103,23 @@ describe('experiment rule weights', () => {
     expect(response.body.message).toMatch(/weights must add up to 1/);
   });
 
-  it('takes any bucketVersion number, as GrowthBook does', async () => {
-    const body = withWeights([0.5, 0.5]);
-    (body.environments.production.rules[0] as Record<string, unknown>).bucketVersion = 1.5;
+  it('takes whole bucket versions and refuses others, which sticky bucketing could not block', async () => {
+    const withVersions = (versions: Record<string, unknown>) => {
+      const body = withWeights([0.5, 0.5]);
+      Object.assign(body.environments.production.rules[0]!, versions);
+      return body;
+    };
 
-    expect((await post('/features', body)).status).toBe(200);
+    const whole = await post('/features', withVersions({ bucketVersion: 2, minBucketVersion: 1 }));
+    const fraction = await post('/features', withVersions({ bucketVersion: 1.5 }));
+    const negative = await post('/features', withVersions({ minBucketVersion: -1 }));
+
+    expect(whole.status).toBe(200);
+    expect(whole.body.feature.environments.production.rules[0]).toMatchObject({ bucketVersion: 2, minBucketVersion: 1 });
+    expect(fraction.status).toBe(400);
+    expect(fraction.body.message).toMatch(/bucketVersion/);
+    expect(negative.status).toBe(400);
+    expect(negative.body.message).toMatch(/minBucketVersion/);
   });
 });
 
@@ -149,5 +162,37 @@ describe('values, coerced as GrowthBook coerces them', () => {
     expect(bad.status).toBe(400);
     expect(number.status).toBe(400);
     expect(number.body.message).toMatch(/\[defaultValue\] does not match jsonSchema/);
+  });
+});
+
+describe('revisions read with withRevisions', () => {
+  it("carry GrowthBook's FeatureRevision fields and nothing else, newest first", async () => {
+    const valid = referenceSchemaValidator('FeatureRevision');
+    const created = await post('/features', {
+      id: key(),
+      valueType: 'string',
+      defaultValue: 'a',
+      environments: {
+        production: {
+          enabled: true,
+          rules: [
+            { type: 'force', value: 'b', condition: '{"country":"NL"}' },
+            { type: 'rollout', value: 'c', coverage: 0.5, hashAttribute: 'id' },
+            { type: 'experiment', values: [{ value: 'a', weight: 0.5 }, { value: 'd', weight: 0.5 }] },
+          ],
+        },
+      },
+    });
+    await post(`/features/${created.body.feature.id}`, { defaultValue: 'e' });
+
+    const response = await get(`/features/${created.body.feature.id}?withRevisions=all`);
+
+    expect(response.status).toBe(200);
+    const revisions = response.body.feature.revisions;
+    expect(revisions.map((r: { version: number }) => r.version)).toEqual([2, 1]);
+    for (const revision of revisions) {
+      expect({ version: revision.version, valid: valid(revision), errors: valid.errors ?? null }).toEqual({ version: revision.version, valid: true, errors: null });
+      expect(Object.keys(revision.definitions).sort()).toEqual(Object.keys(response.body.feature.environments).sort());
+    }
   });
 });

@@ -68,6 +68,42 @@ describe('an experiment with date-only phases and an empty condition', () => {
   });
 });
 
+describe('an experiment template with an empty targeting condition', () => {
+  it('stores the condition, and an empty prerequisite condition, as "{}"', async () => {
+    const flag = (await post('/features', { id: `compat-parent-${++n}`, valueType: 'boolean', defaultValue: 'true' })).body.feature.id;
+
+    const response = await post('/experiment-templates', {
+      templateMetadata: { name: `Template ${++n}` },
+      type: 'standard',
+      datasource: 'ds_main',
+      exposureQueryId: 'user_id',
+      statsEngine: 'bayesian',
+      targeting: { coverage: 1, condition: '', prerequisites: [{ id: flag, condition: '' }] },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.experimentTemplate.targeting).toMatchObject({ condition: '{}', prerequisites: [{ id: flag, condition: '{}' }] });
+  });
+});
+
+describe('a ramp schedule with dates written without a time or an offset', () => {
+  it('reads each as UTC', async () => {
+    const response = await post('/ramp-schedules', {
+      name: `Dated ${++n}`,
+      startDate: '2999-01-01',
+      steps: [{ trigger: { type: 'scheduled', at: '2999-01-02T09:30:00' } }],
+      endCondition: { trigger: { type: 'scheduled', at: '2999-03-01' } },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.rampSchedule).toMatchObject({
+      startDate: '2999-01-01T00:00:00.000Z',
+      steps: [{ trigger: { type: 'scheduled', at: '2999-01-02T09:30:00.000Z' } }],
+      endCondition: { trigger: { type: 'scheduled', at: '2999-03-01T00:00:00.000Z' } },
+    });
+  });
+});
+
 describe('saved groups', () => {
   it('refuses a condition group whose condition is empty, as GrowthBook does', async () => {
     for (const condition of ['{}', '']) {

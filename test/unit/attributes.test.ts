@@ -1,21 +1,19 @@
-import { InvalidInputError } from '../../shared/errors';
 import { attributeDatatypes } from '../../shared/contracts/attributes';
-import { assertEnumHasValues } from '../../shared/domain/attributes';
+import { withApplicableEnum } from '../../shared/domain/attributes';
 
-describe('assertEnumHasValues', () => {
-  it.each([undefined, '', '   '])('refuses an enum attribute whose values are %p', (values) => {
-    expect(() => assertEnumHasValues({ datatype: 'enum', enum: values })).toThrow(InvalidInputError);
+describe('withApplicableEnum', () => {
+  it.each([undefined, '', '   '])('keeps an enum attribute whose values are %p, as GrowthBook does', (values) => {
+    expect(withApplicableEnum({ datatype: 'enum', enum: values })).toEqual({ datatype: 'enum', enum: values });
   });
 
-  it('names the enum field in its message', () => {
-    expect(() => assertEnumHasValues({ datatype: 'enum' })).toThrow(/^Request body: \[enum\]/);
+  it.each(['enum', 'string[]', 'number[]', 'secureString[]'] as const)('keeps the values of a %s attribute', (datatype) => {
+    expect(withApplicableEnum({ datatype, enum: 'red, green' })).toEqual({ datatype, enum: 'red, green' });
   });
 
-  it('accepts an enum attribute with values', () => {
-    expect(() => assertEnumHasValues({ datatype: 'enum', enum: 'red, green' })).not.toThrow();
-  });
-
-  it.each(attributeDatatypes.filter((datatype) => datatype !== 'enum'))('asks no values of a %s attribute', (datatype) => {
-    expect(() => assertEnumHasValues({ datatype })).not.toThrow();
-  });
+  it.each(attributeDatatypes.filter((datatype) => datatype !== 'enum' && !datatype.endsWith('[]')))(
+    'clears the values of a %s attribute, to which they do not apply',
+    (datatype) => {
+      expect(withApplicableEnum({ datatype, enum: 'red, green' })).toEqual({ datatype, enum: '' });
+    },
+  );
 });

@@ -1,0 +1,35 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import Ajv from 'ajv';
+import { parse } from 'yaml';
+
+type Schema = Record<string, any>;
+
+/**
+ * A validator of one schema of GrowthBook's reference document (`components.schemas.<name>`), from
+ * the document itself. The document composes objects with `allOf` parts that each say
+ * `additionalProperties: false`, which JSON Schema reads as "no property at all" for the other
+ * parts' fields; each such `allOf` is merged into one object first, as the document means it.
+ */
+export function referenceSchemaValidator(name: string) {
+  const document = parse(readFileSync(path.join(__dirname, '../../../shared/reference/growthbook-v1-openapi.yaml'), 'utf8'));
+  const schemas = document.components.schemas as Record<string, Schema>;
+  const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(schemas[schema.$ref.split('/').pop()!]!) : schema);
+  const merge = (node: any): any => {
+    if (Array.isArray(node)) return node.map(merge);
+    if (!node || typeof node !== 'object') return node;
+    const merged = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, merge(value)]));
+    const parts = (merged.allOf as Schema[] | undefined)?.map(resolve);
+    if (!parts || !parts.every((part) => part.type === 'object' && part.properties)) return merged;
+    const { allOf: _parts, ...rest } = merged;
+    return {
+      ...rest,
+      type: 'object',
+      properties: Object.assign({}, ...parts.map((part) => merge(part.properties))),
+      required: parts.flatMap((part) => part.required ?? []),
+      additionalProperties: !parts.some((part) => part.additionalProperties === false),
+    };
+  };
+  const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+  return ajv.compile({ $ref: `#/components/schemas/${name}`, components: { ...document.components, schemas: merge(schemas) } });
+}
