@@ -17,7 +17,7 @@ const phases: Array<[string, Date]> = [
 ];
 
 /** `perOrg` features with a 0% rollout rule and a ready schedule on each, in `orgs` new organizations. */
-async function seed(orgs: number, perOrg: number): Promise<void> {
+export async function seed(orgs: number, perOrg: number): Promise<void> {
   const { ruleInput } = await import('../shared/contracts/features');
   const { createRampScheduleBody } = await import('../shared/contracts/ramp-schedules');
   const { newFeature } = await import('../shared/domain/features');
