@@ -1,6 +1,8 @@
 /**
  * DynamoDB cost per request: round trips and consumed read/write units (from
- * ReturnConsumedCapacity) of one representative request per endpoint, next to the minimum.
+ * ReturnConsumedCapacity) of one representative request per endpoint, next to the minimum; the
+ * calls on its critical path (the longest chain of calls each sent after the last was answered:
+ * calls sent together count once) next to its latency, served warm in this process.
  */
 import { invoke } from '../infra/local/server';
 import { clearAuthCache } from '../shared/api/auth';
@@ -39,13 +41,17 @@ export async function measureDynamoCost(seed: { key: string; ids: Ids }) {
   for (const step of scenario) {
     await settle(seed.key, step, ids);
     dynamoMeter.reset();
+    const started = performance.now();
     const response = await call(seed.key, step.method, step.path(ids), step.body?.(ids));
+    const ms = performance.now() - started;
     const used = dynamoMeter.snapshot();
     if (response.status === 200) step.capture?.(response.body, ids);
     rows.push({
       endpoint: step.operationId,
       status: response.status,
       'round trips': used.calls,
+      'critical path': dynamoMeter.criticalPath(),
+      ms: round(ms, 1),
       RCU: round(used.readUnits, 1),
       WCU: round(used.writeUnits, 1),
       minimum: step.minimum.calls,
@@ -66,7 +72,7 @@ export async function measureDynamoCost(seed: { key: string; ids: Ids }) {
     { request: 'GET /saved-groups, key cached (warm)', status: cold.status, 'round trips': warmKey.calls, RCU: round(warmKey.readUnits, 1) },
   ];
 
-  printTable('DynamoDB cost per request (key cached, as in a warm container)', rows);
+  printTable('DynamoDB cost per request (key cached, as in a warm container; ms: the request served warm in this process, one run)', rows);
   printTable('Key resolution: the key is read once per container and TTL, never on warm requests', keyRows);
   saveResults('dynamo-cost', { rows, keyRows });
   return { rows, keyRows, ids };

@@ -1,3 +1,4 @@
+import { allInOrder } from '../../shared/concurrency';
 import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { bulkImportExperimentTemplates } from '../../shared/contracts/experiment-templates';
@@ -10,9 +11,12 @@ const TRANSACTION_ITEMS = 100;
 
 export const handler = endpoint(bulkImportExperimentTemplates, async ({ body, auth }) => {
   // Everything is checked before anything is written.
-  await Promise.all(body.templates.map(({ data }, i) => assertTemplateReferences(auth.orgId, data, data, `templates.${i}.data.`)));
   const ids = [...new Set(body.templates.map((t) => normalizeTemplateId(t.id)))];
-  const current = new Map((await experimentTemplates.readMany(auth.orgId, ids)).map((found) => [found.entity.id, found]));
+  const [, existing] = await allInOrder([
+    allInOrder(body.templates.map(({ data }, i) => assertTemplateReferences(auth.orgId, data, data, `templates.${i}.data.`))),
+    experimentTemplates.readMany(auth.orgId, ids),
+  ]);
+  const current = new Map(existing.map((found) => [found.entity.id, found]));
   const plan = planImport(body.templates, new Set(current.keys()));
   const owner = await templateOwner(auth);
   const ops = plan.items.map(({ id, data }) => {

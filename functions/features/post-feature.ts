@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
+import { allInOrder } from '../../shared/concurrency';
 import { assertCan } from '../../shared/permissions';
 import { postFeature } from '../../shared/contracts/features';
 import { authorOf, newFeature } from '../../shared/domain/features';
@@ -8,13 +9,17 @@ import { assertReferencesValid, createFeature, presentFeatures } from '../../sha
 import { ownerForCreate } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 
+async function assertProjectExists(orgId: string, id: string): Promise<void> {
+  if (!(await projects.find(orgId, id))) throw new InvalidInputError(`Request body: [project] project ${id} does not exist`);
+}
+
 export const handler = endpoint(postFeature, async ({ body, auth }) => {
   assertCan(auth, postFeature.permission, body.project ? [body.project] : []);
-  if (body.project && !(await projects.find(auth.orgId, body.project))) {
-    throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
-  }
-  const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId);
-  const all = await environmentList.all(auth.orgId);
+  const [, owner, all] = await allInOrder([
+    body.project ? assertProjectExists(auth.orgId, body.project) : undefined,
+    ownerForCreate(auth.orgId, body.owner, auth.memberId),
+    environmentList.all(auth.orgId),
+  ]);
   const environments = all.map((environment) => environment.id);
   const defaultStates = Object.fromEntries(all.map((environment) => [environment.id, environment.defaultState]));
   const content = newFeature(body, { environments, owner, defaultStates });

@@ -9,6 +9,7 @@ import {
   isRaceLost,
   prepareRampSteps,
   readRampWorld,
+  readRampWorlds,
   recordRampFailure,
   type DueRef,
   type RampStep,
@@ -71,8 +72,14 @@ export async function advanceDueSchedules(options: AdvanceOptions = {}): Promise
   const batchSize = Math.max(1, options.batchSize ?? BATCH_SIZE);
   const worker = async () => {
     for (let lane = queue.shift(); lane; lane = queue.shift()) {
-      for (let start = 0; start < lane.length; start += batchSize) {
-        for (const outcome of await advanceBatch(lane.slice(start, start + batchSize), now, options)) result[outcome] += 1;
+      const batches = Array.from({ length: Math.ceil(lane.length / batchSize) }, (_, i) => lane.slice(i * batchSize, (i + 1) * batchSize));
+      // The next batch is read while this one commits: other schedules, so what it reads stays
+      // valid unless they share a feature, which the version conditions catch.
+      let reading = readBatch(batches[0]);
+      for (const [i, refs] of batches.entries()) {
+        const worlds = await reading;
+        if (i + 1 < batches.length) reading = readBatch(batches[i + 1]);
+        for (const outcome of await advanceBatch(refs, now, options, worlds)) result[outcome] += 1;
       }
     }
   };
@@ -92,13 +99,15 @@ const BATCH_SIZE = 20;
  * Schedules that need no batch (not due, failed when read or computed, a feature already in the
  * batch) are settled one by one; a batch whose transaction fails is split in halves and tried again.
  */
-async function advanceBatch(refs: DueRef[], now: Date, options: AdvanceOptions): Promise<Array<keyof AdvanceResult>> {
+async function advanceBatch(refs: DueRef[], now: Date, options: AdvanceOptions, read?: BatchRead): Promise<Array<keyof AdvanceResult>> {
   if (refs.length === 1) return [await advanceOrFail(refs[0], now, options)];
+  const worlds = read ?? (await readBatch(refs));
+  // The batch could not be read (the store unreachable, say): each schedule on its own.
+  if (worlds instanceof Error) return Promise.all(refs.map((ref) => advanceOrFail(ref, now, options)));
   const outcomes: Array<keyof AdvanceResult> = [];
   const alone: DueRef[] = [];
   const batch: Array<RampStep & { ref: DueRef }> = [];
   const features = new Set<string>();
-  const worlds = await Promise.all(refs.map((ref) => readRampWorld(ref.orgId, ref.id, { expectedFeatureId: ref.featureId }).catch((error: Error) => error)));
   for (const [i, world] of worlds.entries()) {
     const ref = refs[i];
     if (world instanceof NotFoundError) outcomes.push('skipped');
@@ -125,6 +134,14 @@ async function advanceBatch(refs: DueRef[], now: Date, options: AdvanceOptions):
   for (const ref of alone) outcomes.push(await advanceOrFail(ref, now, options));
   return outcomes;
 }
+
+type BatchRead = Array<RampWorld | NotFoundError> | Error;
+
+/** The worlds of one organization's batch in one BatchGet (two when a schedule moved to another feature); never rejects. */
+const readBatch = (refs: DueRef[]): Promise<BatchRead> =>
+  refs.length < 2
+    ? Promise.resolve([])
+    : readRampWorlds(refs[0].orgId, refs.map((ref) => ({ id: ref.id, expectedFeatureId: ref.featureId }))).catch((error: Error) => error);
 
 /** One transaction for the whole batch; on any failure, each half again (read afresh). */
 async function commitBatch(batch: Array<RampStep & { ref: DueRef }>, now: Date, options: AdvanceOptions): Promise<Array<keyof AdvanceResult>> {

@@ -1,11 +1,13 @@
+import { startEarly } from '../../shared/concurrency';
 import { endpoint } from '../../shared/api/endpoint';
 import { addTeamMembers } from '../../shared/contracts/teams';
 import { assertMembersExist, teams } from '../../shared/store/teams';
 
 export const handler = endpoint(addTeamMembers, async ({ params, body, auth }) => {
-  // Inside the update, so an unknown team is a 404 before the members are looked at.
+  // Read alongside the team, but awaited inside the update, so an unknown team is a 404 before an unknown member.
+  const membersChecked = startEarly(assertMembersExist(auth.orgId, body.members));
   await teams.update(auth.orgId, params.id, async (team) => {
-    await assertMembersExist(auth.orgId, body.members);
+    await membersChecked;
     return { ...team, members: [...new Set([...team.members, ...body.members])] };
   });
   return { status: 200 };

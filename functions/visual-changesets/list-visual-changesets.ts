@@ -1,3 +1,4 @@
+import { allInOrder } from '../../shared/concurrency';
 import { endpoint } from '../../shared/api/endpoint';
 import { listVisualChangesets } from '../../shared/contracts/visual-changesets';
 import { visualChangesetView } from '../../shared/domain/visual-changesets';
@@ -5,7 +6,6 @@ import { experiments } from '../../shared/store/experiments';
 import { visualChangesetsOf } from '../../shared/store/visual-changesets';
 
 export const handler = endpoint(listVisualChangesets, async ({ params, auth }) => {
-  await experiments.get(auth.orgId, params.id);
-  const changesets = await visualChangesetsOf(auth.orgId, params.id);
+  const [, changesets] = await allInOrder([experiments.get(auth.orgId, params.id), visualChangesetsOf(auth.orgId, params.id)]);
   return { visualChangesets: changesets.map(visualChangesetView) };
 });

@@ -1,6 +1,5 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import * as qs from 'qs';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as z from 'zod';
@@ -42,19 +41,21 @@ const isForm = (contentType: string) => /^application\/x-www-form-urlencoded\s*(
 /**
  * A form body as GrowthBook's API reads it (body-parser's extended mode): `a[b]=1&c[]=x` nests, and
  * every value is a string, so a field that needs a number or boolean is refused by validation.
+ * qs (with its dependencies) is loaded on the first form body: JSON requests, nearly all of them,
+ * never pay for it at cold start.
  */
-const parseForm = (text: string) => qs.parse(text, { depth: 32, parameterLimit: 1000, arrayLimit: 100 });
+const parseForm = async (text: string) => (await import('qs')).parse(text, { depth: 32, parameterLimit: 1000, arrayLimit: 100 });
 
 /** Reads the body: JSON or a form; 413 over 2 MB, 415 for another content type, 400 for malformed JSON. */
 const jsonBody = (): Middleware => ({
-  before: (request: Request) => {
+  before: async (request: Request) => {
     const { event } = request;
     if (event.body === undefined || event.body === null || event.body === '') return;
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
     if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
     const contentType = event.headers?.['content-type'];
     if (contentType && isForm(contentType)) {
-      request.context.body = parseForm(raw.toString('utf8'));
+      request.context.body = await parseForm(raw.toString('utf8'));
       return;
     }
     if (contentType && !isJson(contentType)) throw new UnsupportedMediaTypeError(contentType);

@@ -4,20 +4,56 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 /** The table every store module reads and writes. */
 export const tableName = () => process.env.TABLE_NAME ?? 'switchyard';
 
-/** Round trips and capacity units this container has used; benchmarks and tests read it. */
+/** One round trip as the meter saw it: the command, and when it was sent and answered (performance.now(), ms). */
+export interface TracedCall {
+  command: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Round trips and capacity units this container has used, with when each call ran; benchmarks and
+ * tests read it. The trace holds the last TRACE_LIMIT calls since the last reset.
+ */
 export const dynamoMeter = {
   calls: 0,
   readUnits: 0,
   writeUnits: 0,
+  trace: [] as TracedCall[],
   reset() {
     this.calls = 0;
     this.readUnits = 0;
     this.writeUnits = 0;
+    this.trace = [];
   },
   snapshot() {
     return { calls: this.calls, readUnits: this.readUnits, writeUnits: this.writeUnits };
   },
+  /** The calls on the critical path of everything since the last reset (see `criticalPath`). */
+  criticalPath() {
+    return criticalPath(this.trace);
+  },
 };
+
+/** A long-lived container is never reset: the trace keeps only this many calls. */
+const TRACE_LIMIT = 1000;
+
+/**
+ * The calls on a request's critical path: the longest chain of calls each sent after the one
+ * before was answered. Calls that overlap (sent together) count once; calls one after another add up.
+ */
+export function criticalPath(trace: TracedCall[]): number {
+  // Earliest answer first: greedily taking each call that starts after the chain's last answer gives the longest chain.
+  let chain = 0;
+  let last = -Infinity;
+  for (const call of [...trace].sort((a, b) => a.end - b.end)) {
+    if (call.start >= last) {
+      chain += 1;
+      last = call.end;
+    }
+  }
+  return chain;
+}
 
 const dataCommands = new Set([
   'GetItemCommand',
@@ -60,9 +96,15 @@ export function db(): DynamoDBDocumentClient {
         if (!dataCommands.has(context.commandName ?? '')) return next(args);
         (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
         dynamoMeter.calls += 1; // a call that fails (a failed condition, say) is a round trip too
-        const result = await next(args);
-        meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
-        return result;
+        const call: TracedCall = { command: context.commandName!, start: performance.now(), end: Infinity };
+        if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(call);
+        try {
+          const result = await next(args);
+          meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
+          return result;
+        } finally {
+          call.end = performance.now();
+        }
       },
       { step: 'initialize', name: 'consumedCapacityMeter' },
     );

@@ -1,3 +1,4 @@
+import { startEarly } from '../concurrency';
 import { ConflictError, InvalidInputError } from '../errors';
 import type { StoredNamespace } from '../contracts/namespaces';
 import { experiments } from './experiments';
@@ -13,8 +14,10 @@ export async function assertDisplayNameFree(orgId: string, displayName: string, 
 
 /** Deletes a namespace; 409 while an experiment's phase uses it (one query of the experiments' list index). */
 export async function removeNamespace(orgId: string, id: string): Promise<void> {
+  // Read alongside the namespace, but looked at only once it is found (an unknown namespace is a 404).
+  const using = startEarly(experiments.list(orgId, { limit: 1, offset: 0, tags: [`namespace:${id}`] }));
   await namespaces.remove(orgId, id, async () => {
-    const { items, total } = await experiments.list(orgId, { limit: 1, offset: 0, tags: [`namespace:${id}`] });
+    const { items, total } = await using;
     if (total > 0) {
       throw new ConflictError('conflict', `Namespace ${id} is used by ${total} experiment(s), e.g. ${items[0]?.id}; remove it from their phases first`);
     }

@@ -8,7 +8,7 @@ import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type Lifecycl
 import { db, tableName } from './client';
 import { features, prepareFeatureChanges, type FeatureChange } from './features';
 import { keys } from './keys';
-import { queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
+import { getItems, queryAll, repository, toVersioned, transact, type TransactionOp, type Versioned } from './repository';
 
 /**
  * Ramp schedules in the single table. Besides the schedule item itself:
@@ -182,6 +182,31 @@ export async function readRampWorld(orgId: string, id: string, options: { featur
   const wanted = options.featureId ?? schedule.entity.entityId;
   if (wanted === guess) return { schedule, feature: guessed };
   return { schedule, feature: wanted ? await features.read(orgId, wanted) : undefined };
+}
+
+/**
+ * `readRampWorld` for many schedules of one organization at once (the advancer's batch): the
+ * schedules and the features the due index names in one BatchGet, and the features of schedules
+ * that moved to another feature in a second one. Each answer is the world, or NotFoundError.
+ */
+export async function readRampWorlds(orgId: string, refs: Array<{ id: string; expectedFeatureId?: string }>): Promise<Array<RampWorld | NotFoundError>> {
+  const scheduleKeys = refs.map((ref) => keys.entity(orgId, 'RAMP_SCHEDULE', ref.id));
+  const guessed = refs.flatMap((ref) => (ref.expectedFeatureId ? [ref.expectedFeatureId] : []));
+  const items = await getItems([...scheduleKeys, ...guessed.map((id) => keys.entity(orgId, 'FEATURE', id))]);
+  const featuresById = new Map<string, Versioned<StoredFeature> | undefined>(guessed.map((id, i) => {
+    const item = items[refs.length + i];
+    return [id, item ? toVersioned<StoredFeature>(item) : undefined];
+  }));
+  const schedules = items.slice(0, refs.length).map((item) => (item ? toVersioned<RampScheduleRecord>(item) : undefined));
+  const missing = [...new Set(schedules.flatMap((s) => (s?.entity.entityId && !featuresById.has(s.entity.entityId) ? [s.entity.entityId] : [])))];
+  if (missing.length) {
+    const more = await getItems(missing.map((id) => keys.entity(orgId, 'FEATURE', id)));
+    missing.forEach((id, i) => featuresById.set(id, more[i] ? toVersioned<StoredFeature>(more[i]!) : undefined));
+  }
+  return schedules.map((schedule, i) => {
+    if (!schedule) return new NotFoundError(`Ramp schedule ${refs[i].id} not found`);
+    return { schedule, feature: schedule.entity.entityId ? featuresById.get(schedule.entity.entityId) : undefined };
+  });
 }
 
 /** What a change does to a schedule: the next schedule with the rule writes to make (a domain `Transition`), or its deletion. */

@@ -128,6 +128,18 @@ describe('the bundles the stack deploys', () => {
     expect(await savedGroups.get(org.orgId, id)).toMatchObject({ name: 'Written by a bundle', values: ['x'] });
   });
 
+  it('read a form-encoded body with the form parser they load on first use', async () => {
+    const { first } = await invoke({
+      method: 'POST',
+      url: '/api/v1/saved-groups',
+      headers: { authorization: `Bearer ${org.keys.admin}`, 'content-type': 'application/x-www-form-urlencoded' },
+      body: Buffer.from('name=From+a+form&type=list&attributeKey=id&values[]=u1&values[]=u2'),
+    });
+
+    expect(first.statusCode).toBe(200);
+    expect(JSON.parse(first.body!).savedGroup).toMatchObject({ name: 'From a form', values: ['u1', 'u2'] });
+  });
+
   it('answer invalid input with a 400 naming the field', async () => {
     const { first } = await invoke(postSavedGroup(org.keys.admin, { type: 'list', attributeKey: 'id', values: [] }));
 

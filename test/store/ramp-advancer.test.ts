@@ -10,7 +10,8 @@ import { createFeature, featureRevisions, features } from '../../shared/store/fe
 import { newId } from '../../shared/ids';
 import { keys } from '../../shared/store/keys';
 import { createOrganization } from '../../shared/store/organizations';
-import { actOnRampSchedule, dueRampSchedules, insertRampSchedule, rampSchedules } from '../../shared/store/ramp-schedules';
+import { NotFoundError } from '../../shared/errors';
+import { actOnRampSchedule, dueRampSchedules, insertRampSchedule, rampSchedules, readRampWorld, readRampWorlds } from '../../shared/store/ramp-schedules';
 
 // A table of its own: the due index spans organizations, and other test files' schedules must not
 // be advanced by these runs (nor theirs by ours).
@@ -257,5 +258,23 @@ describe('batches of one organization', () => {
     for (const state of states) expect(state).toMatchObject({ versions: [1, 2], status: 'running', step: 0 });
     expect(await rampSchedules.get(bad.orgId, bad.scheduleId)).toMatchObject({ failures: 1, status: 'ready' });
     expect(await stateOf(bad)).toMatchObject({ versions: [1] });
+  });
+});
+
+describe('reading a batch', () => {
+  it('finds each schedule with its own feature, reads a feature the index no longer names, and marks a missing schedule', async () => {
+    const [first, second] = await seed(1, 2);
+    const worlds = await readRampWorlds(first.orgId, [
+      { id: first.scheduleId, expectedFeatureId: first.featureId },
+      // The index named another feature: the schedule's own is read in a second round.
+      { id: second.scheduleId, expectedFeatureId: first.featureId },
+      { id: 'rs_missing', expectedFeatureId: first.featureId },
+    ]);
+
+    expect(worlds[0]).toMatchObject({ schedule: { entity: { id: first.scheduleId } }, feature: { entity: { id: first.featureId } } });
+    expect(worlds[1]).toMatchObject({ schedule: { entity: { id: second.scheduleId } }, feature: { entity: { id: second.featureId } } });
+    expect(worlds[2]).toBeInstanceOf(NotFoundError);
+    // The same as reading each schedule on its own.
+    expect(worlds[1]).toEqual(await readRampWorld(second.orgId, second.scheduleId));
   });
 });
