@@ -3,7 +3,6 @@ import { InvalidInputError } from '../../shared/errors';
 import { postEnvironment } from '../../shared/contracts/environments';
 import { environments, publicEnvironment } from '../../shared/store/environments';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
   if (body.parent && !(await environments.find(auth.orgId, body.parent))) {
@@ -19,7 +18,5 @@ export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
     projects: body.projects ?? [],
     ...(body.parent ? { parent: body.parent } : {}),
   });
-  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
-  await touchSdkPayloads(auth.orgId);
   return { environment: publicEnvironment(environment) };
 });

@@ -13,7 +13,8 @@
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
- * | SDK payload version of a shard (or `refs`) | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
+ * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
+ * | SDK payload version of everything else (groups, experiments, attributes, environments, connections) | ORG#<org> | SDK_VERSION |  |  |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
@@ -104,6 +105,8 @@ export const keys = {
     SK: `SDK_VERSION#${environment}#${shard}`,
   }),
   sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
+  /** The organization's one version of what payloads read besides entries; its SK prefixes every version item's. */
+  sdkReferencesVersion: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'SDK_VERSION' }),
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),

@@ -1,6 +1,4 @@
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../errors';
 import { canonicalJson, type FeatureContent } from '../domain/features';
 import {
   payloadEntry,
@@ -10,10 +8,11 @@ import {
   type PayloadEntry,
   type SdkPayload,
 } from '../domain/sdk-payload';
-import { db, tableName } from './client';
+import { tableName } from './client';
 import { environments } from './environments';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
+import { payloadChangedMeanwhile as changedMeanwhile, versionBump } from './payload-version';
 import { loadPayloadReferences } from './payload-references';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
@@ -24,42 +23,22 @@ import type { PayloadSettings } from './sdk-connections';
  * number of features:
  * - one entry item per feature and environment where it is served (`SDK_ENTRY#<env>#<shard>#<feature>`),
  *   put or deleted in the same transaction as the feature;
- * - per environment, 16 small version items, one per shard of the features (`SDK_VERSION#<env>#<shard>`),
- *   and one more, `refs`, for everything else the payload reads (saved groups, experiments, the
- *   environment). A feature change bumps its shard's version with an `ADD` in the same transaction;
- *   `touchSdkPayloads` bumps `refs`.
+ * - per environment, 16 small version items, one per shard of the features (`SDK_VERSION#<env>#<shard>`).
+ *   A feature change bumps its shard's version with an `ADD` in the same transaction;
+ * - per organization, one references version (`SDK_VERSION`, see payload-version.ts) for everything
+ *   else the payload reads: saved groups, experiments, attributes, environments, connections.
  * Sharding the version spreads concurrent writers of one organization over 16 items, so they seldom
  * meet; when two do, the transaction fails and the writer retries it.
- * A reader proves its cached payload current with one Query of the environment's version items
- * (under 2 KB), and after a change re-reads only the entries of the shards whose version moved.
+ * A reader proves its cached payload current with one Query of the version items, and after a
+ * change re-reads only the entries of the shards whose version moved.
  */
 
 export const PAYLOAD_SHARDS = 16;
-/** The version item that saved groups, experiments and environments bump: no entries live under it. */
-const REFS_SHARD = 'refs';
 
 /** The shard of a feature's entries, `00`..`15`: a stable hash of its id. */
 export function payloadShard(featureId: string): string {
   const hash = createHash('sha1').update(featureId).digest();
   return String(hash.readUInt16BE(0) % PAYLOAD_SHARDS).padStart(2, '0');
-}
-
-const changedMeanwhile = () => new ConflictError('conflict', 'The SDK payload was changed by another request at the same time; retry');
-
-/**
- * Bumps one version item: `ADD` the version and move `dateUpdated` forward. The condition keeps
- * `dateUpdated` from going back when a write prepared earlier commits later (SDKs ignore a payload
- * older than the one they have): such a write fails and is retried with a fresh date.
- */
-function versionBump(orgId: string, environment: string, shard: string, date: string) {
-  return {
-    TableName: tableName(),
-    Key: keys.sdkVersion(orgId, environment, shard),
-    UpdateExpression: 'ADD #version :one SET entityType = :type, dateUpdated = :date',
-    ConditionExpression: 'attribute_not_exists(dateUpdated) OR dateUpdated <= :date',
-    ExpressionAttributeNames: { '#version': 'version' },
-    ExpressionAttributeValues: { ':one': 1, ':type': 'SDK_VERSION', ':date': date },
-  };
 }
 
 /** A feature before and after a change (undefined before a create, after a delete). */
@@ -96,72 +75,55 @@ export function preparePayloadChanges(orgId: string, transitions: FeatureTransit
       // One op per item and transaction: features of one shard share its bump.
       if (bumped.has(`${environment}#${shard}`)) continue;
       bumped.add(`${environment}#${shard}`);
-      ops.push({ op: { Update: versionBump(orgId, environment, shard, date) }, onConditionFailed: changedMeanwhile });
+      ops.push({ op: { Update: versionBump(keys.sdkVersion(orgId, environment, shard), date) }, onConditionFailed: changedMeanwhile });
     }
   }
   return ops;
 }
 
-/**
- * The transaction op that says "the payloads of `environment` changed" together with a write of
- * something they depend on (an SDK connection's settings, say), so no reader can see one without the other.
- */
-export function prepareTouch(orgId: string, environment: string): TransactionOp {
-  return { op: { Update: versionBump(orgId, environment, REFS_SHARD, new Date().toISOString()) }, onConditionFailed: changedMeanwhile };
-}
-
-const TOUCH_ATTEMPTS = 10;
-const retryable = new Set(['ConditionalCheckFailedException', 'TransactionConflictException']);
-
-/**
- * Says "the payloads changed" for a change that is not a feature's: a saved group, an experiment,
- * an environment. Bumps the `refs` version of every environment of the organization (and of
- * `alsoEnvironments`, e.g. one just deleted), so every cached payload is rebuilt and its
- * `dateUpdated` moves (SDKs only reload a payload whose `dateUpdated` moved).
- */
-export async function touchSdkPayloads(orgId: string, alsoEnvironments: string[] = []): Promise<void> {
-  const all = new Set([...(await environments.all(orgId)).map((environment) => environment.id), ...alsoEnvironments]);
-  await Promise.all(
-    [...all].map(async (environment) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await db().send(new UpdateCommand(versionBump(orgId, environment, REFS_SHARD, new Date().toISOString())));
-          return;
-        } catch (error) {
-          if (!retryable.has((error as Error).name) || attempt === TOUCH_ATTEMPTS) throw error;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-        }
-      }
-    }),
-  );
-}
+/** Kept here too for callers that say "payloads changed" next to other payload code. */
+export { touchSdkPayloads } from './payload-version';
 
 /** The versions of an environment's payload as one Query read them. */
 export interface PayloadVersions {
   /** Equal tokens mean equal stored payloads (entries and references). */
   token: string;
+  /** The environment's shard versions, by shard. */
   versions: Map<string, number>;
   /** The latest `dateUpdated` of the version items; undefined when nothing was ever written. */
   dateUpdated?: string;
 }
 
-/** One consistent Query of an environment's version items (17 items at most, under 2 KB: 1 RCU). */
+const isShard = (suffix: string) => /^\d\d$/.test(suffix);
+
+/**
+ * One consistent Query of the organization's version items, keeping the references version and
+ * `environment`'s shard versions: 17 small items per environment (about 2 KB), so 1 RCU for up to
+ * two environments and 1 more per two after that.
+ */
 export async function readPayloadVersions(orgId: string, environment: string): Promise<PayloadVersions> {
+  const references = keys.sdkReferencesVersion(orgId);
+  const prefix = keys.sdkVersionPrefix(environment);
+  // The references version's SK prefixes every version item's, so one Query reads it with the
+  // shards (and other environments' shards, which are left out here: keys cannot be filtered on).
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': keys.sdkVersionPrefix(environment) },
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
+    ExpressionAttributeValues: { ':pk': references.PK, ':all': references.SK },
     ExpressionAttributeNames: { '#version': 'version' },
     ProjectionExpression: 'SK, #version, dateUpdated',
     ConsistentRead: true,
   });
-  const prefix = keys.sdkVersionPrefix(environment);
   const versions = new Map<string, number>();
+  let referencesVersion = 0;
   let dateUpdated: string | undefined;
   for (const item of items) {
-    versions.set((item.SK as string).slice(prefix.length), item.version as number);
+    const shard = (item.SK as string).slice(prefix.length);
+    if (item.SK === references.SK) referencesVersion = item.version as number;
+    else if (isShard(shard)) versions.set(shard, item.version as number);
+    else continue; // a per-environment `refs` item from before the organization-wide one: never bumped now
     if (!dateUpdated || item.dateUpdated > dateUpdated) dateUpdated = item.dateUpdated;
   }
-  const token = [...versions].map(([shard, version]) => `${shard}:${version}`).join(',');
+  const token = [`refs:${referencesVersion}`, ...[...versions].map(([shard, version]) => `${shard}:${version}`)].join(',');
   return { token, versions, dateUpdated };
 }
 
@@ -213,9 +175,7 @@ export async function payloadState(orgId: string, environment: string, versions:
 }
 
 async function refreshState(orgId: string, environment: string, versions: PayloadVersions, previous?: PayloadState): Promise<PayloadState> {
-  const changed = [...versions.versions.keys()].filter(
-    (shard) => shard !== REFS_SHARD && previous?.versions.get(shard) !== versions.versions.get(shard),
-  );
+  const changed = [...versions.versions.keys()].filter((shard) => previous?.versions.get(shard) !== versions.versions.get(shard));
   const [found, ...read] = await Promise.all([
     environments.find(orgId, environment),
     ...changed.map((shard) => readShard(orgId, environment, shard)),
