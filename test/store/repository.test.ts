@@ -1,3 +1,4 @@
+import { ConflictError } from '../../shared/errors';
 import { dynamoMeter } from '../../shared/store/client';
 import { assertReferences, getItems, repository } from '../../shared/store/repository';
 import { newId } from '../../shared/ids';
@@ -220,7 +221,7 @@ describe('a repository with a touch', () => {
           ExpressionAttributeValues: { ':one': 1 },
         },
       },
-      onConditionFailed: () => new Error('not conditional'),
+      onConditionFailed: () => new ConflictError('conflict', 'not conditional'),
     }),
   });
   const touches = async (org: string) => ((await getItems([touchKey(org)]))[0]?.version as number | undefined) ?? 0;
