@@ -1,4 +1,5 @@
 import type { Attribute } from '../contracts/attributes';
+import { prepareAttributeType } from './attribute-types';
 import { prepareTouch } from './payload-version';
 import { repository, type Dated } from './repository';
 
@@ -9,7 +10,7 @@ export const attributes = repository<StoredAttribute>({
   type: 'ATTRIBUTE',
   label: 'Attribute',
   // A datatype decides how list groups and secure values go out in SDK payloads.
-  touch: prepareTouch,
+  touch: (orgId, { id, after }) => [prepareTouch(orgId), prepareAttributeType(orgId, id, after?.datatype)],
 });
 
 /** The API shape of a stored attribute. */

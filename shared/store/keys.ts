@@ -15,6 +15,7 @@
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
  * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
  * | SDK payload version of everything else (groups, experiments, attributes, environments, connections) | ORG#<org> | SDK_VERSION |  |  |
+ * | every attribute's datatype (read with saved groups) | ORG#<org> | ATTRIBUTE_TYPES |  |             |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
@@ -65,6 +66,7 @@ export const entityTypes = [
   'METRIC_GROUP',
   'SDK_ENTRY',
   'SDK_VERSION',
+  'ATTRIBUTE_TYPES',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -100,6 +102,7 @@ export const keys = {
     SK: `SDK_ENTRY#${environment}#${shard}#${featureId}`,
   }),
   sdkEntryShardPrefix: (environment: string, shard: string) => `SDK_ENTRY#${environment}#${shard}#`,
+  sdkEntryPrefix: (environment: string) => `SDK_ENTRY#${environment}#`,
   sdkVersion: (orgId: string, environment: string, shard: string): ItemKey => ({
     PK: orgPk(orgId),
     SK: `SDK_VERSION#${environment}#${shard}`,
@@ -107,6 +110,12 @@ export const keys = {
   sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
   /** The organization's one version of what payloads read besides entries; its SK prefixes every version item's. */
   sdkReferencesVersion: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'SDK_VERSION' }),
+  /** Every environment's shard versions (and, from before the organization-wide one, `refs` versions). */
+  sdkVersionsPrefix: () => 'SDK_VERSION#',
+  /** The former whole-payload items (`SDK_PAYLOAD#<env>#<chunk>`), which only the migration still reads, to delete them. */
+  formerSdkPayloadPrefix: () => 'SDK_PAYLOAD#',
+  /** Every attribute's datatype, in one item payloads read with their saved groups. */
+  attributeTypes: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'ATTRIBUTE_TYPES' }),
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),

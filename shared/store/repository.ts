@@ -162,10 +162,10 @@ export interface RepositoryOptions<T> {
    */
   pageIndex?: boolean;
   /**
-   * An op written in the same transaction as every create, update and delete of this type: the
-   * version of something other readers cache (the SDK payload's references version, say).
+   * Ops written in the same transaction as every create, update (`after` set) and delete of this
+   * type: the version of something other readers cache (the SDK payload's references version, say).
    */
-  touch?: (orgId: string) => TransactionOp;
+  touch?: (orgId: string, change: { id: string; after?: T }) => TransactionOp[];
 }
 
 /**
@@ -267,7 +267,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       const created = prepareCreate(orgId, data);
       const sort = keys.listSort(created.entity.dateCreated, created.entity.id);
       try {
-        await transact([created, prepareAppend(orgId, type, index, sort), ...touches(orgId)]);
+        await transact([created, prepareAppend(orgId, type, index, sort), ...touches(orgId, created.entity.id, created.entity)]);
         return created.entity;
       } catch (error) {
         if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === UPDATE_ATTEMPTS) throw error;
@@ -276,7 +276,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     }
   }
 
-  const touches = (orgId: string): TransactionOp[] => (options.touch ? [options.touch(orgId)] : []);
+  const touches = (orgId: string, id: string, after?: T): TransactionOp[] => options.touch?.(orgId, { id, after }) ?? [];
   const isRace = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
 
   return {
@@ -293,7 +293,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       // The touch can lose a race to another writer of it; the id being taken is no race.
       for (let attempt = 1; options.touch; attempt++) {
         try {
-          await transact([{ op, onConditionFailed }, ...touches(orgId)]);
+          await transact([{ op, onConditionFailed }, ...touches(orgId, entity.id, entity)]);
           return entity;
         } catch (error) {
           if (!isRace(error) || attempt === UPDATE_ATTEMPTS) throw error;
@@ -336,7 +336,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         if (!current) throw notFound(id);
         const update = prepareUpdate(orgId, current, await change(current.entity));
         try {
-          if (options.touch) await transact([update, ...touches(orgId)]);
+          if (options.touch) await transact([update, ...touches(orgId, id, update.entity)]);
           else await db().send(new PutCommand(update.op.Put as ConstructorParameters<typeof PutCommand>[0]));
           return update.entity;
         } catch (error) {
@@ -371,14 +371,14 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
             await transact([
               { op: { Delete: deleteItem }, onConditionFailed: () => new PageIndexMovedError() },
               prepareMarkStale(orgId, type),
-              ...touches(orgId),
+              ...touches(orgId, id),
             ]);
             return before.entity;
           }
           if (options.touch) {
             // Unread (no check), the delete's condition fails only when there is nothing to delete.
             const failed = () => (current ? changedMeanwhile(id) : notFound(id));
-            await transact([{ op: { Delete: deleteItem }, onConditionFailed: failed }, ...touches(orgId)]);
+            await transact([{ op: { Delete: deleteItem }, onConditionFailed: failed }, ...touches(orgId, id)]);
             return current?.entity;
           }
           const { Attributes } = await db().send(new DeleteCommand({ ...deleteItem, ReturnValues: 'ALL_OLD' }));

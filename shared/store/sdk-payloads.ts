@@ -9,11 +9,10 @@ import {
   type SdkPayload,
 } from '../domain/sdk-payload';
 import { tableName } from './client';
-import { environments } from './environments';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { payloadChangedMeanwhile as changedMeanwhile, versionBump } from './payload-version';
-import { loadPayloadReferences } from './payload-references';
+import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
 import type { PayloadSettings } from './sdk-connections';
@@ -127,9 +126,8 @@ export async function readPayloadVersions(orgId: string, environment: string): P
   return { token, versions, dateUpdated };
 }
 
-/** An environment's payload content at some versions: its entries, and whether the environment exists. */
+/** An environment's payload content at some versions: its entries. */
 export interface PayloadState extends PayloadVersions {
-  environmentExists: boolean;
   shards: Map<string, Record<string, PayloadEntry>>;
   /** Every entry of the environment, by feature id. */
   entries: Record<string, PayloadEntry>;
@@ -141,14 +139,25 @@ const states = new Map<string, PayloadState>();
 const refreshing = new Map<string, Promise<PayloadState>>();
 const MAX_CACHED_STATES = 200;
 
-async function readShard(orgId: string, environment: string, shard: string): Promise<Record<string, PayloadEntry>> {
+/** More shards changed than this, and one Query of all the environment's entries costs fewer calls than one per shard. */
+const QUERY_PER_SHARD_UP_TO = 2;
+
+/** The entries under `prefix` (one shard's, or the whole environment's), by shard and feature id. */
+async function readEntries(orgId: string, environment: string, prefix: string): Promise<Map<string, Record<string, PayloadEntry>>> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': keys.sdkEntryShardPrefix(environment, shard) },
-    ProjectionExpression: 'featureId, entry',
+    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': prefix },
+    ProjectionExpression: 'SK, featureId, entry',
     ConsistentRead: true,
   });
-  return Object.fromEntries(items.map((item) => [item.featureId as string, JSON.parse(item.entry as string) as PayloadEntry]));
+  const shardAt = keys.sdkEntryPrefix(environment).length;
+  const shards = new Map<string, Record<string, PayloadEntry>>();
+  for (const item of items) {
+    const shard = (item.SK as string).slice(shardAt, shardAt + 2);
+    if (!shards.has(shard)) shards.set(shard, {});
+    shards.get(shard)![item.featureId as string] = JSON.parse(item.entry as string) as PayloadEntry;
+  }
+  return shards;
 }
 
 /**
@@ -176,15 +185,14 @@ export async function payloadState(orgId: string, environment: string, versions:
 
 async function refreshState(orgId: string, environment: string, versions: PayloadVersions, previous?: PayloadState): Promise<PayloadState> {
   const changed = [...versions.versions.keys()].filter((shard) => previous?.versions.get(shard) !== versions.versions.get(shard));
-  const [found, ...read] = await Promise.all([
-    environments.find(orgId, environment),
-    ...changed.map((shard) => readShard(orgId, environment, shard)),
-  ]);
+  const prefixes =
+    changed.length > QUERY_PER_SHARD_UP_TO ? [keys.sdkEntryPrefix(environment)] : changed.map((shard) => keys.sdkEntryShardPrefix(environment, shard));
+  const read = await Promise.all(prefixes.map((prefix) => readEntries(orgId, environment, prefix)));
   const shards = new Map(previous?.shards);
-  changed.forEach((shard, i) => shards.set(shard, read[i]));
+  for (const shard of changed) shards.set(shard, read.find((found) => found.has(shard))?.get(shard) ?? {});
   const entries: Record<string, PayloadEntry> = {};
   for (const shard of shards.values()) Object.assign(entries, shard);
-  return { ...versions, environmentExists: found !== undefined, shards, entries };
+  return { ...versions, shards, entries };
 }
 
 /** What an SDK connection asks for: one environment, projects (none means all), and the settings that shape its payload. */
@@ -213,10 +221,12 @@ export async function buildSdkPayload(
   entries: Record<string, PayloadEntry>,
   dates: string[],
   now = new Date(),
+  known: KnownReferences = {},
 ): Promise<BuiltPayload> {
   const served = entriesForProjects(entries, scope.projects);
   const [refs, salt, named] = await Promise.all([
-    loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
+    // Whether the environment exists comes with the references: a deleted one serves no features.
+    loadPayloadReferences(scope.orgId, served, known, { attributes: scope.hashSecureAttributes, environment: scope.environment }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
@@ -228,7 +238,7 @@ export async function buildSdkPayload(
   const validUntil = boundaries.filter((date) => date > at).sort()[0];
   const all = [scope.dateUpdated, ...dates, ...refs.dates, ...passedSteps];
   const dateUpdated = all.reduce((latest, date) => (date > latest ? date : latest));
-  const payload = sdkPayload(entries, {
+  const payload = sdkPayload(refs.environmentExists ? entries : {}, {
     projects: scope.projects,
     refs,
     dateUpdated,
@@ -253,5 +263,5 @@ export async function buildSdkPayload(
  */
 export async function loadSdkPayload(scope: PayloadScope, now = new Date(), versions?: PayloadVersions): Promise<BuiltPayload> {
   const state = await payloadState(scope.orgId, scope.environment, versions ?? (await readPayloadVersions(scope.orgId, scope.environment)));
-  return buildSdkPayload(scope, state.environmentExists ? state.entries : {}, state.dateUpdated ? [state.dateUpdated] : [], now);
+  return buildSdkPayload(scope, state.entries, state.dateUpdated ? [state.dateUpdated] : [], now);
 }

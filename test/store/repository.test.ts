@@ -211,18 +211,20 @@ describe('a repository with a touch', () => {
   const touched = repository<Thing>({
     type: 'DIMENSION',
     label: 'Touched thing',
-    touch: (org) => ({
-      op: {
-        Update: {
-          TableName: process.env.TABLE_NAME ?? 'switchyard',
-          Key: touchKey(org),
-          UpdateExpression: 'ADD #version :one',
-          ExpressionAttributeNames: { '#version': 'version' },
-          ExpressionAttributeValues: { ':one': 1 },
+    touch: (org) => [
+      {
+        op: {
+          Update: {
+            TableName: process.env.TABLE_NAME ?? 'switchyard',
+            Key: touchKey(org),
+            UpdateExpression: 'ADD #version :one',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':one': 1 },
+          },
         },
+        onConditionFailed: () => new ConflictError('conflict', 'not conditional'),
       },
-      onConditionFailed: () => new ConflictError('conflict', 'not conditional'),
-    }),
+    ],
   });
   const touches = async (org: string) => ((await getItems([touchKey(org)]))[0]?.version as number | undefined) ?? 0;
 

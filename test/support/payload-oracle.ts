@@ -1,21 +1,30 @@
 import { payloadEntry, type PayloadEntry } from '../../shared/domain/sdk-payload';
+import { attributes } from '../../shared/store/attributes';
 import { environments } from '../../shared/store/environments';
 import { allFeatures } from '../../shared/store/features';
 import { buildSdkPayload, type PayloadScope } from '../../shared/store/sdk-payloads';
 
 /**
  * The SDK payload built from scratch: every feature of the organization read now and translated,
- * through the same builder the served payload uses, without the stored entries, versions or any cache.
+ * through the same builder the served payload uses, without the stored entries, versions, attribute
+ * types or any cache.
  * `dateUpdated` is left out, since only the stored versions know it.
  */
 export async function payloadFromScratch(orgId: string, environment: string, scope: Partial<PayloadScope> = {}) {
-  const [features, found] = await Promise.all([allFeatures(orgId, { all: [] }), environments.find(orgId, environment)]);
+  const [features, found, allAttributes] = await Promise.all([
+    allFeatures(orgId, { all: [] }),
+    environments.find(orgId, environment),
+    attributes.all(orgId),
+  ]);
   const entries: Record<string, PayloadEntry> = {};
   for (const feature of found ? features : []) {
     const entry = payloadEntry(feature, environment);
     if (entry) entries[feature.id] = entry;
   }
-  const { payload } = await buildSdkPayload({ projects: [], ...scope, orgId, environment, dateUpdated: '' }, entries, []);
+  // The attributes themselves, not the types item the served payload reads: that item must agree with them.
+  const { payload } = await buildSdkPayload({ projects: [], ...scope, orgId, environment, dateUpdated: '' }, entries, [], new Date(), {
+    attributes: allAttributes,
+  });
   const { dateUpdated: _date, ...rest } = payload;
   return rest;
 }
