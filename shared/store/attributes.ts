@@ -10,7 +10,7 @@ export const attributes = repository<StoredAttribute>({
   type: 'ATTRIBUTE',
   label: 'Attribute',
   // A datatype decides how list groups and secure values go out in SDK payloads.
-  touch: (orgId, { id, after }) => [prepareTouch(orgId), prepareAttributeType(orgId, id, after?.datatype)],
+  touch: (orgId, { id, after }) => [prepareTouch(orgId, id), prepareAttributeType(orgId, id, after?.datatype)],
 });
 
 /** The API shape of a stored attribute. */

@@ -9,7 +9,7 @@ export const environments = repository<StoredEnvironment>({
   type: 'ENVIRONMENT',
   label: 'Environment',
   // SDK connections serve nothing from a deleted environment, and only its projects' features.
-  touch: (orgId) => [prepareTouch(orgId)],
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
 });
 
 /** The API shape of a stored environment: without the store's dates. */

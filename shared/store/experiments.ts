@@ -19,7 +19,7 @@ export const experiments = repository<Experiment>({
   label: 'Experiment',
   pageIndex: true,
   // SDK payloads build experiment rules from the experiment's latest phase.
-  touch: (orgId) => [prepareTouch(orgId)],
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
   listTags: (experiment) => [
     `project:${experiment.project}`,
     `datasource:${experiment.settings.datasourceId}`,

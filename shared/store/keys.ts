@@ -14,7 +14,7 @@
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
  * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
- * | SDK payload version of everything else (groups, experiments, attributes, environments, connections) | ORG#<org> | SDK_VERSION |  |  |
+ * | SDK payload version of everything else (groups, experiments, attributes, environments, connections), 16 shards | ORG#<org> | SDK_VERSION!<shard> |  |  |
  * | every attribute's datatype (read with saved groups) | ORG#<org> | ATTRIBUTE_TYPES |  |             |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
@@ -108,8 +108,10 @@ export const keys = {
     SK: `SDK_VERSION#${environment}#${shard}`,
   }),
   sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
-  /** The organization's one version of what payloads read besides entries; its SK prefixes every version item's. */
-  sdkReferencesVersion: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'SDK_VERSION' }),
+  /** The organization's versions of what payloads read besides entries, one per shard; `SDK_VERSION` prefixes every version item's SK. */
+  sdkReferencesVersion: (orgId: string, shard: string): ItemKey => ({ PK: orgPk(orgId), SK: `SDK_VERSION!${shard}` }),
+  sdkReferencesVersionPrefix: () => 'SDK_VERSION!',
+  sdkAllVersionsPrefix: () => 'SDK_VERSION',
   /** Every environment's shard versions (and, from before the organization-wide one, `refs` versions). */
   sdkVersionsPrefix: () => 'SDK_VERSION#',
   /** The former whole-payload items (`SDK_PAYLOAD#<env>#<chunk>`), which only the migration still reads, to delete them. */

@@ -6,5 +6,5 @@ export const savedGroups = repository<SavedGroup>({
   type: 'SAVED_GROUP',
   label: 'Saved group',
   // SDK payloads inline the groups their rules name.
-  touch: (orgId) => [prepareTouch(orgId)],
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
 });

@@ -171,7 +171,7 @@ export async function updateSdkConnection(
     const updated = sdkConnections.prepareUpdate(orgId, current, await change(current.entity));
     try {
       // Warm containers trust a key's settings while the payload versions hold: move them.
-      await transact([updated, putKeyItem(orgId, updated.entity, false), prepareTouch(orgId)]);
+      await transact([updated, putKeyItem(orgId, updated.entity, false), prepareTouch(orgId, id)]);
       return updated.entity;
     } catch (error) {
       if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
@@ -200,7 +200,7 @@ export async function deleteSdkConnection(orgId: string, id: string): Promise<vo
         },
         { op: { Delete: { TableName: tableName(), Key: keys.sdkConnectionKey(current.entity.key) } }, onConditionFailed: changedMeanwhile },
         // Warm containers trust a key while the payload versions hold: move them, so the key stops at once.
-        prepareTouch(orgId),
+        prepareTouch(orgId, id),
       ]);
       return;
     } catch (error) {

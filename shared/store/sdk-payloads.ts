@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { canonicalJson, type FeatureContent } from '../domain/features';
 import {
   payloadEntry,
@@ -11,7 +10,7 @@ import {
 import { tableName } from './client';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
-import { payloadChangedMeanwhile as changedMeanwhile, versionBump } from './payload-version';
+import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { getSecureAttributeSalt } from './organizations';
 import { projects } from './projects';
@@ -24,21 +23,16 @@ import type { PayloadSettings } from './sdk-connections';
  *   put or deleted in the same transaction as the feature;
  * - per environment, 16 small version items, one per shard of the features (`SDK_VERSION#<env>#<shard>`).
  *   A feature change bumps its shard's version with an `ADD` in the same transaction;
- * - per organization, one references version (`SDK_VERSION`, see payload-version.ts) for everything
- *   else the payload reads: saved groups, experiments, attributes, environments, connections.
+ * - per organization, 16 references versions (`SDK_VERSION!<shard>`, see payload-version.ts) for
+ *   everything else the payload reads: saved groups, experiments, attributes, environments, connections.
  * Sharding the version spreads concurrent writers of one organization over 16 items, so they seldom
  * meet; when two do, the transaction fails and the writer retries it.
  * A reader proves its cached payload current with one Query of the version items, and after a
  * change re-reads only the entries of the shards whose version moved.
  */
 
-export const PAYLOAD_SHARDS = 16;
-
 /** The shard of a feature's entries, `00`..`15`: a stable hash of its id. */
-export function payloadShard(featureId: string): string {
-  const hash = createHash('sha1').update(featureId).digest();
-  return String(hash.readUInt16BE(0) % PAYLOAD_SHARDS).padStart(2, '0');
-}
+export const payloadShard = (featureId: string): string => shardOf(featureId);
 
 /** A feature before and after a change (undefined before a create, after a delete). */
 export interface FeatureTransition {
@@ -96,33 +90,34 @@ export interface PayloadVersions {
 const isShard = (suffix: string) => /^\d\d$/.test(suffix);
 
 /**
- * One consistent Query of the organization's version items, keeping the references version and
- * `environment`'s shard versions: 17 small items per environment (about 2 KB), so 1 RCU for up to
- * two environments and 1 more per two after that.
+ * One consistent Query of the organization's version items, keeping the 16 references versions
+ * and `environment`'s 16 shard versions: about 2 KB per environment and 2 KB more, so 1 RCU for one
+ * environment and 1 more per two after that.
  */
 export async function readPayloadVersions(orgId: string, environment: string): Promise<PayloadVersions> {
-  const references = keys.sdkReferencesVersion(orgId);
   const prefix = keys.sdkVersionPrefix(environment);
-  // The references version's SK prefixes every version item's, so one Query reads it with the
-  // shards (and other environments' shards, which are left out here: keys cannot be filtered on).
+  const referencesPrefix = keys.sdkReferencesVersionPrefix();
+  // All version items share a prefix, so one Query reads the references versions with the shards
+  // (and other environments' shards, which are left out here: keys cannot be filtered on).
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
-    ExpressionAttributeValues: { ':pk': references.PK, ':all': references.SK },
+    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':all': keys.sdkAllVersionsPrefix() },
     ExpressionAttributeNames: { '#version': 'version' },
     ProjectionExpression: 'SK, #version, dateUpdated',
     ConsistentRead: true,
   });
   const versions = new Map<string, number>();
-  let referencesVersion = 0;
+  const references: string[] = [];
   let dateUpdated: string | undefined;
   for (const item of items) {
-    const shard = (item.SK as string).slice(prefix.length);
-    if (item.SK === references.SK) referencesVersion = item.version as number;
-    else if (isShard(shard)) versions.set(shard, item.version as number);
-    else continue; // a per-environment `refs` item from before the organization-wide one: never bumped now
+    const SK = item.SK as string;
+    const shard = SK.slice(prefix.length);
+    if (SK.startsWith(referencesPrefix)) references.push(`${SK.slice(referencesPrefix.length)}:${item.version}`);
+    else if (SK.startsWith(prefix) && isShard(shard)) versions.set(shard, item.version as number);
+    else continue; // another environment's, or a per-environment `refs` item from before the organization's: never bumped now
     if (!dateUpdated || item.dateUpdated > dateUpdated) dateUpdated = item.dateUpdated;
   }
-  const token = [`refs:${referencesVersion}`, ...[...versions].map(([shard, version]) => `${shard}:${version}`)].join(',');
+  const token = [`refs ${references.join(',')}`, ...[...versions].map(([shard, version]) => `${shard}:${version}`)].join(',');
   return { token, versions, dateUpdated };
 }
 
