@@ -751,13 +751,16 @@ const creating: Step[] = [
     operationId: 'getFeaturesForSdk',
     method: 'GET',
     path: (ids) => `/api/features/${ids.sdkKey}`,
-    minimum: { calls: 3, why: 'key item + one BatchGet (environment, payload) + saved groups named' },
+    minimum: {
+      calls: 4,
+      why: 'cold: key item + version Query + entries Query (read after the versions that prove them) + one BatchGet of references (groups, experiments, attribute types, environment); warm: 1',
+    },
   },
   {
     operationId: 'getSdkPayload',
     method: 'GET',
     path: (ids) => `${v1}/sdk-payload/${ids.sdkKey}`,
-    minimum: { calls: 3, why: 'key item + one BatchGet (environment, payload) + saved groups named' },
+    minimum: { calls: 1, why: 'the version Query: the body cached by the request before is proven current' },
   },
   {
     operationId: 'createRampSchedule',
@@ -961,7 +964,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `/api/eval/${ids.sdkKey}`,
     body: () => ({ attributes: { id: 'bench-user', plan: 'pro' }, forcedVariations: {}, forcedFeatures: [], url: 'https://example.com/' }),
-    minimum: { calls: 5, why: 'key item + version Query + entries + references (experiments, rule groups, attribute types; then phase groups)' },
+    minimum: { calls: 3, why: 'key item + version Query + one BatchGet of references (groups, experiments, attribute types, environment); entries cached per container' },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {

@@ -169,6 +169,62 @@ async function concurrentUpdates(): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * Concurrent updates of distinct saved groups in one organization: every one also bumps the
+ * organization's one references version in its transaction, so this measures that item's contention.
+ */
+async function concurrentReferenceWrites(): Promise<Row[]> {
+  const { db } = await import('../shared/store/client');
+  const { createOrganization } = await import('../shared/store/organizations');
+  const { savedGroups } = await import('../shared/store/saved-groups');
+  const { id: orgId } = await createOrganization('References contention');
+  const groups = 200;
+  for (let n = 0; n < groups; n++) await savedGroups.create(orgId, { id: `grp_${n}`, name: `Group ${n}`, type: 'list', attributeKey: 'id', values: [] });
+  let lost = 0;
+  db().middlewareStack.remove('benchLostReferenceRaces');
+  db().middlewareStack.add(
+    (next, context) => async (args) => {
+      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
+      try {
+        return await next(args);
+      } catch (error) {
+        lost += 1;
+        throw error;
+      }
+    },
+    { step: 'initialize', name: 'benchLostReferenceRaces' },
+  );
+  const rows: Row[] = [];
+  for (const concurrency of [10, 40]) {
+    lost = 0;
+    const total = 400;
+    let next = 0;
+    let failed = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        for (let n = next++; n < total; n = next++) {
+          await savedGroups.update(orgId, `grp_${(n * 7) % groups}`, (current) => ({ ...current, values: [`v${n}`] })).catch(() => {
+            failed += 1;
+          });
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    rows.push({
+      'concurrent writers': concurrency,
+      updates: total,
+      'updates/s': round(total / seconds, 0),
+      'transactions lost to a race (retried)': lost,
+      'lost per update': round(lost / total, 3),
+      'failed (reached the client)': failed,
+    });
+  }
+  printTable('Concurrent saved-group updates in one organization: each bumps the one references version (target ≥ 100/s, none failed)', rows);
+  db().middlewareStack.remove('benchLostReferenceRaces');
+  return rows;
+}
+
 /** CPU seconds a process has used so far (user + system), from /proc. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
@@ -248,10 +304,13 @@ async function serving(dynamoPid: number | undefined): Promise<{ rows: Row[]; by
 
 /** Runs every payload benchmark; prints the tables and saves them to bench/results/sdk-payload.json. */
 export async function benchSdkPayload(dynamoPid?: number) {
-  const writes = await writeCost();
-  const contention = await concurrentUpdates();
-  const { rows, bytes } = await serving(dynamoPid);
-  saveResults('sdk-payload', { connections: CONNECTIONS, loadSeconds: LOAD_SECONDS, writes, contention, serving: rows, bytes });
+  // BENCH_PAYLOAD_PARTS=serving (say) runs only some: writes, contention, references, serving.
+  const parts = new Set((process.env.BENCH_PAYLOAD_PARTS ?? 'writes,contention,references,serving').split(','));
+  const writes = parts.has('writes') ? await writeCost() : [];
+  const contention = parts.has('contention') ? await concurrentUpdates() : [];
+  const references = parts.has('references') ? await concurrentReferenceWrites() : [];
+  const { rows, bytes } = parts.has('serving') ? await serving(dynamoPid) : { rows: [], bytes: [] };
+  saveResults('sdk-payload', { connections: CONNECTIONS, loadSeconds: LOAD_SECONDS, writes, contention, references, serving: rows, bytes });
 }
 
 if (require.main === module) {

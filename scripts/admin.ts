@@ -18,6 +18,7 @@ import {
   setSecureAttributeSalt,
 } from '../shared/store/organizations';
 import { touchSdkPayloads } from '../shared/store/sdk-payloads';
+import { allOrganizationIds, migratePayloads } from '../shared/store/payload-migration';
 
 export const usage = `Usage: npm run admin -- <command>
 
@@ -29,6 +30,7 @@ export const usage = `Usage: npm run admin -- <command>
   token create --member M [--description D]              personal access token; prints it once
   salt show --org O                                      the secure-attribute salt (SDKs hash secureString values with it)
   salt set --org O [--salt S]                            set it (a new random one without --salt); payloads follow at once
+  migrate-payloads [--org O]                             store SDK payloads per feature (every organization, or one); run before upgrading
 
 Roles: ${roles.join(', ')}`;
 
@@ -62,6 +64,20 @@ async function existingOrg(id: string): Promise<string> {
 
 /** Runs one admin command and returns what it prints. */
 export async function runAdmin(argv: string[]): Promise<string> {
+  if (argv[0] === 'migrate-payloads') {
+    const values = options(argv.slice(1), ['org']);
+    const orgIds = values.org ? [await existingOrg(values.org)] : await allOrganizationIds();
+    const lines: string[] = [];
+    // One organization at a time: each writes its entries many at once already.
+    for (const orgId of orgIds) {
+      const done = await migratePayloads(orgId);
+      lines.push(
+        `${orgId}: ${done.entriesWritten} entries written, ${done.entriesKept} already there, ${done.formerItemsDeleted} former items deleted` +
+          (done.attributeTypesWritten ? ', attribute types written' : ''),
+      );
+    }
+    return [...lines, `${orgIds.length} organizations migrated`].join('\n');
+  }
   const [noun, verb, ...rest] = argv;
   switch (`${noun} ${verb}`) {
     case 'org create': {

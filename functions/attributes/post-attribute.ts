@@ -4,7 +4,6 @@ import { postAttribute } from '../../shared/contracts/attributes';
 import { withApplicableEnum } from '../../shared/domain/attributes';
 import { attributes, toAttribute } from '../../shared/store/attributes';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postAttribute, async ({ body, auth }) => {
   assertCan(auth, postAttribute.permission, body.projects);
@@ -23,7 +22,5 @@ export const handler = endpoint(postAttribute, async ({ body, auth }) => {
       ...body,
     }),
   );
-  // A datatype decides how list groups and secure values go out in payloads.
-  await touchSdkPayloads(auth.orgId);
   return { attribute: toAttribute(created) };
 });

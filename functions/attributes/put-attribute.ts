@@ -4,7 +4,6 @@ import { putAttribute } from '../../shared/contracts/attributes';
 import { withApplicableEnum } from '../../shared/domain/attributes';
 import { attributes, toAttribute } from '../../shared/store/attributes';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(putAttribute, async ({ params, body, auth }) => {
   await assertProjectsExist(auth.orgId, body.projects);
@@ -13,6 +12,5 @@ export const handler = endpoint(putAttribute, async ({ params, body, auth }) => 
     if (body.projects) assertCan(auth, putAttribute.permission, body.projects);
     return withApplicableEnum({ ...current, ...body });
   });
-  await touchSdkPayloads(auth.orgId);
   return { attribute: toAttribute(updated) };
 });

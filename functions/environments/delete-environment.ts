@@ -2,7 +2,6 @@ import { endpoint } from '../../shared/api/endpoint';
 import { ConflictError } from '../../shared/errors';
 import { deleteEnvironment } from '../../shared/contracts/environments';
 import { environments } from '../../shared/store/environments';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(deleteEnvironment, async ({ params, auth }) => {
   const children = (await environments.all(auth.orgId)).filter((environment) => environment.parent === params.id);
@@ -13,7 +12,5 @@ export const handler = endpoint(deleteEnvironment, async ({ params, auth }) => {
     );
   }
   await environments.remove(auth.orgId, params.id);
-  // The deleted environment is no longer listed, so name it: its connections must stop serving features.
-  await touchSdkPayloads(auth.orgId, [params.id]);
   return { deletedId: params.id };
 });

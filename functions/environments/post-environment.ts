@@ -3,7 +3,6 @@ import { InvalidInputError } from '../../shared/errors';
 import { postEnvironment } from '../../shared/contracts/environments';
 import { environments, publicEnvironment } from '../../shared/store/environments';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { writeInheritedEntries } from '../../shared/store/inherited-entries';
 
 export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
@@ -22,7 +21,5 @@ export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
   });
   // Features have no settings of their own in a new environment: a child serves its parent's.
   if (body.parent) await writeInheritedEntries(auth.orgId, body.id);
-  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
-  await touchSdkPayloads(auth.orgId);
   return { environment: publicEnvironment(environment) };
 });

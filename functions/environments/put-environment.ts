@@ -2,7 +2,6 @@ import { endpoint } from '../../shared/api/endpoint';
 import { putEnvironment } from '../../shared/contracts/environments';
 import { environments, publicEnvironment } from '../../shared/store/environments';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(putEnvironment, async ({ params, body, auth }) => {
   // The body's references are checked after the read, so an unknown environment is 404 first.
@@ -10,7 +9,5 @@ export const handler = endpoint(putEnvironment, async ({ params, body, auth }) =
     await assertProjectsExist(auth.orgId, body.projects);
     return { ...current, ...body };
   });
-  // Its projects limit what its SDK connections serve.
-  await touchSdkPayloads(auth.orgId);
   return { environment: publicEnvironment(environment) };
 });

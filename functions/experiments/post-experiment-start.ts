@@ -5,7 +5,6 @@ import { postExperimentStart } from '../../shared/contracts/experiment-status';
 import { assertNotHoldout, futureStart, incompleteChecklist, stagedStart, startedExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
 import { changeExperiment } from '../../shared/store/experiment-schedule';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { linkedFeatureCount } from '../../shared/store/features';
 import { sdkConnections } from '../../shared/store/sdk-connections';
 
@@ -40,7 +39,5 @@ export const handler = endpoint(postExperimentStart, async ({ params, body, auth
     }
     return startedExperiment(current, now);
   });
-  // What the SDK payload serves of the experiment changed: cached payloads must be rebuilt.
-  await touchSdkPayloads(auth.orgId);
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) }, ...(message ? { message } : {}) };
 });

@@ -4,7 +4,6 @@ import { postExperimentStop } from '../../shared/contracts/experiment-status';
 import { assertNotHoldout, stoppedExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
 import { changeExperiment } from '../../shared/store/experiment-schedule';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postExperimentStop, async ({ params, body, auth }) => {
   const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
@@ -12,8 +11,5 @@ export const handler = endpoint(postExperimentStop, async ({ params, body, auth 
     assertNotHoldout(current);
     return stoppedExperiment(current, body, new Date().toISOString());
   });
-  // The SDK payload reads experiments fresh and takes their dateUpdated, so SDK caches see the stop.
-  // What the SDK payload serves of the experiment changed: cached payloads must be rebuilt.
-  await touchSdkPayloads(auth.orgId);
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
 });

@@ -9,7 +9,6 @@ import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '
 import { features } from '../../shared/store/features';
 import { ownerForCreate } from '../../shared/store/members';
 import { assertReferences } from '../../shared/store/repository';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 /** The body with the template's fields filled in where the request leaves them out. */
 async function withTemplate(orgId: string, body: PostExperimentBody, now: string): Promise<PostExperimentBody> {
@@ -36,7 +35,5 @@ export const handler = endpoint(postExperiment, async ({ body: input, auth }) =>
   ]);
   if (!body.bypassDuplicateKeyCheck) await assertTrackingKeyFree(auth.orgId, body.trackingKey);
   const experiment = await experiments.create(auth.orgId, data);
-  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
-  await touchSdkPayloads(auth.orgId);
   return { experiment };
 });

@@ -4,7 +4,6 @@ import { putExperimentSchedule } from '../../shared/contracts/experiment-status'
 import { assertNotHoldout, rescheduledExperiment } from '../../shared/domain/experiment-status';
 import { enhancedStatus } from '../../shared/domain/experiments';
 import { changeExperiment } from '../../shared/store/experiment-schedule';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(putExperimentSchedule, async ({ params, body, auth }) => {
   const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
@@ -12,7 +11,5 @@ export const handler = endpoint(putExperimentSchedule, async ({ params, body, au
     assertNotHoldout(current);
     return rescheduledExperiment(current, body, new Date().toISOString());
   });
-  // What the SDK payload serves of the experiment changed: cached payloads must be rebuilt.
-  await touchSdkPayloads(auth.orgId);
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
 });

@@ -8,7 +8,6 @@ import { changeExperiment } from '../../shared/store/experiment-schedule';
 import { features } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
 import { assertReferences } from '../../shared/store/repository';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateExperiment, async ({ params, body, auth }) => {
   const now = new Date().toISOString();
@@ -27,7 +26,5 @@ export const handler = endpoint(updateExperiment, async ({ params, body, auth })
     }
     return next;
   });
-  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
-  await touchSdkPayloads(auth.orgId);
   return { experiment };
 });

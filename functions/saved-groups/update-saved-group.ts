@@ -6,7 +6,6 @@ import { resolveOwner } from '../../shared/store/members';
 import { withOwner } from '../../shared/domain/owner';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { savedGroups } from '../../shared/store/saved-groups';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateSavedGroup, async ({ params, body, auth }) => {
   const { bypassApproval: _noApprovalFlow, owner: ownerInput, ...fields } = body;
@@ -18,7 +17,5 @@ export const handler = endpoint(updateSavedGroup, async ({ params, body, auth })
     assertFitsType(current, fields);
     return withOwner({ ...current, ...fields }, owner);
   });
-  // Cached SDK payloads are rebuilt only when a version moves; this change is one they read.
-  await touchSdkPayloads(auth.orgId);
   return { savedGroup };
 });

@@ -8,10 +8,13 @@ import type { SdkConnection } from '../contracts/sdk-connections';
  * (what the proxy checks before it takes the payload and streams it to its SDKs).
  */
 
-/** A payload change of one environment; `projects` names the features' projects it touched, absent when it may touch any. */
+/**
+ * A payload change of one environment (absent: of every environment, as a references change is);
+ * `projects` names the features' projects it touched, absent when it may touch any.
+ */
 export interface PayloadChange {
   orgId: string;
-  environment: string;
+  environment?: string;
   projects?: string[];
 }
 
@@ -27,7 +30,7 @@ export function pushesToProxy(connection: Pick<SdkConnection, 'proxyEnabled' | '
 export function isAffected(connection: Pick<SdkConnection, 'environment' | 'projects'>, changes: PayloadChange[]): boolean {
   const served = connection.projects ?? [];
   return changes.some(
-    (change) => change.environment === connection.environment && (!change.projects || served.length === 0 || change.projects.some((p) => served.includes(p))),
+    (change) => (change.environment === undefined || change.environment === connection.environment) && (!change.projects || served.length === 0 || change.projects.some((p) => served.includes(p))),
   );
 }
 
@@ -35,10 +38,10 @@ export function isAffected(connection: Pick<SdkConnection, 'environment' | 'proj
 export function mergeChanges(changes: PayloadChange[]): Map<string, PayloadChange[]> {
   const merged = new Map<string, PayloadChange>();
   for (const change of changes) {
-    const key = `${change.orgId}\n${change.environment}`;
+    const key = `${change.orgId}\n${change.environment ?? '*'}`;
     const seen = merged.get(key);
     const projects = !seen ? change.projects : seen.projects && change.projects ? [...new Set([...seen.projects, ...change.projects])] : undefined;
-    merged.set(key, { orgId: change.orgId, environment: change.environment, ...(projects ? { projects } : {}) });
+    merged.set(key, { orgId: change.orgId, ...(change.environment !== undefined ? { environment: change.environment } : {}), ...(projects ? { projects } : {}) });
   }
   const byOrg = new Map<string, PayloadChange[]>();
   for (const change of merged.values()) byOrg.set(change.orgId, [...(byOrg.get(change.orgId) ?? []), change]);

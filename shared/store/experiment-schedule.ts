@@ -1,11 +1,10 @@
 import { ConflictError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import { scheduledStart, withStagingInStep } from '../domain/experiment-status';
-import { environments } from './environments';
 import { experiments } from './experiments';
 import { transact } from './repository';
 import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
-import { prepareTouch } from './sdk-payloads';
+import { prepareTouch } from './payload-version';
 
 /**
  * Experiment writes that keep a staged start's schedule boundary in step, and the scheduler's side:
@@ -28,7 +27,8 @@ export async function changeExperiment(orgId: string, id: string, change: (curre
     if (!current) throw new NotFoundError(`Experiment ${id} not found`);
     const update = experiments.prepareUpdate(orgId, current, withStagingInStep(await change(current.entity)));
     try {
-      await transact([update, ...prepareExperimentStartBoundary(orgId, current.entity, update.entity)]);
+      // The references version moves with it: cached SDK payloads show experiments.
+      await transact([update, ...prepareExperimentStartBoundary(orgId, current.entity, update.entity), prepareTouch(orgId, id)]);
       return update.entity;
     } catch (error) {
       if (!isRace(error) || attempt === ATTEMPTS) throw error;
@@ -42,8 +42,8 @@ export type StartOutcome = 'started' | 'stale' | 'taken' | 'not-due';
 
 /**
  * Fires the boundary of a staged start at `now`: in one transaction, takes the boundary, starts the
- * experiment as POST /start does (conditional on the version read) and bumps every environment's
- * payload version, so cached payloads are rebuilt with its rules. `stale` when the staging no
+ * experiment as POST /start does (conditional on the version read) and bumps the organization's
+ * payload references version, so cached payloads are rebuilt with its rules. `stale` when the staging no
  * longer holds (the boundary is only removed); `taken` when another run fired it first; `not-due`
  * (nothing written) before its time.
  */
@@ -53,9 +53,7 @@ export async function fireExperimentStart(boundary: DueBoundary & { experimentId
   for (let attempt = 1; ; attempt++) {
     const current = await experiments.read(orgId, experimentId);
     const started = current && scheduledStart(current.entity, boundary.at, now.toISOString());
-    // An organization has a handful of environments, far below the 100 items of a transaction.
-    const touches = started ? (await environments.all(orgId)).map((environment) => prepareTouch(orgId, environment.id)) : [];
-    const ops = [prepareClaim(boundary), ...(current && started ? [experiments.prepareUpdate(orgId, current, started), ...touches] : [])];
+    const ops = [prepareClaim(boundary), ...(current && started ? [experiments.prepareUpdate(orgId, current, started), prepareTouch(orgId, experimentId)] : [])];
     try {
       await transact(ops);
       return started ? 'started' : 'stale';

@@ -5,6 +5,7 @@ import { metricReferences, phaseReferences } from '../domain/experiments';
 import { assertDataSourceReferences } from './data-sources';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
+import { prepareTouch } from './payload-version';
 import { assertReferences, repository, type Reference } from './repository';
 import { savedGroups } from './saved-groups';
 import { segments } from './segments';
@@ -17,6 +18,8 @@ export const experiments = repository<Experiment>({
   type: 'EXPERIMENT',
   label: 'Experiment',
   pageIndex: true,
+  // SDK payloads build experiment rules from the experiment's latest phase.
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
   listTags: (experiment) => [
     `project:${experiment.project}`,
     `datasource:${experiment.settings.datasourceId}`,

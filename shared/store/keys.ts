@@ -13,7 +13,9 @@
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
- * | SDK payload version of a shard (or `refs`) | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
+ * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
+ * | SDK payload version of everything else (groups, experiments, attributes, environments, connections), 16 shards | ORG#<org> | SDK_VERSION!<shard> |  |  |
+ * | every attribute's datatype (read with saved groups) | ORG#<org> | ATTRIBUTE_TYPES |  |             |
  * | SDK connection key (global: the public payload route has only the key) | SDKKEY#<key> | SDKKEY |   |             |
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
@@ -67,6 +69,7 @@ export const entityTypes = [
   'METRIC_GROUP',
   'SDK_ENTRY',
   'SDK_VERSION',
+  'ATTRIBUTE_TYPES',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -102,18 +105,32 @@ export const keys = {
     SK: `SDK_ENTRY#${environment}#${shard}#${featureId}`,
   }),
   sdkEntryShardPrefix: (environment: string, shard: string) => `SDK_ENTRY#${environment}#${shard}#`,
+  sdkEntryPrefix: (environment: string) => `SDK_ENTRY#${environment}#`,
   sdkVersion: (orgId: string, environment: string, shard: string): ItemKey => ({
     PK: orgPk(orgId),
     SK: `SDK_VERSION#${environment}#${shard}`,
   }),
   sdkVersionPrefix: (environment: string) => `SDK_VERSION#${environment}#`,
-  /** The organization and environment of an SDK payload version item's key, or undefined for any other key. */
-  sdkVersionOf: (key: ItemKey): { orgId: string; environment: string } | undefined => {
-    if (!key.PK.startsWith('ORG#') || !key.SK.startsWith('SDK_VERSION#')) return undefined;
+  /** The organization and environment (none: all of them) of an SDK payload version item's key, or undefined for any other key. */
+  sdkVersionOf: (key: ItemKey): { orgId: string; environment?: string } | undefined => {
+    if (!key.PK.startsWith('ORG#')) return undefined;
+    // An organization-wide references version (`SDK_VERSION!<shard>`): every environment's payload reads it.
+    if (key.SK.startsWith('SDK_VERSION!')) return { orgId: key.PK.slice('ORG#'.length) };
+    if (!key.SK.startsWith('SDK_VERSION#')) return undefined;
     const rest = key.SK.slice('SDK_VERSION#'.length);
     // The shard is the last part; an environment id may not hold `#`, but cut at the last one anyway.
     return { orgId: key.PK.slice('ORG#'.length), environment: rest.slice(0, rest.lastIndexOf('#')) };
   },
+  /** The organization's versions of what payloads read besides entries, one per shard; `SDK_VERSION` prefixes every version item's SK. */
+  sdkReferencesVersion: (orgId: string, shard: string): ItemKey => ({ PK: orgPk(orgId), SK: `SDK_VERSION!${shard}` }),
+  sdkReferencesVersionPrefix: () => 'SDK_VERSION!',
+  sdkAllVersionsPrefix: () => 'SDK_VERSION',
+  /** Every environment's shard versions (and, from before the organization-wide one, `refs` versions). */
+  sdkVersionsPrefix: () => 'SDK_VERSION#',
+  /** The former whole-payload items (`SDK_PAYLOAD#<env>#<chunk>`), which only the migration still reads, to delete them. */
+  formerSdkPayloadPrefix: () => 'SDK_PAYLOAD#',
+  /** Every attribute's datatype, in one item payloads read with their saved groups. */
+  attributeTypes: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'ATTRIBUTE_TYPES' }),
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
 import { db, tableName } from './client';
+import { attributeTypesItem } from './attribute-types';
 import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from './keys';
@@ -36,6 +37,8 @@ export async function createOrganization(name: string, id = newId('org_')): Prom
       },
       onConditionFailed: () => new ConflictError('already_exists', `Organization ${id} already exists`),
     },
+    // No attributes yet: payloads read their (empty) types from this item, never with a Query of the attributes.
+    { op: { Put: { TableName: tableName(), Item: attributeTypesItem(id, []) } }, onConditionFailed: () => new ConflictError('already_exists', `Organization ${id} already exists`) },
     // A millisecond apart, so they list in this order.
     ...initialEnvironments.map((environment, i) =>
       environments.prepareCreate(id, environment, new Date(Date.parse(organization.dateCreated) + i).toISOString()),

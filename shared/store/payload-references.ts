@@ -8,29 +8,33 @@ import {
   type PayloadReferences,
 } from '../domain/sdk-payload';
 import { attributes } from './attributes';
-import { experiments } from './experiments';
+import { readAttributeTypes } from './attribute-types';
+import { keys } from './keys';
+import { getItems, toEntity } from './repository';
 import { savedGroups } from './saved-groups';
 
 /**
  * What an SDK payload reads besides its feature entries: the saved groups and experiments the
  * entries' rules name (and the groups the experiments' phases name), and the attribute types,
- * read fresh whenever a payload is built. At most two round trips after the entries, whatever
- * their number: experiments, rule groups and attributes at once, then the groups only phases name.
+ * read fresh whenever a payload is built. One BatchGet after the entries, whatever their number
+ * (groups, experiments, the attribute-types item, and the environment when asked), and a second
+ * only for groups that only experiments' phases name.
  */
 
-/** Saved groups and experiments already read in this request, which `loadPayloadReferences` need not read again. */
+/** Saved groups, experiments and attributes already read in this request, which `loadPayloadReferences` need not read again. */
 export interface KnownReferences {
   savedGroups?: SavedGroup[];
   experiments?: Experiment[];
+  attributes?: Array<{ property: string; datatype: string }>;
 }
 
-/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). */
+/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). With `environment`, also whether it exists. */
 export async function loadPayloadReferences(
   orgId: string,
   entries: PayloadEntry[],
   known: KnownReferences = {},
-  options: { attributes?: boolean } = {},
-): Promise<PayloadReferences & { dates: string[] }> {
+  options: { attributes?: boolean; environment?: string } = {},
+): Promise<PayloadReferences & { dates: string[]; environmentExists: boolean }> {
   const knownGroups = new Map((known.savedGroups ?? []).map((group) => [group.id, group]));
   const knownExperiments = new Map((known.experiments ?? []).map((experiment) => [experiment.id, experiment]));
   const ids = payloadReferenceIds(entries);
@@ -38,25 +42,37 @@ export async function loadPayloadReferences(
   const groupIds = unread(ids.savedGroups, knownGroups);
   const experimentIds = unread(ids.experiments, knownExperiments);
   // Attribute types matter where saved groups can appear, and to hash secure values: skip the read otherwise.
-  const needsAttributes = options.attributes || ids.savedGroups.length > 0 || ids.experiments.length > 0;
-  const [readGroups, readExperiments, allAttributes] = await Promise.all([
-    groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
-    experimentIds.length ? experiments.getMany(orgId, experimentIds) : [],
-    needsAttributes ? attributes.all(orgId) : [],
-  ]);
+  const needsAttributes = !known.attributes && (options.attributes || ids.savedGroups.length > 0 || ids.experiments.length > 0);
+  const wanted = [
+    ...groupIds.map((id) => keys.entity(orgId, 'SAVED_GROUP', id)),
+    ...experimentIds.map((id) => keys.entity(orgId, 'EXPERIMENT', id)),
+    ...(needsAttributes ? [keys.attributeTypes(orgId)] : []),
+    ...(options.environment ? [keys.entity(orgId, 'ENVIRONMENT', options.environment)] : []),
+  ];
+  const items = wanted.length ? await getItems(wanted) : [];
+  const read = (from: number, count: number) => items.slice(from, from + count).flatMap((item) => (item ? [toEntity<any>(item)] : []));
+  const readGroups: SavedGroup[] = read(0, groupIds.length);
+  const readExperiments: Experiment[] = read(groupIds.length, experimentIds.length);
+  let after = groupIds.length + experimentIds.length;
+  const typesItem = needsAttributes ? items[after++] : undefined;
+  const environmentExists = options.environment ? items[after] !== undefined : true;
   const found = [...ids.experiments.flatMap((id) => knownExperiments.get(id) ?? []), ...readExperiments];
   const groups = [...ids.savedGroups.flatMap((id) => knownGroups.get(id) ?? []), ...readGroups];
   // The groups only the experiments' phases name: known now that the experiments are read.
   const phaseIds = unread(payloadReferenceIds([], found).savedGroups, new Map(groups.map((group) => [group.id, group])));
-  const fromPhases = [
-    ...phaseIds.flatMap((id) => knownGroups.get(id) ?? []),
-    ...(await savedGroups.getMany(orgId, phaseIds.filter((id) => !knownGroups.has(id)))),
-  ];
-  const allGroups = [...groups, ...fromPhases];
+  const phaseUnread = phaseIds.filter((id) => !knownGroups.has(id));
+  // An organization whose attribute-types item is not complete yet (see attribute-types.ts) has its attributes read whole.
+  const types = needsAttributes ? readAttributeTypes(typesItem) : undefined;
+  const [fromPhases, allAttributes] = await Promise.all([
+    savedGroups.getMany(orgId, phaseUnread),
+    needsAttributes && !types ? attributes.all(orgId) : (known.attributes ?? []),
+  ]);
+  const allGroups = [...groups, ...phaseIds.flatMap((id) => knownGroups.get(id) ?? []), ...fromPhases];
   return {
     savedGroups: new Map(allGroups.map((group) => [group.id, group])),
     experiments: new Map(found.map((experiment) => [experiment.id, experiment satisfies PayloadExperiment])),
-    attributes: new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
+    attributes: types ?? new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
     dates: [...allGroups, ...found].map((item) => item.dateUpdated),
+    environmentExists,
   };
 }

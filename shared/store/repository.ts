@@ -161,6 +161,11 @@ export interface RepositoryOptions<T> {
    * resources whose organizations hold thousands of items; creates then cost one more write.
    */
   pageIndex?: boolean;
+  /**
+   * Ops written in the same transaction as every create, update (`after` set) and delete of this
+   * type: the version of something other readers cache (the SDK payload's references version, say).
+   */
+  touch?: (orgId: string, change: { id: string; after?: T }) => TransactionOp[];
 }
 
 /**
@@ -262,7 +267,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       const created = prepareCreate(orgId, data);
       const sort = keys.listSort(created.entity.dateCreated, created.entity.id);
       try {
-        await transact([created, prepareAppend(orgId, type, index, sort)]);
+        await transact([created, prepareAppend(orgId, type, index, sort), ...touches(orgId, created.entity.id, created.entity)]);
         return created.entity;
       } catch (error) {
         if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === UPDATE_ATTEMPTS) throw error;
@@ -270,6 +275,9 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       }
     }
   }
+
+  const touches = (orgId: string, id: string, after?: T): TransactionOp[] => options.touch?.(orgId, { id, after }) ?? [];
+  const isRace = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
 
   return {
     type,
@@ -282,6 +290,16 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     async create(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): Promise<T> {
       if (options.pageIndex) return createIndexed(orgId, data);
       const { entity, op, onConditionFailed } = prepareCreate(orgId, data);
+      // The touch can lose a race to another writer of it; the id being taken is no race.
+      for (let attempt = 1; options.touch; attempt++) {
+        try {
+          await transact([{ op, onConditionFailed }, ...touches(orgId, entity.id, entity)]);
+          return entity;
+        } catch (error) {
+          if (!isRace(error) || attempt === UPDATE_ATTEMPTS) throw error;
+          await backoff(attempt);
+        }
+      }
       try {
         await db().send(new PutCommand(op.Put as ConstructorParameters<typeof PutCommand>[0]));
       } catch (error) {
@@ -316,12 +334,13 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       for (let attempt = 1; ; attempt++) {
         const current = await read(orgId, id);
         if (!current) throw notFound(id);
-        const { entity, op } = prepareUpdate(orgId, current, await change(current.entity));
+        const update = prepareUpdate(orgId, current, await change(current.entity));
         try {
-          await db().send(new PutCommand(op.Put as ConstructorParameters<typeof PutCommand>[0]));
-          return entity;
+          if (options.touch) await transact([update, ...touches(orgId, id, update.entity)]);
+          else await db().send(new PutCommand(update.op.Put as ConstructorParameters<typeof PutCommand>[0]));
+          return update.entity;
         } catch (error) {
-          if (!isConditionFailure(error)) throw error;
+          if (!isConditionFailure(error) && !isRace(error)) throw error;
           if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
           await backoff(attempt);
         }
@@ -329,11 +348,11 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     },
 
     /**
-     * Deletes the entity and returns what it was; 404 when it does not exist. With `check`, the
-     * current entity is read first and `check` may refuse (by throwing, also asynchronously); the
-     * delete is then conditional on the version that was checked.
+     * Deletes the entity and returns what it was (undefined when a type with a touch deletes it
+     * unread); 404 when it does not exist. With `check`, the current entity is read first and `check`
+     * may refuse (by throwing, also asynchronously); the delete is then conditional on the version that was checked.
      */
-    async remove(orgId: string, id: string, check?: (current: T) => void | Promise<void>): Promise<T> {
+    async remove(orgId: string, id: string, check?: (current: T) => void | Promise<void>): Promise<T | undefined> {
       for (let attempt = 1; ; attempt++) {
         const current = check ? await read(orgId, id) : undefined;
         if (check && !current) throw notFound(id);
@@ -352,14 +371,21 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
             await transact([
               { op: { Delete: deleteItem }, onConditionFailed: () => new PageIndexMovedError() },
               prepareMarkStale(orgId, type),
+              ...touches(orgId, id),
             ]);
             return before.entity;
+          }
+          if (options.touch) {
+            // Unread (no check), the delete's condition fails only when there is nothing to delete.
+            const failed = () => (current ? changedMeanwhile(id) : notFound(id));
+            await transact([{ op: { Delete: deleteItem }, onConditionFailed: failed }, ...touches(orgId, id)]);
+            return current?.entity;
           }
           const { Attributes } = await db().send(new DeleteCommand({ ...deleteItem, ReturnValues: 'ALL_OLD' }));
           return toEntity<T>(Attributes!);
         } catch (error) {
-          if (!isConditionFailure(error) && !(error instanceof PageIndexMovedError)) throw error;
-          if (!current && !options.pageIndex) throw notFound(id);
+          if (!isConditionFailure(error) && !isRace(error)) throw error;
+          if (!current && !options.pageIndex && !options.touch) throw notFound(id);
           if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
           await backoff(attempt);
         }

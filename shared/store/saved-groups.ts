@@ -1,4 +1,10 @@
 import type { SavedGroup } from '../contracts/saved-groups';
+import { prepareTouch } from './payload-version';
 import { repository } from './repository';
 
-export const savedGroups = repository<SavedGroup>({ type: 'SAVED_GROUP', label: 'Saved group' });
+export const savedGroups = repository<SavedGroup>({
+  type: 'SAVED_GROUP',
+  label: 'Saved group',
+  // SDK payloads inline the groups their rules name.
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
+});

@@ -10,7 +10,7 @@ import { newId } from '../ids';
 import { keys } from './keys';
 import { projects } from './projects';
 import { repository, transact, type TransactionOp } from './repository';
-import { prepareTouch } from './sdk-payloads';
+import { prepareTouch } from './payload-version';
 
 /** SDK connections; lists filter on project and on whether a proxy is enabled. */
 export const sdkConnections = repository<SdkConnection>({
@@ -173,10 +173,9 @@ export async function updateSdkConnection(
     const current = await sdkConnections.read(orgId, id);
     if (!current) throw new NotFoundError(`SDK connection ${id} not found`);
     const updated = sdkConnections.prepareUpdate(orgId, current, await change(current.entity));
-    // Warm containers trust a key's settings while its environment's payload versions hold: move them.
-    const touched = [...new Set([current.entity.environment, updated.entity.environment])].map((environment) => prepareTouch(orgId, environment));
     try {
-      await transact([updated, putKeyItem(orgId, updated.entity, false), ...touched]);
+      // Warm containers trust a key's settings while the payload versions hold: move them.
+      await transact([updated, putKeyItem(orgId, updated.entity, false), prepareTouch(orgId, id)]);
       return updated.entity;
     } catch (error) {
       if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
@@ -204,8 +203,8 @@ export async function deleteSdkConnection(orgId: string, id: string): Promise<vo
           onConditionFailed: changedMeanwhile,
         },
         { op: { Delete: { TableName: tableName(), Key: keys.sdkConnectionKey(current.entity.key) } }, onConditionFailed: changedMeanwhile },
-        // Warm containers trust a key while its environment's payload versions hold: move them, so the key stops at once.
-        prepareTouch(orgId, current.entity.environment),
+        // Warm containers trust a key while the payload versions hold: move them, so the key stops at once.
+        prepareTouch(orgId, id),
       ]);
       return;
     } catch (error) {

@@ -1,6 +1,3 @@
-import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { ConflictError } from '../errors';
 import { canonicalJson, type FeatureContent } from '../domain/features';
 import {
   payloadEntry,
@@ -10,11 +7,12 @@ import {
   type PayloadEntry,
   type SdkPayload,
 } from '../domain/sdk-payload';
-import { db, tableName } from './client';
-import { environments } from './environments';
+import { tableName } from './client';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
-import { loadPayloadReferences } from './payload-references';
+import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
+import { loadPayloadReferences, type KnownReferences } from './payload-references';
+import { environments } from './environments';
 import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
 import { reducePrerequisites } from '../domain/sdk-prerequisites';
 import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
@@ -32,44 +30,29 @@ import type { PayloadSettings } from './sdk-connections';
  * number of features:
  * - one entry item per feature and environment where it is served (`SDK_ENTRY#<env>#<shard>#<feature>`),
  *   put or deleted in the same transaction as the feature;
- * - per environment, 16 small version items, one per shard of the features (`SDK_VERSION#<env>#<shard>`),
- *   and one more, `refs`, for everything else the payload reads (saved groups, experiments, the
- *   environment). A feature change bumps its shard's version with an `ADD` in the same transaction;
- *   `touchSdkPayloads` bumps `refs`.
+ * - per environment, 16 small version items, one per shard of the features (`SDK_VERSION#<env>#<shard>`).
+ *   A feature change bumps its shard's version with an `ADD` in the same transaction;
+ * - per organization, 16 references versions (`SDK_VERSION!<shard>`, see payload-version.ts) for
+ *   everything else the payload reads: saved groups, experiments, attributes, environments, connections.
  * Sharding the version spreads concurrent writers of one organization over 16 items, so they seldom
  * meet; when two do, the transaction fails and the writer retries it.
- * A reader proves its cached payload current with one Query of the environment's version items
- * (under 2 KB), and after a change re-reads only the entries of the shards whose version moved.
+ * A reader proves its cached payload current with one Query of the version items, and after a
+ * change re-reads only the entries of the shards whose version moved.
  */
-
-export const PAYLOAD_SHARDS = 16;
-/** The version item that saved groups, experiments and environments bump: no entries live under it. */
-const REFS_SHARD = 'refs';
 
 /** The shard of a feature's entries, `00`..`15`: a stable hash of its id. */
-export function payloadShard(featureId: string): string {
-  const hash = createHash('sha1').update(featureId).digest();
-  return String(hash.readUInt16BE(0) % PAYLOAD_SHARDS).padStart(2, '0');
-}
-
-const changedMeanwhile = () => new ConflictError('conflict', 'The SDK payload was changed by another request at the same time; retry');
+export const payloadShard = (featureId: string): string => shardOf(featureId);
 
 /**
- * Bumps one version item: `ADD` the version and move `dateUpdated` forward. The condition keeps
- * `dateUpdated` from going back when a write prepared earlier commits later (SDKs ignore a payload
- * older than the one they have): such a write fails and is retried with a fresh date.
+ * A feature shard's bump names the projects of the features it changed, so the table's stream tells
+ * which SDK connections the change reaches (proxy pushes); a references bump reaches them all.
  */
-function versionBump(orgId: string, environment: string, shard: string, date: string, projects?: Set<string>) {
-  // A feature shard's bump names the projects of the features it changed, so the table's stream
-  // tells which SDK connections the change reaches (proxy pushes); a `refs` bump reaches them all.
-  const named = projects ? { set: ', changedProjects = :projects', values: { ':projects': [...projects] } } : { set: '', values: {} };
+function shardBump(orgId: string, environment: string, shard: string, date: string, projects: Set<string>) {
+  const bump = versionBump(keys.sdkVersion(orgId, environment, shard), date);
   return {
-    TableName: tableName(),
-    Key: keys.sdkVersion(orgId, environment, shard),
-    UpdateExpression: `ADD #version :one SET entityType = :type, dateUpdated = :date${named.set}`,
-    ConditionExpression: 'attribute_not_exists(dateUpdated) OR dateUpdated <= :date',
-    ExpressionAttributeNames: { '#version': 'version' },
-    ExpressionAttributeValues: { ':one': 1, ':type': 'SDK_VERSION', ':date': date, ...named.values },
+    ...bump,
+    UpdateExpression: `${bump.UpdateExpression}, changedProjects = :projects`,
+    ExpressionAttributeValues: { ...bump.ExpressionAttributeValues, ':projects': [...projects] },
   };
 }
 
@@ -116,75 +99,59 @@ export function preparePayloadChanges(orgId: string, transitions: FeatureTransit
     }
   }
   for (const { environment, shard, projects } of bumps.values()) {
-    ops.push({ op: { Update: versionBump(orgId, environment, shard, date, projects) }, onConditionFailed: changedMeanwhile });
+    ops.push({ op: { Update: shardBump(orgId, environment, shard, date, projects) }, onConditionFailed: changedMeanwhile });
   }
   return ops;
 }
 
-/**
- * The transaction op that says "the payloads of `environment` changed" together with a write of
- * something they depend on (an SDK connection's settings, say), so no reader can see one without the other.
- */
-export function prepareTouch(orgId: string, environment: string): TransactionOp {
-  return { op: { Update: versionBump(orgId, environment, REFS_SHARD, new Date().toISOString()) }, onConditionFailed: changedMeanwhile };
-}
-
-const TOUCH_ATTEMPTS = 10;
-const retryable = new Set(['ConditionalCheckFailedException', 'TransactionConflictException']);
-
-/**
- * Says "the payloads changed" for a change that is not a feature's: a saved group, an experiment,
- * an environment. Bumps the `refs` version of every environment of the organization (and of
- * `alsoEnvironments`, e.g. one just deleted), so every cached payload is rebuilt and its
- * `dateUpdated` moves (SDKs only reload a payload whose `dateUpdated` moved).
- */
-export async function touchSdkPayloads(orgId: string, alsoEnvironments: string[] = []): Promise<void> {
-  const all = new Set([...(await environments.all(orgId)).map((environment) => environment.id), ...alsoEnvironments]);
-  await Promise.all(
-    [...all].map(async (environment) => {
-      for (let attempt = 1; ; attempt++) {
-        try {
-          await db().send(new UpdateCommand(versionBump(orgId, environment, REFS_SHARD, new Date().toISOString())));
-          return;
-        } catch (error) {
-          if (!retryable.has((error as Error).name) || attempt === TOUCH_ATTEMPTS) throw error;
-          await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-        }
-      }
-    }),
-  );
-}
+/** Kept here too for callers that say "payloads changed" next to other payload code. */
+export { touchSdkPayloads } from './payload-version';
 
 /** The versions of an environment's payload as one Query read them. */
 export interface PayloadVersions {
   /** Equal tokens mean equal stored payloads (entries and references). */
   token: string;
+  /** The environment's shard versions, by shard. */
   versions: Map<string, number>;
   /** The latest `dateUpdated` of the version items; undefined when nothing was ever written. */
   dateUpdated?: string;
 }
 
-/** One consistent Query of an environment's version items (17 items at most, under 2 KB: 1 RCU). */
+const isShard = (suffix: string) => /^\d\d$/.test(suffix);
+
+/**
+ * One consistent Query of the organization's version items, keeping the 16 references versions
+ * and `environment`'s 16 shard versions: about 2 KB per environment and 2 KB more, so 1 RCU for one
+ * environment and 1 more per two after that.
+ */
 export async function readPayloadVersions(orgId: string, environment: string): Promise<PayloadVersions> {
+  const prefix = keys.sdkVersionPrefix(environment);
+  const referencesPrefix = keys.sdkReferencesVersionPrefix();
+  // All version items share a prefix, so one Query reads the references versions with the shards
+  // (and other environments' shards, which are left out here: keys cannot be filtered on).
   const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': keys.sdkVersionPrefix(environment) },
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
+    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':all': keys.sdkAllVersionsPrefix() },
     ExpressionAttributeNames: { '#version': 'version' },
     ProjectionExpression: 'SK, #version, dateUpdated',
     ConsistentRead: true,
   });
-  const prefix = keys.sdkVersionPrefix(environment);
   const versions = new Map<string, number>();
+  const references: string[] = [];
   let dateUpdated: string | undefined;
   for (const item of items) {
-    versions.set((item.SK as string).slice(prefix.length), item.version as number);
+    const SK = item.SK as string;
+    const shard = SK.slice(prefix.length);
+    if (SK.startsWith(referencesPrefix)) references.push(`${SK.slice(referencesPrefix.length)}:${item.version}`);
+    else if (SK.startsWith(prefix) && isShard(shard)) versions.set(shard, item.version as number);
+    else continue; // another environment's, or a per-environment `refs` item from before the organization's: never bumped now
     if (!dateUpdated || item.dateUpdated > dateUpdated) dateUpdated = item.dateUpdated;
   }
-  const token = [...versions].map(([shard, version]) => `${shard}:${version}`).join(',');
+  const token = [`refs ${references.join(',')}`, ...[...versions].map(([shard, version]) => `${shard}:${version}`)].join(',');
   return { token, versions, dateUpdated };
 }
 
-/** An environment's payload content at some versions: its entries, and whether the environment exists. */
+/** An environment's payload content at some versions: its entries. */
 export interface PayloadState extends PayloadVersions {
   environmentExists: boolean;
   /** The projects the environment limits its connections to (none: no limit). */
@@ -200,14 +167,25 @@ const states = new Map<string, PayloadState>();
 const refreshing = new Map<string, Promise<PayloadState>>();
 const MAX_CACHED_STATES = 200;
 
-async function readShard(orgId: string, environment: string, shard: string): Promise<Record<string, PayloadEntry>> {
+/** More shards changed than this, and one Query of all the environment's entries costs fewer calls than one per shard. */
+const QUERY_PER_SHARD_UP_TO = 2;
+
+/** The entries under `prefix` (one shard's, or the whole environment's), by shard and feature id. */
+async function readEntries(orgId: string, environment: string, prefix: string): Promise<Map<string, Record<string, PayloadEntry>>> {
   const items = await queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': keys.sdkEntryShardPrefix(environment, shard) },
-    ProjectionExpression: 'featureId, entry',
+    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':prefix': prefix },
+    ProjectionExpression: 'SK, featureId, entry',
     ConsistentRead: true,
   });
-  return Object.fromEntries(items.map((item) => [item.featureId as string, JSON.parse(item.entry as string) as PayloadEntry]));
+  const shardAt = keys.sdkEntryPrefix(environment).length;
+  const shards = new Map<string, Record<string, PayloadEntry>>();
+  for (const item of items) {
+    const shard = (item.SK as string).slice(shardAt, shardAt + 2);
+    if (!shards.has(shard)) shards.set(shard, {});
+    shards.get(shard)![item.featureId as string] = JSON.parse(item.entry as string) as PayloadEntry;
+  }
+  return shards;
 }
 
 /**
@@ -234,15 +212,16 @@ export async function payloadState(orgId: string, environment: string, versions:
 }
 
 async function refreshState(orgId: string, environment: string, versions: PayloadVersions, previous?: PayloadState): Promise<PayloadState> {
-  const changed = [...versions.versions.keys()].filter(
-    (shard) => shard !== REFS_SHARD && previous?.versions.get(shard) !== versions.versions.get(shard),
-  );
+  const changed = [...versions.versions.keys()].filter((shard) => previous?.versions.get(shard) !== versions.versions.get(shard));
+  const prefixes =
+    changed.length > QUERY_PER_SHARD_UP_TO ? [keys.sdkEntryPrefix(environment)] : changed.map((shard) => keys.sdkEntryShardPrefix(environment, shard));
+  // The environment (whether it exists, its projects) is read with the entries: it may have changed too.
   const [found, ...read] = await Promise.all([
     environments.find(orgId, environment),
-    ...changed.map((shard) => readShard(orgId, environment, shard)),
+    ...prefixes.map((prefix) => readEntries(orgId, environment, prefix)),
   ]);
   const shards = new Map(previous?.shards);
-  changed.forEach((shard, i) => shards.set(shard, read[i]));
+  for (const shard of changed) shards.set(shard, read.find((found) => found.has(shard))?.get(shard) ?? {});
   const entries: Record<string, PayloadEntry> = {};
   for (const shard of shards.values()) Object.assign(entries, shard);
   return { ...versions, environmentExists: found !== undefined, environmentProjects: found?.projects, shards, entries };
@@ -274,6 +253,7 @@ export async function buildSdkPayload(
   entries: Record<string, PayloadEntry>,
   dates: string[],
   now = new Date(),
+  known: KnownReferences = {},
 ): Promise<BuiltPayload> {
   // What the connection's SDK cannot read is switched off here and scrubbed from the result.
   const capabilities = scopeCapabilities(scope);
@@ -282,7 +262,7 @@ export async function buildSdkPayload(
   const served = entriesForProjects(entries, scope.projects);
   const holdoutIds = [...new Set(served.flatMap((entry) => (entry.holdout ? [entry.holdout.id] : [])))];
   const [refs, salt, named, auto, assigned] = await Promise.all([
-    loadPayloadReferences(scope.orgId, served, {}, { attributes: scope.hashSecureAttributes }),
+    loadPayloadReferences(scope.orgId, served, known, { attributes: scope.hashSecureAttributes }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],

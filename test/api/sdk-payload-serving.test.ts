@@ -134,6 +134,35 @@ describe('the warm container', () => {
     expect(sent).toEqual(['QueryCommand']);
   });
 
+  it('sees a saved group change on the next request; the change is one read and one transaction that also moves the version', async () => {
+    const group = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'Dutch', attributeKey: 'id', values: ['u1'] } });
+    await api.request('POST', '/api/v1/features/flag-5', {
+      key: org.keys.admin,
+      body: { environments: { production: { enabled: true, rules: [{ type: 'force', value: 'grouped', savedGroupTargeting: [{ matchType: 'all', savedGroups: [group.body.savedGroup.id] }] }] } } },
+    });
+    const before = await api.request('GET', `/api/features/${key}`);
+
+    const sent = await commandsDuring(() =>
+      api.request('POST', `/api/v1/saved-groups/${group.body.savedGroup.id}`, { key: org.keys.admin, body: { values: ['u1', 'u2'] } }),
+    );
+    const after = await api.request('GET', `/api/features/${key}`, { headers: { 'if-none-match': before.headers.get('etag')! } });
+
+    expect(sent).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
+    expect(JSON.stringify(before.body.features['flag-5'])).not.toContain('u2');
+    expect(after.status).toBe(200);
+    expect(JSON.stringify(after.body.features['flag-5'])).toContain('u2');
+    expect(after.body.dateUpdated > before.body.dateUpdated).toBe(true);
+  });
+
+  it('keeps serving its cached body when only another environment changed', async () => {
+    const first = await api.request('GET', `/api/features/${key}`);
+    await api.request('POST', '/api/v1/features/flag-6', { key: org.keys.admin, body: { environments: { dev: { enabled: true, rules: [] } } } });
+
+    const sent = await commandsDuring(() => api.request('GET', `/api/features/${key}`, { headers: { 'if-none-match': first.headers.get('etag')! } }));
+
+    expect(sent).toEqual(['QueryCommand']);
+  });
+
   it('follows a change of its connection on the next request: encryption turned on, then the connection deleted', async () => {
     const created = await api.request('POST', '/api/v1/sdk-connections', {
       key: org.keys.admin,

@@ -448,7 +448,7 @@ describe('payload cost', () => {
     expect(forLarge).toEqual(forSmall);
   });
 
-  it('after a change, reads again only the entries of the changed shard', async () => {
+  it('reads all entries in one Query when cold, and after a change only the entries of the changed shard', async () => {
     const fresh = await createTestOrg();
     for (let i = 0; i < 40; i++) await feature({ id: `flag-${i}`, environments: on() }, fresh.keys.admin);
     const { key } = await connection({}, fresh.keys.admin);
@@ -458,10 +458,10 @@ describe('payload cost', () => {
     const afterChange = await commandsFor(`/api/features/${key}`);
     const served = (await fetchPayload(key)).body;
 
-    // Cold: key, versions, environment, and one Query per shard holding entries (40 features fill all 16).
-    expect(cold.filter((name) => name === 'QueryCommand')).toHaveLength(1 + 16);
-    // Warm: versions, then the key, the environment, and the one shard that changed.
-    expect(afterChange.sort()).toEqual(['GetItemCommand', 'GetItemCommand', 'QueryCommand', 'QueryCommand']);
+    // Cold: key, versions, one Query of all the environment's entries (40 features fill all 16 shards), and one BatchGet of the references (here only the environment).
+    expect(cold).toEqual(['GetItemCommand', 'QueryCommand', 'QueryCommand', 'BatchGetItemCommand']);
+    // Warm: versions, then the key, the one shard that changed, and the references.
+    expect(afterChange).toEqual(['QueryCommand', 'GetItemCommand', 'QueryCommand', 'BatchGetItemCommand']);
     expect(served.features['flag-7']).toEqual({ defaultValue: true });
     expect(Object.keys(served.features)).toHaveLength(40);
   });

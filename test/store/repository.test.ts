@@ -1,3 +1,4 @@
+import { ConflictError } from '../../shared/errors';
 import { dynamoMeter } from '../../shared/store/client';
 import { assertReferences, getItems, repository } from '../../shared/store/repository';
 import { newId } from '../../shared/ids';
@@ -202,5 +203,67 @@ describe('the versioned repository', () => {
     expect(read).toEqual({ calls: 1, readUnits: 1, writeUnits: 0 });
     expect(write.calls).toBe(1);
     expect(write).toEqual({ calls: 1, readUnits: 0, writeUnits: 2 }); // the item and its list-index entry
+  });
+});
+
+describe('a repository with a touch', () => {
+  const touchKey = (org: string) => ({ PK: keys.organization(org).PK, SK: 'TOUCHED' });
+  const touched = repository<Thing>({
+    type: 'DIMENSION',
+    label: 'Touched thing',
+    touch: (org) => [
+      {
+        op: {
+          Update: {
+            TableName: process.env.TABLE_NAME ?? 'switchyard',
+            Key: touchKey(org),
+            UpdateExpression: 'ADD #version :one',
+            ExpressionAttributeNames: { '#version': 'version' },
+            ExpressionAttributeValues: { ':one': 1 },
+          },
+        },
+        onConditionFailed: () => new ConflictError('conflict', 'not conditional'),
+      },
+    ],
+  });
+  const touches = async (org: string) => ((await getItems([touchKey(org)]))[0]?.version as number | undefined) ?? 0;
+
+  it('writes the touch in the same transaction as every create, update and delete, each one round trip', async () => {
+    const org = orgId();
+    const calls: number[] = [];
+    const counted = async (action: () => Promise<unknown>) => {
+      dynamoMeter.reset();
+      await action();
+      calls.push(dynamoMeter.calls);
+    };
+
+    await counted(() => touched.create(org, { id: 'a', name: 'first' }));
+    await counted(() => touched.update(org, 'a', (current) => ({ ...current, name: 'second' })));
+    await counted(() => touched.remove(org, 'a'));
+
+    expect(calls).toEqual([1, 2, 1]); // the update reads first
+    expect(await touches(org)).toBe(3);
+    expect(await touched.find(org, 'a')).toBeUndefined();
+  });
+
+  it('answers 404 for a delete of nothing and 409 for a taken id, and then touches nothing', async () => {
+    const org = orgId();
+    await touched.create(org, { id: 'taken', name: 'one' });
+
+    await expect(touched.remove(org, 'missing')).rejects.toMatchObject({ name: 'NotFoundError' });
+    await expect(touched.create(org, { id: 'taken', name: 'two' })).rejects.toMatchObject({ code: 'already_exists' });
+
+    expect(await touches(org)).toBe(1);
+  });
+
+  // Fewer writers than the repository's 10 attempts, so each is sure to get through.
+  it('loses no touch and no update when writers race on the touch', async () => {
+    const org = orgId();
+    await touched.create(org, { id: 'counter', name: '0' });
+
+    await Promise.all(Array.from({ length: 6 }, () => touched.update(org, 'counter', (current) => ({ ...current, name: String(Number(current.name) + 1) }))));
+
+    expect((await touched.get(org, 'counter')).name).toBe('6');
+    expect(await touches(org)).toBe(7);
   });
 });

@@ -1,16 +1,18 @@
 import { payloadEntry, type PayloadEntry } from '../../shared/domain/sdk-payload';
 import { environmentParents, servedProjects, withInheritedSettings } from '../../shared/domain/environment-inheritance';
+import { attributes } from '../../shared/store/attributes';
 import { environments } from '../../shared/store/environments';
 import { allFeatures } from '../../shared/store/features';
 import { buildSdkPayload, type PayloadScope } from '../../shared/store/sdk-payloads';
 
 /**
  * The SDK payload built from scratch: every feature of the organization read now and translated,
- * through the same builder the served payload uses, without the stored entries, versions or any cache.
+ * through the same builder the served payload uses, without the stored entries, versions, attribute
+ * types or any cache.
  * `dateUpdated` is left out, since only the stored versions know it.
  */
 export async function payloadFromScratch(orgId: string, environment: string, scope: Partial<PayloadScope> = {}) {
-  const [features, all] = await Promise.all([allFeatures(orgId, { all: [] }), environments.all(orgId)]);
+  const [features, all, allAttributes] = await Promise.all([allFeatures(orgId, { all: [] }), environments.all(orgId), attributes.all(orgId)]);
   const found = all.find((candidate) => candidate.id === environment);
   const projects = servedProjects(scope.projects ?? [], found?.projects);
   const parents = environmentParents(all);
@@ -19,7 +21,10 @@ export async function payloadFromScratch(orgId: string, environment: string, sco
     const entry = payloadEntry(withInheritedSettings(feature, parents), environment);
     if (entry) entries[feature.id] = entry;
   }
-  const { payload } = await buildSdkPayload({ ...scope, projects: projects ?? [], orgId, environment, dateUpdated: '' }, entries, []);
+  // The attributes themselves, not the types item the served payload reads: that item must agree with them.
+  const { payload } = await buildSdkPayload({ ...scope, projects: projects ?? [], orgId, environment, dateUpdated: '' }, entries, [], new Date(), {
+    attributes: allAttributes,
+  });
   const { dateUpdated: _date, ...rest } = payload;
   return rest;
 }
