@@ -28,13 +28,13 @@ export interface KnownReferences {
   attributes?: Array<{ property: string; datatype: string }>;
 }
 
-/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). With `environment`, also whether it exists. */
+/** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). With `environment`, also whether it exists and its projects. */
 export async function loadPayloadReferences(
   orgId: string,
   entries: PayloadEntry[],
   known: KnownReferences = {},
   options: { attributes?: boolean; environment?: string } = {},
-): Promise<PayloadReferences & { dates: string[]; environmentExists: boolean }> {
+): Promise<PayloadReferences & { dates: string[]; environmentExists: boolean; environmentProjects?: string[] }> {
   const knownGroups = new Map((known.savedGroups ?? []).map((group) => [group.id, group]));
   const knownExperiments = new Map((known.experiments ?? []).map((experiment) => [experiment.id, experiment]));
   const ids = payloadReferenceIds(entries);
@@ -55,7 +55,8 @@ export async function loadPayloadReferences(
   const readExperiments: Experiment[] = read(groupIds.length, experimentIds.length);
   let after = groupIds.length + experimentIds.length;
   const typesItem = needsAttributes ? items[after++] : undefined;
-  const environmentExists = options.environment ? items[after] !== undefined : true;
+  const environmentItem = options.environment ? items[after] : undefined;
+  const environmentExists = options.environment ? environmentItem !== undefined : true;
   const found = [...ids.experiments.flatMap((id) => knownExperiments.get(id) ?? []), ...readExperiments];
   const groups = [...ids.savedGroups.flatMap((id) => knownGroups.get(id) ?? []), ...readGroups];
   // The groups only the experiments' phases name: known now that the experiments are read.
@@ -74,5 +75,7 @@ export async function loadPayloadReferences(
     attributes: types ?? new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
     dates: [...allGroups, ...found].map((item) => item.dateUpdated),
     environmentExists,
+    // The projects the environment limits its connections to (none: no limit).
+    environmentProjects: environmentItem ? (toEntity<{ projects?: string[] }>(environmentItem).projects ?? []) : undefined,
   };
 }

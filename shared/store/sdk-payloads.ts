@@ -12,7 +12,6 @@ import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
-import { environments } from './environments';
 import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
 import { reducePrerequisites } from '../domain/sdk-prerequisites';
 import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
@@ -153,9 +152,6 @@ export async function readPayloadVersions(orgId: string, environment: string): P
 
 /** An environment's payload content at some versions: its entries. */
 export interface PayloadState extends PayloadVersions {
-  environmentExists: boolean;
-  /** The projects the environment limits its connections to (none: no limit). */
-  environmentProjects?: string[];
   shards: Map<string, Record<string, PayloadEntry>>;
   /** Every entry of the environment, by feature id. */
   entries: Record<string, PayloadEntry>;
@@ -215,16 +211,12 @@ async function refreshState(orgId: string, environment: string, versions: Payloa
   const changed = [...versions.versions.keys()].filter((shard) => previous?.versions.get(shard) !== versions.versions.get(shard));
   const prefixes =
     changed.length > QUERY_PER_SHARD_UP_TO ? [keys.sdkEntryPrefix(environment)] : changed.map((shard) => keys.sdkEntryShardPrefix(environment, shard));
-  // The environment (whether it exists, its projects) is read with the entries: it may have changed too.
-  const [found, ...read] = await Promise.all([
-    environments.find(orgId, environment),
-    ...prefixes.map((prefix) => readEntries(orgId, environment, prefix)),
-  ]);
+  const read = await Promise.all(prefixes.map((prefix) => readEntries(orgId, environment, prefix)));
   const shards = new Map(previous?.shards);
   for (const shard of changed) shards.set(shard, read.find((found) => found.has(shard))?.get(shard) ?? {});
   const entries: Record<string, PayloadEntry> = {};
   for (const shard of shards.values()) Object.assign(entries, shard);
-  return { ...versions, environmentExists: found !== undefined, environmentProjects: found?.projects, shards, entries };
+  return { ...versions, shards, entries };
 }
 
 /** What an SDK connection asks for: one environment, projects (none means all), and the settings that shape its payload. */
@@ -258,17 +250,24 @@ export async function buildSdkPayload(
   // What the connection's SDK cannot read is switched off here and scrubbed from the result.
   const capabilities = scopeCapabilities(scope);
   scope = capabilitySettings(scope, capabilities);
-  if (!capabilities.has('prerequisites')) entries = reducePrerequisites(entries, scope.projects);
-  const served = entriesForProjects(entries, scope.projects);
-  const holdoutIds = [...new Set(served.flatMap((entry) => (entry.holdout ? [entry.holdout.id] : [])))];
+  // The references are read for the connection's projects; the environment, read with them, may narrow those.
+  const candidates = entriesForProjects(entries, scope.projects);
+  const holdoutIds = [...new Set(candidates.flatMap((entry) => (entry.holdout ? [entry.holdout.id] : [])))];
   const [refs, salt, named, auto, assigned] = await Promise.all([
-    loadPayloadReferences(scope.orgId, served, known, { attributes: scope.hashSecureAttributes }),
+    loadPayloadReferences(scope.orgId, candidates, known, { attributes: scope.hashSecureAttributes, environment: scope.environment }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
-    scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(served.map((entry) => entry.project).filter(Boolean))]) : [],
+    scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(candidates.map((entry) => entry.project).filter(Boolean))]) : [],
     loadAutoExperiments(scope),
     holdoutIds.length ? holdouts.getMany(scope.orgId, holdoutIds) : [],
   ]);
+  // A deleted environment serves nothing; one limited to projects serves only those it shares with the connection.
+  const narrowed = servedProjects(scope.projects, refs.environmentProjects);
+  const servesNothing = !refs.environmentExists || !narrowed;
+  if (servesNothing) entries = {};
+  else scope = { ...scope, projects: narrowed };
+  if (!capabilities.has('prerequisites')) entries = reducePrerequisites(entries, scope.projects);
+  const served = entriesForProjects(entries, scope.projects);
   const live = assigned.filter((holdout) => holdoutApplies(holdout, scope.environment, scope.projects));
   // A schedule step that has passed changed the payload at that moment, whether or not anything was written.
   const at = now.toISOString();
@@ -301,7 +300,7 @@ export async function buildSdkPayload(
     },
   });
   if (scope.savedGroupReferencesEnabled) payload.savedGroups = savedGroupValues(payload.features, refs, salt);
-  const experiments = auto && autoExperimentsFor(auto, scope, salt, now);
+  const experiments = auto && (servesNothing ? [] : autoExperimentsFor(auto, scope, salt, now));
   return { payload: scrubForCapabilities(experiments ? { ...payload, experiments } : payload, capabilities), validUntil };
 }
 
@@ -318,7 +317,5 @@ const scopeCapabilities = (scope: PayloadScope) =>
  */
 export async function loadSdkPayload(scope: PayloadScope, now = new Date(), versions?: PayloadVersions): Promise<BuiltPayload> {
   const state = await payloadState(scope.orgId, scope.environment, versions ?? (await readPayloadVersions(scope.orgId, scope.environment)));
-  const projects = servedProjects(scope.projects, state.environmentProjects);
-  const entries = state.environmentExists && projects ? state.entries : {};
-  return buildSdkPayload({ ...scope, projects: projects ?? scope.projects }, entries, state.dateUpdated ? [state.dateUpdated] : [], now);
+  return buildSdkPayload(scope, state.entries, state.dateUpdated ? [state.dateUpdated] : [], now);
 }

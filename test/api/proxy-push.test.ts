@@ -67,14 +67,15 @@ async function connection(name: string, settings: Record<string, unknown>) {
   return (await ok('POST', '/sdk-connections', { name, language: 'javascript', environment: 'production', ...settings })).sdkConnection;
 }
 
-/** The payload version items of the organization's environment, by key. */
+/** The payload version items of the organization's environment, and its organization-wide references versions, by key. */
 async function versionItems(environment: string): Promise<Map<string, Record<string, unknown>>> {
   const items = await store.queryAll({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-    ExpressionAttributeValues: { ':pk': store.orgPk(org.orgId), ':prefix': store.keys.sdkVersionPrefix(environment) },
+    ExpressionAttributeValues: { ':pk': store.orgPk(org.orgId), ':prefix': store.keys.sdkAllVersionsPrefix() },
     ConsistentRead: true,
   });
-  return new Map(items.map((item) => [item.SK as string, item]));
+  const ours = (SK: string) => SK.startsWith(store.keys.sdkVersionPrefix(environment)) || SK.startsWith(store.keys.sdkReferencesVersionPrefix());
+  return new Map(items.filter((item) => ours(item.SK as string)).map((item) => [item.SK as string, item]));
 }
 
 let sequence = 0;
@@ -139,7 +140,7 @@ describe('pushing payload changes to GrowthBook Proxy', () => {
     expect(to('other-project')).toHaveLength(0);
   });
 
-  it('pushes a change that is not a feature (here an experiment) to every proxy of the environment', async () => {
+  it('pushes a change that is not a feature (here an experiment) to every proxy of the organization, in every environment', async () => {
     const { experiment } = await ok('POST', '/experiments', { trackingKey: 'pushed-exp', name: 'Pushed', variations: [{ key: '0', name: 'A' }, { key: '1', name: 'B' }] });
     const records = await recordsOf(() => ok('POST', `/experiments/${experiment.id}`, { name: 'Renamed' }));
     received.length = 0;
@@ -151,7 +152,8 @@ describe('pushing payload changes to GrowthBook Proxy', () => {
     expect(to('other-project')).toHaveLength(1);
     expect(to('checkout')).toHaveLength(1);
     expect(to('off')).toHaveLength(0);
-    expect(to('dev')).toHaveLength(0);
+    // An experiment is the organization's: every environment's payload reads it.
+    expect(to('dev')).toHaveLength(1);
   });
 
   it('retries a failing proxy once, still pushes to the others, and logs no signing key', async () => {
