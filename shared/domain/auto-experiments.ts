@@ -180,7 +180,7 @@ function autoExperiment(source: Source, refs: PayloadReferences, options: AutoEx
     condition,
     ...(parents.length ? { parentConditions: parents } : {}),
     coverage: phase.coverage ?? 1,
-    ...namespaceFields(phase.namespace && { ...phase.namespace, name: phase.namespace.namespaceId }, hashAttribute),
+    ...namespaceFields(phase.namespace && { ...phase.namespace, name: phase.namespace.namespaceId }, hashAttribute, refs.namespaces),
     persistQueryString: source.type === 'redirect' && source.redirect.persistQueryString ? true : undefined,
     metadata: metadataOf(experiment, options.metadata),
   });

@@ -67,6 +67,8 @@ export interface PayloadReferences {
   groupReferences?: boolean;
   /** The holdouts that hold users out in this payload (live in its environment and projects), by id. */
   holdouts?: Map<string, PayloadHoldout>;
+  /** The namespace definitions the rules and phases name, by id: they give a multiRange filter its attribute and seed. */
+  namespaces?: Map<string, PayloadNamespace>;
 }
 
 /** What an SDK connection (or the REST `definition`, with none of them set) asks of the translation. */
@@ -208,21 +210,23 @@ function targetingGroupIds(targeting: FeatureRule['savedGroupTargeting'], into: 
 }
 
 /**
- * The saved groups and experiments some entries name, to be read before translating them. Groups
- * an experiment's phase names are only known once the experiments are read: pass them as `experiments`.
+ * The saved groups, experiments and namespaces some entries name, to be read before translating them. Groups
+ * and namespaces an experiment's phase names are only known once the experiments are read: pass them as `experiments`.
  */
 export function payloadReferenceIds(
   entries: PayloadEntry[],
   experiments: Iterable<PayloadExperiment> = [],
-): { savedGroups: string[]; experiments: string[] } {
+): { savedGroups: string[]; experiments: string[]; namespaces: string[] } {
   const groupIds = new Set<string>();
   const experimentIds = new Set<string>();
+  const namespaceIds = new Set<string>();
   for (const entry of entries) {
     for (const rule of entry.rules) {
       targetingGroupIds(rule.savedGroupTargeting, groupIds);
       conditionGroupIds(rule.condition, groupIds);
       rule.prerequisites?.forEach((p) => conditionGroupIds(p.condition, groupIds));
       if (rule.type === 'experiment-ref') experimentIds.add(rule.experimentId);
+      if (rule.type === 'experiment' && rule.namespace?.enabled && rule.namespace.name) namespaceIds.add(rule.namespace.name);
     }
   }
   for (const experiment of experiments) {
@@ -230,9 +234,10 @@ export function payloadReferenceIds(
       targetingGroupIds(phase.savedGroupTargeting, groupIds);
       conditionGroupIds(phase.targetingCondition, groupIds);
       phase.prerequisites?.forEach((p) => conditionGroupIds(p.condition, groupIds));
+      if (phase.namespace?.enabled && phase.namespace.namespaceId) namespaceIds.add(phase.namespace.namespaceId);
     }
   }
-  return { savedGroups: [...groupIds], experiments: [...experimentIds] };
+  return { savedGroups: [...groupIds], experiments: [...experimentIds], namespaces: [...namespaceIds] };
 }
 
 /** A list group's values, as numbers when its attribute is a number (as GrowthBook sends them). */
@@ -379,17 +384,37 @@ export function hashSecureStrings(node: unknown, salt: string, attributes: Map<s
   return typeof node === 'string' && hashing ? hashSecure(salt, node) : node;
 }
 
-/** A legacy single-range namespace as a tuple; a multi-range one as a filter, as GrowthBook serves them. */
+/** What the payload reads of a namespace definition (`/namespaces`): its format, and a multiRange one's hash attribute and seed. */
+export interface PayloadNamespace {
+  id: string;
+  format: 'legacy' | 'multiRange';
+  hashAttribute?: string;
+  seed?: string;
+}
+
+/**
+ * A rule's namespace as GrowthBook serves it. The definition, when the organization has it,
+ * decides the format: multiRange is a filter hashed on the definition's attribute (else the rule's,
+ * else `id`) with the definition's seed (else the namespace id), so rotating the seed reshuffles
+ * users; legacy is the `[id, start, end]` tuple of the first range. Without a definition the
+ * value's own shape decides.
+ */
 export function namespaceFields(
   namespace: { name?: string; enabled?: boolean; range?: [number, number]; ranges?: Array<[number, number]> } | undefined,
   hashAttribute: string | undefined,
+  definitions?: Map<string, PayloadNamespace>,
 ): Pick<SdkRule, 'namespace' | 'filters'> {
   if (!namespace?.enabled || !namespace.name) return {};
-  if (namespace.ranges?.length) {
-    return { filters: [{ attribute: hashAttribute || 'id', seed: namespace.name, hashVersion: 2, ranges: namespace.ranges }] };
+  const definition = definitions?.get(namespace.name);
+  const ranges = namespace.ranges?.length ? namespace.ranges : namespace.range ? [namespace.range] : [];
+  const multiRange = definition ? definition.format === 'multiRange' : !!namespace.ranges?.length;
+  if (multiRange) {
+    const attribute = definition?.hashAttribute || hashAttribute || 'id';
+    return { filters: [{ attribute, seed: definition?.seed || namespace.name, hashVersion: 2, ranges }] };
   }
-  if (!namespace.range) return {};
-  return { namespace: [namespace.name, namespace.range[0], namespace.range[1]] };
+  const [start, end] = ranges[0] ?? [];
+  if (start === undefined || end === undefined) return {};
+  return { namespace: [namespace.name, start, end] };
 }
 
 function experimentRefRule(
@@ -424,7 +449,7 @@ function experimentRefRule(
     disableStickyBucketing: experiment.disableStickyBucketing || undefined,
     bucketVersion: experiment.bucketVersion || undefined,
     minBucketVersion: experiment.minBucketVersion || undefined,
-    ...namespaceFields(phase.namespace && { ...phase.namespace, name: phase.namespace.namespaceId }, hashAttribute),
+    ...namespaceFields(phase.namespace && { ...phase.namespace, name: phase.namespace.namespaceId }, hashAttribute, refs.namespaces),
     seed: phase.seed || undefined,
     hashVersion: experiment.hashVersion,
     metadata: metadataOf(experiment, options.metadata),
@@ -493,7 +518,7 @@ function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs
         disableStickyBucketing: rule.disableStickyBucketing || undefined,
         bucketVersion: rule.bucketVersion || undefined,
         minBucketVersion: rule.minBucketVersion || undefined,
-        ...namespaceFields(rule.namespace, rule.hashAttribute),
+        ...namespaceFields(rule.namespace, rule.hashAttribute, refs.namespaces),
         meta: values.map((v, i) => withoutUndefined({ key: String(i), name: v.name || undefined })),
       });
     }

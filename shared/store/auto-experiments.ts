@@ -2,6 +2,7 @@ import { autoExperiments, type AutoExperimentSources, type SdkAutoExperiment } f
 import { payloadReferenceIds, type AttributeDatatype, type PayloadReferences } from '../domain/sdk-payload';
 import { attributes } from './attributes';
 import { experiments } from './experiments';
+import { namespaces } from './namespaces';
 import { projects } from './projects';
 import { savedGroups } from './saved-groups';
 import type { PayloadScope } from './sdk-payloads';
@@ -22,7 +23,7 @@ export interface LoadedAutoExperiments {
  * Reads what a connection's `experiments` array needs; undefined when it includes neither visual
  * nor redirect experiments. Three round trips whatever the number of experiments: the
  * organization's changesets and redirects (one Query each) with the attribute types, then their
- * experiments (BatchGets side by side), then the saved groups their phases name (and projects).
+ * experiments (BatchGets side by side), then the saved groups and namespaces their phases name (and projects).
  */
 export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAutoExperiments | undefined> {
   if (!scope.includeVisualExperiments && !scope.includeRedirectExperiments) return undefined;
@@ -34,11 +35,12 @@ export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAu
   ]);
   const experimentIds = [...new Set([...changesets, ...redirects].map((source) => source.experiment))];
   const found = experimentIds.length ? await experiments.getMany(orgId, experimentIds) : [];
-  const groupIds = payloadReferenceIds([], found).savedGroups;
+  const { savedGroups: groupIds, namespaces: namespaceIds } = payloadReferenceIds([], found);
   const projectIds = scope.includeProjectIdInMetadata ? [...new Set(found.map((experiment) => experiment.project).filter(Boolean))] : [];
-  const [groups, named] = await Promise.all([
+  const [groups, named, definitions] = await Promise.all([
     groupIds.length ? savedGroups.getMany(orgId, groupIds) : [],
     projectIds.length ? projects.getMany(orgId, projectIds) : [],
+    namespaceIds.length ? namespaces.getMany(orgId, namespaceIds) : [],
   ]);
   return {
     sources: { visualChangesets: changesets, urlRedirects: redirects, experiments: new Map(found.map((experiment) => [experiment.id, experiment])) },
@@ -46,9 +48,10 @@ export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAu
       savedGroups: new Map(groups.map((group) => [group.id, group])),
       experiments: new Map(),
       attributes: new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
+      namespaces: new Map(definitions.map((ns) => [ns.id, ns])),
     },
     projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
-    dates: [...changesets, ...redirects, ...found, ...groups].map((item) => item.dateUpdated),
+    dates: [...changesets, ...redirects, ...found, ...groups, ...definitions].map((item) => item.dateUpdated),
   };
 }
 

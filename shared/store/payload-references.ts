@@ -1,5 +1,6 @@
 import type { Experiment } from '../contracts/experiments';
 import type { SavedGroup } from '../contracts/saved-groups';
+import type { StoredNamespace } from '../contracts/namespaces';
 import {
   payloadReferenceIds,
   type AttributeDatatype,
@@ -10,15 +11,16 @@ import {
 import { attributes } from './attributes';
 import { readAttributeTypes } from './attribute-types';
 import { keys } from './keys';
+import { namespaces } from './namespaces';
 import { getItems, toEntity } from './repository';
 import { savedGroups } from './saved-groups';
 
 /**
- * What an SDK payload reads besides its feature entries: the saved groups and experiments the
- * entries' rules name (and the groups the experiments' phases name), and the attribute types,
- * read fresh whenever a payload is built. One BatchGet after the entries, whatever their number
- * (groups, experiments, the attribute-types item, and the environment when asked), and a second
- * only for groups that only experiments' phases name.
+ * What an SDK payload reads besides its feature entries: the saved groups, experiments and namespaces
+ * the entries' rules name (and the groups and namespaces the experiments' phases name), and the
+ * attribute types, read fresh whenever a payload is built. One BatchGet after the entries, whatever
+ * their number (groups, experiments, namespaces, the attribute-types item, and the environment when
+ * asked), and a second only for groups and namespaces that only experiments' phases name.
  */
 
 /** Saved groups, experiments and attributes already read in this request, which `loadPayloadReferences` need not read again. */
@@ -46,6 +48,7 @@ export async function loadPayloadReferences(
   const wanted = [
     ...groupIds.map((id) => keys.entity(orgId, 'SAVED_GROUP', id)),
     ...experimentIds.map((id) => keys.entity(orgId, 'EXPERIMENT', id)),
+    ...ids.namespaces.map((id) => keys.entity(orgId, 'NAMESPACE', id)),
     ...(needsAttributes ? [keys.attributeTypes(orgId)] : []),
     ...(options.environment ? [keys.entity(orgId, 'ENVIRONMENT', options.environment)] : []),
   ];
@@ -54,6 +57,8 @@ export async function loadPayloadReferences(
   const readGroups: SavedGroup[] = read(0, groupIds.length);
   const readExperiments: Experiment[] = read(groupIds.length, experimentIds.length);
   let after = groupIds.length + experimentIds.length;
+  const ruleNamespaces: StoredNamespace[] = read(after, ids.namespaces.length);
+  after += ids.namespaces.length;
   const typesItem = needsAttributes ? items[after++] : undefined;
   const environmentItem = options.environment ? items[after] : undefined;
   const environmentExists = options.environment ? environmentItem !== undefined : true;
@@ -62,18 +67,23 @@ export async function loadPayloadReferences(
   // The groups only the experiments' phases name: known now that the experiments are read.
   const phaseIds = unread(payloadReferenceIds([], found).savedGroups, new Map(groups.map((group) => [group.id, group])));
   const phaseUnread = phaseIds.filter((id) => !knownGroups.has(id));
+  // Likewise the namespaces only the phases name, read in the same round.
+  const phaseNamespaceIds = payloadReferenceIds([], found).namespaces.filter((id) => !ids.namespaces.includes(id));
   // An organization whose attribute-types item is not complete yet (see attribute-types.ts) has its attributes read whole.
   const types = needsAttributes ? readAttributeTypes(typesItem) : undefined;
-  const [fromPhases, allAttributes] = await Promise.all([
+  const [fromPhases, phaseNamespaces, allAttributes] = await Promise.all([
     savedGroups.getMany(orgId, phaseUnread),
+    phaseNamespaceIds.length ? namespaces.getMany(orgId, phaseNamespaceIds) : [],
     needsAttributes && !types ? attributes.all(orgId) : (known.attributes ?? []),
   ]);
   const allGroups = [...groups, ...phaseIds.flatMap((id) => knownGroups.get(id) ?? []), ...fromPhases];
+  const allNamespaces = [...ruleNamespaces, ...phaseNamespaces];
   return {
     savedGroups: new Map(allGroups.map((group) => [group.id, group])),
     experiments: new Map(found.map((experiment) => [experiment.id, experiment satisfies PayloadExperiment])),
     attributes: types ?? new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
-    dates: [...allGroups, ...found].map((item) => item.dateUpdated),
+    namespaces: new Map(allNamespaces.map((ns) => [ns.id, ns])),
+    dates: [...allGroups, ...found, ...allNamespaces].map((item) => item.dateUpdated),
     environmentExists,
     // The projects the environment limits its connections to (none: no limit).
     environmentProjects: environmentItem ? (toEntity<{ projects?: string[] }>(environmentItem).projects ?? []) : undefined,

@@ -301,6 +301,7 @@ describe('sdkPayload', () => {
     expect(payloadReferenceIds([entry(rules), entry([force('c', 'true', { savedGroupTargeting: [{ matchType: 'all', savedGroups: ['g1'] }] })])])).toEqual({
       savedGroups: ['g1', 'g2'],
       experiments: ['exp_1'],
+      namespaces: [],
     });
   });
 });
@@ -396,6 +397,7 @@ describe('GrowthBook defaults', () => {
     expect(payloadReferenceIds([entry([ref, own])], [experiment])).toEqual({
       savedGroups: ['grp_nested', 'grp_phase', 'grp_cond'],
       experiments: ['exp'],
+      namespaces: [],
     });
   });
 
