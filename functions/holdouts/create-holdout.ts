@@ -6,7 +6,6 @@ import { newId } from '../../shared/ids';
 import { environments } from '../../shared/store/environments';
 import { holdouts } from '../../shared/store/holdouts';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(createHoldout, async ({ body, auth }) => {
   assertCan(auth, 'write', body.projects ?? []);
@@ -26,7 +25,5 @@ export const handler = endpoint(createHoldout, async ({ body, auth }) => {
     hashAttribute: body.hashAttribute ?? 'id',
     environments: body.environments ?? {},
   });
-  // A draft holds no one out, but features may already name it: their payloads read it.
-  await touchSdkPayloads(auth.orgId);
   return { holdout };
 });

@@ -3,14 +3,11 @@ import { assertCan } from '../../shared/permissions';
 import { setHoldoutStage } from '../../shared/contracts/holdouts';
 import { stagedHoldout } from '../../shared/domain/holdouts';
 import { holdouts } from '../../shared/store/holdouts';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(setHoldoutStage, async ({ params, body, auth }) => {
   const holdout = await holdouts.update(auth.orgId, params.id, (current) => {
     assertCan(auth, 'write', current.projects);
     return stagedHoldout(current, body.stage, new Date().toISOString());
   });
-  // Starting or stopping a holdout changes who gets the features assigned to it.
-  await touchSdkPayloads(auth.orgId);
   return { holdout };
 });

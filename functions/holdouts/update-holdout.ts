@@ -5,7 +5,6 @@ import { applyHoldoutUpdate, assertHoldoutEnvironments } from '../../shared/doma
 import { environments } from '../../shared/store/environments';
 import { holdouts } from '../../shared/store/holdouts';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(updateHoldout, async ({ params, body, auth }) => {
   const holdout = await holdouts.update(auth.orgId, params.id, async (current) => {
@@ -15,6 +14,5 @@ export const handler = endpoint(updateHoldout, async ({ params, body, auth }) =>
     assertHoldoutEnvironments(body.environments, known.map((environment) => environment.id));
     return applyHoldoutUpdate(current, body);
   });
-  await touchSdkPayloads(auth.orgId);
   return { holdout };
 });

@@ -3,7 +3,6 @@ import { postNamespaceRotateSeed } from '../../shared/contracts/namespaces';
 import { newSeed, toApiNamespace } from '../../shared/domain/namespaces';
 import { InvalidInputError } from '../../shared/errors';
 import { namespaces } from '../../shared/store/namespaces';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(postNamespaceRotateSeed, async ({ params, body, auth }) => {
   const updated = await namespaces.update(auth.orgId, params.id, (current) => {
@@ -12,7 +11,5 @@ export const handler = endpoint(postNamespaceRotateSeed, async ({ params, body, 
     }
     return { ...current, seed: body.seed ?? newSeed() };
   });
-  // Payloads hash namespace ranges with the definition's attribute and seed: rebuild them.
-  await touchSdkPayloads(auth.orgId);
   return { namespace: toApiNamespace(updated) };
 });

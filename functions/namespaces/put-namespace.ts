@@ -2,7 +2,6 @@ import { endpoint } from '../../shared/api/endpoint';
 import { putNamespace } from '../../shared/contracts/namespaces';
 import { toApiNamespace } from '../../shared/domain/namespaces';
 import { assertDisplayNameFree, assertHashAttribute, namespaces } from '../../shared/store/namespaces';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 
 export const handler = endpoint(putNamespace, async ({ params, body, auth }) => {
   const updated = await namespaces.update(auth.orgId, params.id, async (current) => {
@@ -10,7 +9,5 @@ export const handler = endpoint(putNamespace, async ({ params, body, auth }) => 
     if (body.displayName && body.displayName !== current.displayName) await assertDisplayNameFree(auth.orgId, body.displayName, current.id);
     return { ...current, ...body };
   });
-  // Payloads hash namespace ranges with the definition's attribute and seed: rebuild them.
-  await touchSdkPayloads(auth.orgId);
   return { namespace: toApiNamespace(updated) };
 });

@@ -2,9 +2,15 @@ import { startEarly } from '../concurrency';
 import { ConflictError, InvalidInputError } from '../errors';
 import type { StoredNamespace } from '../contracts/namespaces';
 import { experiments } from './experiments';
+import { prepareTouch } from './payload-version';
 import { repository } from './repository';
 
-export const namespaces = repository<StoredNamespace>({ type: 'NAMESPACE', label: 'Namespace' });
+export const namespaces = repository<StoredNamespace>({
+  type: 'NAMESPACE',
+  label: 'Namespace',
+  // SDK payloads hash namespace ranges with the definition's seed and attribute.
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
+});
 
 /** Raises 409 when another namespace of the organization already has this display name (GrowthBook keeps them unique). */
 export async function assertDisplayNameFree(orgId: string, displayName: string, except?: string): Promise<void> {

@@ -125,7 +125,8 @@ describe('DynamoDB faults', () => {
       body: { name: 'Steady', attributeKey: 'id', values: ['a'] },
     });
     const id = created.body.savedGroup.id;
-    Object.assign(faults, { kind: 'throttle', remaining: 1000, only: 'PutItem' });
+    // The update is one transaction with the payload references version it bumps.
+    Object.assign(faults, { kind: 'throttle', remaining: 1000, only: 'TransactWriteItems' });
 
     const response = await api.request('POST', `/api/v1/saved-groups/${id}`, { key: org.keys.admin, body: { values: ['b'] } });
     faults.remaining = 0;
