@@ -3,7 +3,6 @@ import { createUrlRedirect } from '../../shared/contracts/url-redirects';
 import { assertDestinations, assertNoRedirectLoop } from '../../shared/domain/url-redirects';
 import { newId } from '../../shared/ids';
 import { assertCan } from '../../shared/permissions';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { addUrlRedirect, servedRedirects } from '../../shared/store/url-redirects';
 
 export const handler = endpoint(createUrlRedirect, async ({ body, auth }) => {
@@ -21,6 +20,5 @@ export const handler = endpoint(createUrlRedirect, async ({ body, auth }) => {
     assertNoRedirectLoop(redirect, others);
     return redirect;
   });
-  await touchSdkPayloads(auth.orgId);
   return { urlRedirect };
 });

@@ -2,7 +2,6 @@ import { endpoint } from '../../shared/api/endpoint';
 import { updateUrlRedirect } from '../../shared/contracts/url-redirects';
 import { assertDestinations, assertNoRedirectLoop } from '../../shared/domain/url-redirects';
 import { assertCan } from '../../shared/permissions';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { changeUrlRedirect, servedRedirects } from '../../shared/store/url-redirects';
 
 export const handler = endpoint(updateUrlRedirect, async ({ params, body, auth }) => {
@@ -14,6 +13,5 @@ export const handler = endpoint(updateUrlRedirect, async ({ params, body, auth }
     if (body.urlPattern !== undefined || body.destinationURLs) assertNoRedirectLoop(next, others);
     return next;
   });
-  await touchSdkPayloads(auth.orgId);
   return { urlRedirect };
 });

@@ -4,7 +4,6 @@ import { assertCan } from '../../shared/permissions';
 import { postVisualChange } from '../../shared/contracts/visual-changesets';
 import { buildVisualChange } from '../../shared/domain/visual-changesets';
 import { experiments } from '../../shared/store/experiments';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { visualChangesets } from '../../shared/store/visual-changesets';
 
 export const handler = endpoint(postVisualChange, async ({ params, body, auth }) => {
@@ -17,7 +16,6 @@ export const handler = endpoint(postVisualChange, async ({ params, body, auth })
     }
     return { ...current, visualChanges: [...current.visualChanges, change] };
   });
-  await touchSdkPayloads(auth.orgId);
   // The new change is the one appended last.
   return { nModified: 1, visualChangeId: changeset.visualChanges.at(-1)!.id };
 });

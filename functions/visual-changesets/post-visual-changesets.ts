@@ -3,7 +3,6 @@ import { assertCan } from '../../shared/permissions';
 import { postVisualChangesets } from '../../shared/contracts/visual-changesets';
 import { assertUrlPatterns, emptyVisualChanges, visualChangesetView } from '../../shared/domain/visual-changesets';
 import { newId } from '../../shared/ids';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { createVisualChangeset } from '../../shared/store/visual-changesets';
 
 export const handler = endpoint(postVisualChangesets, async ({ params, body, auth }) => {
@@ -18,6 +17,5 @@ export const handler = endpoint(postVisualChangesets, async ({ params, body, aut
       visualChanges: emptyVisualChanges(experiment),
     };
   });
-  await touchSdkPayloads(auth.orgId);
   return { visualChangeset: visualChangesetView(changeset) };
 });

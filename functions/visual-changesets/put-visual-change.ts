@@ -4,7 +4,6 @@ import { assertCan } from '../../shared/permissions';
 import { putVisualChange } from '../../shared/contracts/visual-changesets';
 import { contentChanged, patchVisualChange } from '../../shared/domain/visual-changesets';
 import { experiments } from '../../shared/store/experiments';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { visualChangesets } from '../../shared/store/visual-changesets';
 
 export const handler = endpoint(putVisualChange, async ({ params, body, auth }) => {
@@ -19,6 +18,5 @@ export const handler = endpoint(putVisualChange, async ({ params, body, auth }) 
     nModified = contentChanged(current, next) ? 1 : 0;
     return next;
   });
-  if (nModified) await touchSdkPayloads(auth.orgId);
   return { nModified };
 });

@@ -8,7 +8,6 @@ import {
   visualChangesetView,
 } from '../../shared/domain/visual-changesets';
 import { experiments } from '../../shared/store/experiments';
-import { touchSdkPayloads } from '../../shared/store/sdk-payloads';
 import { visualChangesets } from '../../shared/store/visual-changesets';
 
 export const handler = endpoint(putVisualChangeset, async ({ params, body, auth }) => {
@@ -26,6 +25,5 @@ export const handler = endpoint(putVisualChangeset, async ({ params, body, auth 
     nModified = contentChanged(current, next) ? 1 : 0;
     return next;
   });
-  if (nModified) await touchSdkPayloads(auth.orgId);
   return { nModified, visualChangeset: visualChangesetView(changeset) };
 });

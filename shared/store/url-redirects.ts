@@ -5,12 +5,15 @@ import { servesRedirect } from '../domain/auto-experiments';
 import { tableName } from './client';
 import { experiments } from './experiments';
 import { keys } from './keys';
+import { prepareTouch } from './payload-version';
 import { repository, transact, type TransactionOp, type Versioned } from './repository';
 
 export const urlRedirects = repository<UrlRedirect>({
   type: 'URL_REDIRECT',
   label: 'URL redirect',
   listTags: (redirect) => [`experiment:${redirect.experiment}`],
+  // SDK payloads serve redirect experiments from their redirects.
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
 });
 
 const ATTEMPTS = 5;
@@ -51,7 +54,7 @@ export async function addUrlRedirect(
     const experiment = await readExperiment(orgId, experimentId);
     const created = urlRedirects.prepareCreate(orgId, build(experiment.entity));
     try {
-      await transact([created, markExperiment(orgId, experiment, true)]);
+      await transact([created, markExperiment(orgId, experiment, true), prepareTouch(orgId, created.entity.id)]);
       return created.entity;
     } catch (error) {
       if (!retryable(error) || attempt === ATTEMPTS) throw error;
@@ -100,6 +103,7 @@ export async function removeUrlRedirect(orgId: string, id: string, check: (exper
       await transact([
         prepareDelete(orgId, current),
         ...(experiment && last && experiment.entity.hasURLRedirects ? [markExperiment(orgId, experiment, false)] : []),
+        prepareTouch(orgId, id),
       ]);
       return current.entity;
     } catch (error) {

@@ -2,12 +2,15 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredVisualChangeset } from '../contracts/visual-changesets';
 import { experiments } from './experiments';
+import { prepareTouch } from './payload-version';
 import { repository, transact } from './repository';
 
 export const visualChangesets = repository<StoredVisualChangeset>({
   type: 'VISUAL_CHANGESET',
   label: 'Visual changeset',
   listTags: (changeset) => [`experiment:${changeset.experiment}`],
+  // SDK payloads serve visual experiments from their changesets.
+  touch: (orgId, { id }) => [prepareTouch(orgId, id)],
 });
 
 /** Every visual changeset of one experiment, in creation order (a Query on the list index). */
@@ -35,7 +38,7 @@ export async function createVisualChangeset(
       ? []
       : [experiments.prepareUpdate(orgId, current, { ...current.entity, hasVisualChangesets: true })];
     try {
-      await transact([created, ...flag]);
+      await transact([created, ...flag, prepareTouch(orgId, created.entity.id)]);
       return created.entity;
     } catch (error) {
       if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
