@@ -187,7 +187,10 @@ const globalGrants = (principal: Principal): Grant[] => principal.grants?.global
 
 /** The grants for one project: its project roles when the caller has any there, else the global ones. */
 function grantsFor(principal: Principal, project: string): Grant[] {
-  const own = principal.grants?.projects[project] ?? (principal.projectRoles[project] ? [{ role: principal.projectRoles[project] }] : []);
+  // Own keys only: a project id such as `toString` must not find the prototype's.
+  const projectGrants = principal.grants && Object.hasOwn(principal.grants.projects, project) ? principal.grants.projects[project] : undefined;
+  const projectRole = ownRole(principal, project);
+  const own = projectGrants ?? (projectRole ? [{ role: projectRole }] : []);
   return own.length ? own : globalGrants(principal);
 }
 
@@ -201,8 +204,12 @@ function grantsAllow(grants: Grant[], permission: Permission, environments: stri
 
 /** The caller's role for one project, or the global role when no project is named. */
 export function roleFor(principal: Principal, project?: string): Role {
-  return (project && principal.projectRoles[project]) || principal.role;
+  return (project && ownRole(principal, project)) || principal.role;
 }
+
+/** The caller's project role in `project`, if it has one there. */
+const ownRole = (principal: Principal, project: string): Role | undefined =>
+  Object.hasOwn(principal.projectRoles, project) ? principal.projectRoles[project] : undefined;
 
 /**
  * Whether the caller holds `permission` on a resource in `projects`: in every one of them, or globally when the

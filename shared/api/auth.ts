@@ -47,7 +47,8 @@ async function principalOf(key: ApiKeyRecord): Promise<Principal> {
   const sources = [member, ...orgTeams.filter((team) => team.members.includes(member.id))];
   // As in GrowthBook, the permissions of the member's own roles and their teams' add up, globally and per project.
   const global = sources.map(grantOf);
-  const projects: Record<string, Grant[]> = {};
+  // No prototype: a project id such as `constructor` is a key like any other.
+  const projects: Record<string, Grant[]> = Object.create(null);
   for (const source of sources) {
     for (const entry of source.projectRoles ?? []) (projects[entry.project] ??= []).push(grantOf(entry));
   }

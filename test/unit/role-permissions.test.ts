@@ -58,3 +58,12 @@ describe('grants of a member', () => {
     expect(can(principal, 'publishFeatures', [], ['dev'])).toBe(true);
   });
 });
+
+describe('project ids that are also Object.prototype keys', () => {
+  it.each(['toString', 'constructor', '__proto__', 'hasOwnProperty'])('treats project %s as one the caller has no role in', (project) => {
+    const key: Principal = { orgId: 'org_1', keyId: 'key_1', role: 'admin', projectRoles: {} };
+
+    expect(can(key, 'deleteProjects', [project])).toBe(true);
+    expect(can(member({ global: [{ role: 'readonly' }], projects: {} }), 'manageFeatures', [project])).toBe(false);
+  });
+});
