@@ -22,6 +22,8 @@
  * | latest successful snapshot | ORG#<org>   | SNAPSHOT_LATEST#<experiment>#<dimension>#<phase> |      |          |
  * | code references of a feature in a repo branch | ORG#<org> | CODE_REF#<feature>#<repo>#<branch> (URI-encoded) | ORG#<org>#CODE_REF | <dateCreated>#<id> |
  *
+ * Every organization item carries `GSI2PK = ORGANIZATIONS`, `GSI2SK = <org>`: the list of organizations the
+ * admin CLI's migrations Query (one created before this index gets its keys when migrated with `--org`).
  * Ramp schedules with pending work also carry `GSI2PK = RAMP_DUE` and `GSI2SK = <nextDueAt>` (the
  * advancer's sparse index, across organizations); a schedule with nothing pending has neither.
  * A schedule boundary (`ORG#<org>` / `SCHEDULE_BOUNDARY#<iso date>`: a moment a scheduled rule or
@@ -161,6 +163,8 @@ export const keys = {
   }),
   /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
   scheduleDuePartition: () => 'SCHEDULE_DUE',
+  /** The partition of GSI2 listing every organization, by id. */
+  organizationsPartition: () => 'ORGANIZATIONS',
 };
 
 /** Attributes that belong to storage and never appear in an API response. */

@@ -23,6 +23,9 @@ export const initialEnvironments = [
   { id: 'dev', description: 'Development', toggleOnList: true, defaultState: true, projects: [] },
 ];
 
+/** The keys that list an organization on GSI2 (see keys.ts), so a listing of organizations is a Query. */
+export const organizationIndexKeys = (orgId: string) => ({ GSI2PK: keys.organizationsPartition(), GSI2SK: orgId });
+
 /** Creates an organization and its initial environments in one transaction. */
 export async function createOrganization(name: string, id = newId('org_')): Promise<Organization> {
   const organization = { id, name, dateCreated: new Date().toISOString() };
@@ -31,7 +34,14 @@ export async function createOrganization(name: string, id = newId('org_')): Prom
       op: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.organization(id), entityType: 'ORG', version: 1, ...organization, secureAttributeSalt: newSecureAttributeSalt() },
+          Item: {
+            ...keys.organization(id),
+            ...organizationIndexKeys(id),
+            entityType: 'ORG',
+            version: 1,
+            ...organization,
+            secureAttributeSalt: newSecureAttributeSalt(),
+          },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },

@@ -1,4 +1,4 @@
-import { BatchWriteCommand, PutCommand, ScanCommand, UpdateCommand, type ScanCommandInput } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { payloadEntry } from '../domain/sdk-payload';
 import { attributes } from './attributes';
 import { saveAttributeTypes } from './attribute-types';
@@ -6,6 +6,7 @@ import { db, tableName } from './client';
 import { allFeatures } from './features';
 import { keys, type ItemKey } from './keys';
 import { touchSdkPayloads, versionBump } from './payload-version';
+import { organizationIndexKeys } from './organizations';
 import { getItems, queryAll } from './repository';
 import { payloadShard } from './sdk-payloads';
 
@@ -15,7 +16,8 @@ import { payloadShard } from './sdk-payloads';
  * is stored, so a newer entry is never overwritten), the complete attribute-types item, bumps the
  * version items so warm containers rebuild, and deletes the former items: the whole-payload gzip
  * chunks (`SDK_PAYLOAD#<env>#<n>`) and the per-environment `SDK_VERSION#<env>#refs` items. Running
- * it again changes nothing but the versions.
+ * it again changes nothing but the versions. It also lists the organization on the organizations'
+ * index, for an organization created before that index.
  */
 
 /** What one organization's migration did. */
@@ -77,6 +79,7 @@ async function writeAttributeTypes(orgId: string): Promise<boolean> {
 
 /** Migrates one organization's stored SDK payloads (see above). */
 export async function migratePayloads(orgId: string): Promise<PayloadMigration> {
+  await listOrganization(orgId);
   const features = await allFeatures(orgId, { all: [] });
   const entries = features.flatMap((feature) =>
     Object.keys(feature.environments).flatMap((environment) => {
@@ -121,24 +124,28 @@ export async function migratePayloads(orgId: string): Promise<PayloadMigration> 
 }
 
 /**
- * Every organization's id. The one Scan in the code base: a migration run once by an operator has
- * no index of organizations to query, and reads only the keys.
+ * Every listed organization's id: one Query of the organizations' partition of GSI2. An organization
+ * created before that index existed is not listed until it is migrated once with `--org`.
  */
 export async function allOrganizationIds(): Promise<string[]> {
-  const ids: string[] = [];
-  let ExclusiveStartKey: ScanCommandInput['ExclusiveStartKey'];
-  do {
-    const page = await db().send(
-      new ScanCommand({
-        TableName: tableName(),
-        FilterExpression: 'SK = :org',
-        ExpressionAttributeValues: { ':org': keys.organization('').SK },
-        ProjectionExpression: 'PK',
-        ExclusiveStartKey,
-      }),
-    );
-    for (const item of page.Items ?? []) ids.push((item.PK as string).slice(keys.organization('').PK.length));
-    ExclusiveStartKey = page.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return ids;
+  const items = await queryAll({
+    IndexName: 'GSI2',
+    KeyConditionExpression: 'GSI2PK = :pk',
+    ExpressionAttributeValues: { ':pk': keys.organizationsPartition() },
+  });
+  return items.map((item) => item.GSI2SK as string);
+}
+
+/** Lists an organization created before the organizations' index on it (no effect on one already listed). */
+async function listOrganization(orgId: string): Promise<void> {
+  const index = organizationIndexKeys(orgId);
+  await db().send(
+    new UpdateCommand({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk',
+      ConditionExpression: 'attribute_exists(PK)',
+      ExpressionAttributeValues: { ':pk': index.GSI2PK, ':sk': index.GSI2SK },
+    }),
+  );
 }

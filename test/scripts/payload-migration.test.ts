@@ -1,5 +1,5 @@
 import { gzipSync } from 'node:zlib';
-import { BatchWriteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runAdmin } from '../../scripts/admin';
 import { db, tableName } from '../../shared/store/client';
 import { keys } from '../../shared/store/keys';
@@ -98,9 +98,20 @@ describe('migrate-payloads', () => {
     expect(served.body.features['flag-3'].defaultValue).toBe('after');
   });
 
-  it('finds every organization when no --org is given', async () => {
+  it('finds every organization when no --org is given, with a Query of the organizations index', async () => {
     const { org } = await seed();
 
+    expect(await allOrganizationIds()).toContain(org.orgId);
+  });
+
+  it('lists an organization made before the organizations index once it is migrated with --org', async () => {
+    const { org } = await seed();
+    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.organization(org.orgId), UpdateExpression: 'REMOVE GSI2PK, GSI2SK' }));
+    const before = await allOrganizationIds();
+
+    await runAdmin(['migrate-payloads', '--org', org.orgId]);
+
+    expect(before).not.toContain(org.orgId);
     expect(await allOrganizationIds()).toContain(org.orgId);
   });
 });
