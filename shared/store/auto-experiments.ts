@@ -1,6 +1,5 @@
 import { autoExperiments, type AutoExperimentSources, type SdkAutoExperiment } from '../domain/auto-experiments';
-import { payloadReferenceIds, type AttributeDatatype, type PayloadReferences } from '../domain/sdk-payload';
-import { attributes } from './attributes';
+import { payloadReferenceIds, type PayloadReferences } from '../domain/sdk-payload';
 import { experiments } from './experiments';
 import { namespaces } from './namespaces';
 import { projects } from './projects';
@@ -12,7 +11,8 @@ import { visualChangesets } from './visual-changesets';
 /** What the payload's `experiments` array is built from, as read for one connection. */
 export interface LoadedAutoExperiments {
   sources: AutoExperimentSources;
-  refs: PayloadReferences;
+  /** The references the experiments name; attribute types come with the payload's own references. */
+  refs: Omit<PayloadReferences, 'attributes'>;
   /** Public id of each project the experiments name, for `includeProjectIdInMetadata`. */
   projectIds: Map<string, string>;
   /** The `dateUpdated` of everything read: the payload is at least as new. */
@@ -22,16 +22,15 @@ export interface LoadedAutoExperiments {
 /**
  * Reads what a connection's `experiments` array needs; undefined when it includes neither visual
  * nor redirect experiments. Three round trips whatever the number of experiments: the
- * organization's changesets and redirects (one Query each) with the attribute types, then their
+ * organization's changesets and redirects (one Query each), then their
  * experiments (BatchGets side by side), then the saved groups and namespaces their phases name (and projects).
  */
 export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAutoExperiments | undefined> {
   if (!scope.includeVisualExperiments && !scope.includeRedirectExperiments) return undefined;
   const { orgId } = scope;
-  const [changesets, redirects, allAttributes] = await Promise.all([
+  const [changesets, redirects] = await Promise.all([
     scope.includeVisualExperiments ? visualChangesets.all(orgId) : [],
     scope.includeRedirectExperiments ? urlRedirects.all(orgId) : [],
-    attributes.all(orgId),
   ]);
   const experimentIds = [...new Set([...changesets, ...redirects].map((source) => source.experiment))];
   const found = experimentIds.length ? await experiments.getMany(orgId, experimentIds) : [];
@@ -47,7 +46,6 @@ export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAu
     refs: {
       savedGroups: new Map(groups.map((group) => [group.id, group])),
       experiments: new Map(),
-      attributes: new Map(allAttributes.map((attribute) => [attribute.property, attribute.datatype as AttributeDatatype])),
       namespaces: new Map(definitions.map((ns) => [ns.id, ns])),
     },
     projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
@@ -55,9 +53,18 @@ export async function loadAutoExperiments(scope: PayloadScope): Promise<LoadedAu
   };
 }
 
-/** The connection's `experiments` array from what `loadAutoExperiments` read, at `now`, hashed with `salt` for `hashSecureAttributes`. */
-export function autoExperimentsFor(loaded: LoadedAutoExperiments, scope: PayloadScope, salt: string | undefined, now: Date): SdkAutoExperiment[] | undefined {
-  return autoExperiments(loaded.sources, loaded.refs, {
+/**
+ * The connection's `experiments` array from what `loadAutoExperiments` read and the organization's
+ * attribute types, at `now`, hashed with `salt` for `hashSecureAttributes`.
+ */
+export function autoExperimentsFor(
+  loaded: LoadedAutoExperiments,
+  attributes: PayloadReferences['attributes'],
+  scope: PayloadScope,
+  salt: string | undefined,
+  now: Date,
+): SdkAutoExperiment[] | undefined {
+  return autoExperiments(loaded.sources, { ...loaded.refs, attributes }, {
     now,
     projects: scope.projects,
     includeVisualExperiments: scope.includeVisualExperiments,

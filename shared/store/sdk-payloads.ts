@@ -254,7 +254,11 @@ export async function buildSdkPayload(
   const candidates = entriesForProjects(entries, scope.projects);
   const holdoutIds = [...new Set(candidates.flatMap((entry) => (entry.holdout ? [entry.holdout.id] : [])))];
   const [refs, salt, named, auto, assigned] = await Promise.all([
-    loadPayloadReferences(scope.orgId, candidates, known, { attributes: scope.hashSecureAttributes, environment: scope.environment }),
+    loadPayloadReferences(scope.orgId, candidates, known, {
+      // Auto experiments' list groups and secure values need the attribute types too: read once, here.
+      attributes: scope.hashSecureAttributes || scope.includeVisualExperiments || scope.includeRedirectExperiments,
+      environment: scope.environment,
+    }),
     scope.hashSecureAttributes ? getSecureAttributeSalt(scope.orgId) : undefined,
     // Metadata shows a project by its public id, as GrowthBook does.
     scope.includeProjectIdInMetadata ? projects.getMany(scope.orgId, [...new Set(candidates.map((entry) => entry.project).filter(Boolean))]) : [],
@@ -300,7 +304,7 @@ export async function buildSdkPayload(
     },
   });
   if (scope.savedGroupReferencesEnabled) payload.savedGroups = savedGroupValues(payload.features, refs, salt);
-  const experiments = auto && (servesNothing ? [] : autoExperimentsFor(auto, scope, salt, now));
+  const experiments = auto && (servesNothing ? [] : autoExperimentsFor(auto, refs.attributes, scope, salt, now));
   return { payload: scrubForCapabilities(experiments ? { ...payload, experiments } : payload, capabilities), validUntil };
 }
 
