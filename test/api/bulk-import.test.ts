@@ -1,6 +1,6 @@
 import * as contract from '../../shared/contracts/bulk-import';
-import { db } from '../../shared/store/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
+import { commandsDuring } from '../support/dynamo-commands';
 
 /** The data sources the fact tables, experiments and templates of this file name. */
 const dataSources = ['ds_main', 'ds_other'];
@@ -271,21 +271,12 @@ describe('POST /bulk-import/facts with hundreds of items', () => {
   it('reads the stored tables and metrics together, one BatchGet per hundred ids', async () => {
     const fresh = await createTestOrg('Test org', { dataSources });
     await totals(fresh.keys.admin); // the key is resolved and cached, as in a warm container
-    const sent: string[] = [];
-    const name = `count-${Math.random()}`;
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        sent.push(context.commandName as string);
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
+    let status = 0;
+    const sent = await commandsDuring(async () => {
+      status = (await importFacts(large('counted'), fresh.keys.admin)).status;
+    });
 
-    try {
-      expect((await importFacts(large('counted'), fresh.keys.admin)).status).toBe(200);
-    } finally {
-      db().middlewareStack.remove(name);
-    }
+    expect(status).toBe(200);
 
     // 60 tables and 150 metrics: 210 ids, then the writes.
     expect(sent.filter((command) => command !== 'TransactWriteItemsCommand')).toEqual(Array(3).fill('BatchGetItemCommand'));

@@ -1,8 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { chooseEncoding } from '../../shared/api/sdk-payload';
-import { db } from '../../shared/store/client';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { commandsDuring } from '../support/dynamo-commands';
 
 /**
  * How the payload travels: compressed when the client accepts it, cached in the warm container,
@@ -45,25 +45,6 @@ function rawGet(path: string, headers: Record<string, string>): Promise<{ status
     request.on('error', reject);
     request.end();
   });
-}
-
-/** The DynamoDB commands sent while `action` runs (the local server runs in this process). */
-async function commandsDuring(action: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
-  const name = `count-${Math.random()}`;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push(context.commandName as string);
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
-  try {
-    await action();
-  } finally {
-    db().middlewareStack.remove(name);
-  }
-  return sent;
 }
 
 describe('compression', () => {

@@ -1,9 +1,9 @@
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import * as contract from '../../shared/contracts/sdk-payload';
-import { db } from '../../shared/store/client';
 import { environments } from '../../shared/store/environments';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
+import { commandsDuring } from '../support/dynamo-commands';
 
 let api: Api;
 let org: TestOrg;
@@ -412,23 +412,7 @@ describe('payload storage', () => {
 
 describe('payload cost', () => {
   /** The DynamoDB commands one request sends (the local server runs in this process). */
-  async function commandsFor(path: string): Promise<string[]> {
-    const sent: string[] = [];
-    const name = `count-${Math.random()}`;
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        sent.push(context.commandName as string);
-        return next(args);
-      },
-      { step: 'initialize', name },
-    );
-    try {
-      await api.request('GET', path);
-    } finally {
-      db().middlewareStack.remove(name);
-    }
-    return sent;
-  }
+  const commandsFor = (path: string) => commandsDuring(() => api.request('GET', path));
 
   it('proves an unchanged payload current with one Query of its versions, whatever the number of features', async () => {
     const small = await createTestOrg();

@@ -1,8 +1,9 @@
 import { db } from '../../shared/store/client';
 
 /**
- * The names of the DynamoDB commands sent while `action` runs, sorted (the local server runs in the
- * test's process, so its requests count too). Run one at a time: every command of the process counts.
+ * The names of the DynamoDB commands sent while `action` runs, in the order sent (the local server
+ * runs in the test's process, so its requests count too). Run one at a time: every command of the
+ * process counts.
  */
 export async function commandsDuring(action: () => Promise<unknown>): Promise<string[]> {
   const sent: string[] = [];
@@ -19,5 +20,5 @@ export async function commandsDuring(action: () => Promise<unknown>): Promise<st
   } finally {
     db().middlewareStack.remove(name);
   }
-  return sent.sort();
+  return sent;
 }
