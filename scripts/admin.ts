@@ -17,7 +17,7 @@ import {
   newSecureAttributeSalt,
   setSecureAttributeSalt,
 } from '../shared/store/organizations';
-import { touchSdkPayloads } from '../shared/store/sdk-payloads';
+import { touchSdkPayloads } from '../shared/store/payload-version';
 import { allOrganizationIds, migratePayloads } from '../shared/store/payload-migration';
 
 export const usage = `Usage: npm run admin -- <command>

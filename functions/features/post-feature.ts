@@ -1,4 +1,3 @@
-import { InvalidInputError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
 import { allInOrder } from '../../shared/concurrency';
 import { assertCan } from '../../shared/permissions';
@@ -7,16 +6,12 @@ import { authorOf, newFeature } from '../../shared/domain/features';
 import { environments as environmentList } from '../../shared/store/environments';
 import { assertReferencesValid, createFeature, presentFeatures } from '../../shared/store/features';
 import { ownerForCreate } from '../../shared/store/members';
-import { projects } from '../../shared/store/projects';
-
-async function assertProjectExists(orgId: string, id: string): Promise<void> {
-  if (!(await projects.find(orgId, id))) throw new InvalidInputError(`Request body: [project] project ${id} does not exist`);
-}
+import { assertProjectsExist } from '../../shared/store/projects';
 
 export const handler = endpoint(postFeature, async ({ body, auth }) => {
   assertCan(auth, postFeature.permission, body.project ? [body.project] : []);
   const [, owner, all] = await allInOrder([
-    body.project ? assertProjectExists(auth.orgId, body.project) : undefined,
+    body.project ? assertProjectsExist(auth.orgId, [body.project], 'project') : undefined,
     ownerForCreate(auth.orgId, body.owner, auth.memberId),
     environmentList.all(auth.orgId),
   ]);

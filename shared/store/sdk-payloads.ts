@@ -103,9 +103,6 @@ export function preparePayloadChanges(orgId: string, transitions: FeatureTransit
   return ops;
 }
 
-/** Kept here too for callers that say "payloads changed" next to other payload code. */
-export { touchSdkPayloads } from './payload-version';
-
 /** The versions of an environment's payload as one Query read them. */
 export interface PayloadVersions {
   /** Equal tokens mean equal stored payloads (entries and references). */
