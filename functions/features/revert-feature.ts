@@ -3,11 +3,12 @@ import { InvalidInputError } from '../../shared/errors';
 import { assertCan } from '../../shared/permissions';
 import { revertFeature } from '../../shared/contracts/feature-cleanup';
 import { authorOf, revertedFeature } from '../../shared/domain/features';
-import { assertReferencesValid, changeFeature, environmentIds, featureRevision, presentFeatures } from '../../shared/store/features';
+import { assertReferencesValid, changeFeature, startEnvironmentsRead, featureRevision, presentFeatures } from '../../shared/store/features';
 import type { KnownReferences } from '../../shared/store/payload-references';
 
 export const handler = endpoint(revertFeature, async ({ params, body, auth }) => {
-  const environments = await environmentIds(auth.orgId);
+  // Read once, alongside the feature: the write takes the environments' parents from it too.
+  const environments = startEnvironmentsRead(auth.orgId);
   let read: KnownReferences = {};
   const changed = await changeFeature(
     auth.orgId,
@@ -25,7 +26,8 @@ export const handler = endpoint(revertFeature, async ({ params, body, auth }) =>
       return next;
     },
     authorOf(auth, body.comment || `Reverted to revision ${body.revision}`),
+    { environments: environments.list },
   );
-  const [feature] = await presentFeatures(auth.orgId, [changed], { environments, ...read });
+  const [feature] = await presentFeatures(auth.orgId, [changed], { environments: await environments.ids(), ...read });
   return { feature };
 });

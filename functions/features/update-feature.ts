@@ -3,13 +3,14 @@ import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { updateFeature } from '../../shared/contracts/features';
 import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
-import { assertReferencesValid, changeFeature, environmentIds, presentFeatures } from '../../shared/store/features';
+import { assertReferencesValid, changeFeature, startEnvironmentsRead, presentFeatures } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 import type { KnownReferences } from '../../shared/store/payload-references';
 
 export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
-  const environments = await environmentIds(auth.orgId);
+  // Read once, alongside the feature: the write takes the environments' parents from it too.
+  const environments = startEnvironmentsRead(auth.orgId);
   let read: KnownReferences = {};
   const changed = await changeFeature(
     auth.orgId,
@@ -24,12 +25,13 @@ export const handler = endpoint(updateFeature, async ({ params, body, auth }) =>
         }
       }
       const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
-      const next = applyFeatureUpdate(current, body, { environments, owner });
+      const next = applyFeatureUpdate(current, body, { environments: await environments.ids(), owner });
       read = await assertReferencesValid(auth.orgId, next, current);
       return next;
     },
     authorOf(auth, 'Updated via the REST API'),
+    { environments: environments.list },
   );
-  const [feature] = await presentFeatures(auth.orgId, [changed], { environments, ...read });
+  const [feature] = await presentFeatures(auth.orgId, [changed], { environments: await environments.ids(), ...read });
   return { feature };
 });

@@ -13,8 +13,9 @@ import {
 } from '../domain/features';
 import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
 import { environmentParents, type EnvironmentParents } from '../domain/environment-inheritance';
+import { startEarly } from '../concurrency';
 import { db, tableName } from './client';
-import { environments } from './environments';
+import { environments, type StoredEnvironment } from './environments';
 import { experiments } from './experiments';
 import { keys } from './keys';
 import { prepareAppend, readPageIndex } from './page-index';
@@ -29,6 +30,27 @@ export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Fea
 
 /** Each environment's parent: feature writes keep child environments' payload entries in step. */
 const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
+
+/**
+ * A feature write's options: `environments` is the organization's environment list when the
+ * request already started reading it (for ids and defaults), so the write's first attempt takes
+ * parents from it instead of reading the list again; a retry reads it afresh.
+ */
+export interface FeatureWriteOptions {
+  environments?: Promise<StoredEnvironment[]>;
+}
+
+/**
+ * The organization's environments, read once per request and started now: `list` goes to a feature
+ * write's options (`environments`), `ids()` to the answer and the change.
+ */
+export function startEnvironmentsRead(orgId: string): { list: Promise<StoredEnvironment[]>; ids: () => Promise<string[]> } {
+  const list = startEarly(environments.all(orgId));
+  return { list, ids: async () => (await list).map((environment) => environment.id) };
+}
+
+const parentsFor = (orgId: string, attempt: number, options: FeatureWriteOptions) =>
+  attempt === 1 && options.environments ? options.environments.then(environmentParents) : readEnvironmentParents(orgId);
 const servedSomewhere = (feature: FeatureContent | undefined) =>
   !!feature && !feature.archived && Object.values(feature.environments).some((settings) => settings.enabled);
 
@@ -186,9 +208,15 @@ async function withRetries<T>(attempt: (n: number) => Promise<T>): Promise<T> {
 }
 
 /** Creates a feature with revision 1 and puts it in the payload of every environment it is on in; 409 when the id is taken. */
-export async function createFeature(orgId: string, feature: FeatureContent, author: ChangeAuthor): Promise<StoredFeature> {
+export async function createFeature(
+  orgId: string,
+  feature: FeatureContent,
+  author: ChangeAuthor,
+  options: FeatureWriteOptions = {},
+): Promise<StoredFeature> {
   return withRetries(async (n) => {
-    const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }], { exactList: n <= EXACT_LIST_ATTEMPTS });
+    const parents = n === 1 && options.environments ? await parentsFor(orgId, n, options) : undefined;
+    const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }], { exactList: n <= EXACT_LIST_ATTEMPTS, parents });
     await transact(ops);
     return created!;
   });
@@ -203,9 +231,10 @@ export async function changeFeature(
   id: string,
   change: (current: StoredFeature) => StoredFeature | Promise<StoredFeature>,
   author: ChangeAuthor,
+  options: FeatureWriteOptions = {},
 ): Promise<StoredFeature> {
-  return withRetries(async () => {
-    const [current, parents] = await Promise.all([features.read(orgId, id), readEnvironmentParents(orgId)]);
+  return withRetries(async (n) => {
+    const [current, parents] = await Promise.all([features.read(orgId, id), parentsFor(orgId, n, options)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     const next = await change(current.entity);
     if (sameContent(current.entity, next)) return current.entity;

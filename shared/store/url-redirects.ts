@@ -66,7 +66,7 @@ export async function addUrlRedirect(
 export async function changeUrlRedirect(
   orgId: string,
   id: string,
-  change: (current: UrlRedirect, experiment: Experiment) => UrlRedirect,
+  change: (current: UrlRedirect, experiment: Experiment) => UrlRedirect | Promise<UrlRedirect>,
 ): Promise<UrlRedirect> {
   return urlRedirects.update(orgId, id, async (current) => {
     const experiment = await experiments.find(orgId, current.experiment);

@@ -6,6 +6,7 @@ import { featureRevisions } from '../../shared/store/features';
 import { addMember } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
+import { commandInputsDuring } from '../support/dynamo-commands';
 
 let api: Api;
 let org: TestOrg;
@@ -669,6 +670,23 @@ describe('DELETE /features/{id}', () => {
     const response = await api.request('GET', `/api/v1/features/${created.id}?withRevisions=all`, { key: org.keys.admin });
 
     expect(response.body.feature.revisions.map((r: { version: number }) => r.version)).toEqual([1]);
+  });
+
+  it('reads the environment list once per write: for the answer, the change and the child environments alike', async () => {
+    const created = await feature({ environments: { production: { enabled: true } } });
+    await get(created.id); // the key is resolved and cached, as in a warm container
+    const environmentListReads = async (action: () => Promise<{ status: number }>) => {
+      let status = 0;
+      const sent = await commandInputsDuring(async () => (status = (await action()).status));
+      expect(status).toBe(200);
+      const values = (command: (typeof sent)[number]) => JSON.stringify(command.input.ExpressionAttributeValues ?? {});
+      return sent.filter((command) => command.name === 'QueryCommand' && values(command).includes('"ENVIRONMENT#"')).length;
+    };
+
+    expect(await environmentListReads(() => create({ id: uniqueId(), environments: { production: { enabled: true } } }))).toBe(1);
+    expect(await environmentListReads(() => update(created.id, { description: 'again' }))).toBe(1);
+    expect(await environmentListReads(() => api.request('POST', `/api/v1/features/${created.id}/toggle`, { key: org.keys.admin, body: { environments: { production: false } } }))).toBe(1);
+    expect(await environmentListReads(() => api.request('POST', `/api/v1/features/${created.id}/revert`, { key: org.keys.admin, body: { revision: 1 } }))).toBe(1);
   });
 
   it('deletes the revisions in the same transaction as the feature: one read and one write', async () => {

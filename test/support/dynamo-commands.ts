@@ -1,16 +1,22 @@
 import { db } from '../../shared/store/client';
 
+/** One DynamoDB command as sent: its name and input. */
+export interface SentCommand {
+  name: string;
+  input: Record<string, unknown>;
+}
+
 /**
- * The names of the DynamoDB commands sent while `action` runs, in the order sent (the local server
- * runs in the test's process, so its requests count too). Run one at a time: every command of the
- * process counts.
+ * The DynamoDB commands sent while `action` runs, in the order sent, with their inputs (the local
+ * server runs in the test's process, so its requests count too). Run one at a time: every command
+ * of the process counts.
  */
-export async function commandsDuring(action: () => Promise<unknown>): Promise<string[]> {
-  const sent: string[] = [];
+export async function commandInputsDuring(action: () => Promise<unknown>): Promise<SentCommand[]> {
+  const sent: SentCommand[] = [];
   const name = `count-${Math.random()}`;
   db().middlewareStack.add(
     (next, context) => async (args) => {
-      sent.push(context.commandName as string);
+      sent.push({ name: context.commandName as string, input: args.input as Record<string, unknown> });
       return next(args);
     },
     { step: 'initialize', name },
@@ -21,4 +27,9 @@ export async function commandsDuring(action: () => Promise<unknown>): Promise<st
     db().middlewareStack.remove(name);
   }
   return sent;
+}
+
+/** The names of the DynamoDB commands sent while `action` runs, in the order sent. */
+export async function commandsDuring(action: () => Promise<unknown>): Promise<string[]> {
+  return (await commandInputsDuring(action)).map((command) => command.name);
 }
