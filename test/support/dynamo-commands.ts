@@ -1,4 +1,4 @@
-import { db } from '../../shared/store/client';
+import { watchCommands } from '../../shared/store/client';
 
 /**
  * The names of the DynamoDB commands sent while `action` runs, in the order sent (the local server
@@ -7,18 +7,11 @@ import { db } from '../../shared/store/client';
  */
 export async function commandsDuring(action: () => Promise<unknown>): Promise<string[]> {
   const sent: string[] = [];
-  const name = `count-${Math.random()}`;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push(context.commandName as string);
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
+  const stop = watchCommands((command) => sent.push(command));
   try {
     await action();
   } finally {
-    db().middlewareStack.remove(name);
+    stop();
   }
   return sent;
 }
