@@ -4,17 +4,25 @@
  *   the former design (one gzip item per environment, rewritten by every change) would write; and
  *   concurrent flag updates per second in one organization.
  * - Serving: throughput, latency and server CPU per request for a plain GET, a gzip GET and a 304,
- *   fresh on every request and with PAYLOAD_CACHE_MS=1000, next to a bare GetItem server.
+ *   fresh on every request and with PAYLOAD_CACHE_MS=1000, next to a bare GetItem server measured in
+ *   the same round (BENCH_SERVE_ROUNDS rounds, 3 by default).
  * - Bytes: the payload raw, gzip and br.
  * Uses DYNAMODB_ENDPOINT when set, else starts its own DynamoDB Local.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import autocannon from 'autocannon';
 import { startServer } from './load';
-import { printTable, round, saveResults, type Row } from './report';
+import { printTable, quantile, round, saveResults, type Row } from './report';
 
 const LOAD_SECONDS = Number(process.env.BENCH_LOAD_SECONDS ?? 5);
+/**
+ * Load before each measurement. A server keeps compiling hot code for thousands of requests after
+ * start: after 2 s of load, V8's compiler threads still took about a fifth of the server's CPU; after 6 s, 2 to 4 %.
+ */
+const WARMUP_SECONDS = Number(process.env.BENCH_WARMUP_SECONDS ?? 8);
+const ROUNDS = Number(process.env.BENCH_SERVE_ROUNDS ?? 3);
 const CONNECTIONS = 10;
 const UPDATES_MEASURED = 20;
 
@@ -231,23 +239,70 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-async function hammer(title: string, options: autocannon.Options, pids: { server: number; dynamo?: number }): Promise<Row> {
-  await autocannon({ ...options, duration: 2, connections: CONNECTIONS });
+interface Measured {
+  rps: number;
+  p50: number;
+  p99: number;
+  serverCpu: number;
+  dynamoCpu?: number;
+  bytes: number;
+  failed: number;
+  errors: number;
+}
+
+async function hammer(options: autocannon.Options, pids: { server: number; dynamo?: number }, warmupSeconds: number): Promise<Measured> {
+  await autocannon({ ...options, duration: warmupSeconds, connections: CONNECTIONS });
   const before = { server: cpuSeconds(pids.server), dynamo: pids.dynamo ? cpuSeconds(pids.dynamo) : 0 };
   const result = await autocannon({ ...options, duration: LOAD_SECONDS, connections: CONNECTIONS });
   const requests = Math.max(1, result.requests.total);
-  const perRequest = (seconds: number) => round((seconds * 1000) / requests, 2);
   return {
-    scenario: title,
-    'req/s': round(result.requests.average, 0),
-    'p50 ms': result.latency.p50,
-    'p99 ms': result.latency.p99,
-    'server CPU ms/req': perRequest(cpuSeconds(pids.server) - before.server),
-    'DynamoDB Local CPU ms/req': pids.dynamo ? perRequest(cpuSeconds(pids.dynamo) - before.dynamo) : '',
-    'bytes/resp': round(result.throughput.total / requests, 0),
-    'non-2xx/304': result.non2xx - (options.headers?.['if-none-match'] ? result.requests.total : 0),
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    serverCpu: ((cpuSeconds(pids.server) - before.server) * 1000) / requests,
+    dynamoCpu: pids.dynamo ? ((cpuSeconds(pids.dynamo) - before.dynamo) * 1000) / requests : undefined,
+    bytes: result.throughput.total / requests,
+    failed: result.non2xx - (options.headers?.['if-none-match'] ? result.requests.total : 0),
     errors: result.errors + result.timeouts,
   };
+}
+
+const median = (values: number[]) => quantile(values, 0.5);
+const span = (values: number[], digits: number) => {
+  const [low, high] = [Math.min(...values), Math.max(...values)].map((value) => round(value, digits));
+  return low === high ? String(low) : `${low}–${high}`;
+};
+
+/**
+ * Every scenario once per round, next to the bare server in the same round: the machine's load moves
+ * within seconds, so each ratio compares measurements taken a few seconds apart. A row shows the
+ * median of the rounds and, for ratios and CPU, their range.
+ */
+async function measureRounds(scenarios: Array<{ title: string; options: autocannon.Options; pids: { server: number; dynamo?: number } }>): Promise<Row[]> {
+  const runs = scenarios.map(() => [] as Measured[]);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [index, scenario] of scenarios.entries()) {
+      // The first round warms each scenario up for long; later ones only reconnect.
+      runs[index].push(await hammer(scenario.options, scenario.pids, round === 0 ? WARMUP_SECONDS : 1));
+    }
+  }
+  return scenarios.map((scenario, index) => {
+    const measured = runs[index];
+    const ratios = measured.map((run, round) => run.rps / runs[0][round].rps);
+    const dynamo = measured.flatMap((run) => (run.dynamoCpu === undefined ? [] : [run.dynamoCpu]));
+    return {
+      scenario: scenario.title,
+      'req/s': round(median(measured.map((run) => run.rps)), 0),
+      'vs bare (same round)': index === 0 ? 1 : span(ratios, 2),
+      'p50 ms': median(measured.map((run) => run.p50)),
+      'p99 ms': median(measured.map((run) => run.p99)),
+      'server CPU ms/req': span(measured.map((run) => run.serverCpu), 2),
+      'DynamoDB Local CPU ms/req': dynamo.length ? span(dynamo, 2) : '',
+      'bytes/resp': round(median(measured.map((run) => run.bytes)), 0),
+      'non-2xx/304': measured.reduce((sum, run) => sum + run.failed, 0),
+      errors: measured.reduce((sum, run) => sum + run.errors, 0),
+    };
+  });
 }
 
 async function serving(dynamoPid: number | undefined): Promise<{ rows: Row[]; bytes: Row[] }> {
@@ -269,18 +324,17 @@ async function serving(dynamoPid: number | undefined): Promise<{ rows: Row[]; by
     const etag = first.headers.get('etag')!;
     const raw = Buffer.from(await first.arrayBuffer());
     const pid = (server: typeof fresh) => ({ server: server.process.pid!, dynamo: dynamoPid });
-    const rows = [
-      await hammer('bare GetItem server (one GetItem, no middleware)', { url: `${bare.url}/` }, pid(bare)),
-      await hammer('GET payload, plain', { url: `${fresh.url}${path}` }, pid(fresh)),
-      await hammer('GET payload, gzip', { url: `${fresh.url}${path}`, headers: { 'accept-encoding': 'gzip' } }, pid(fresh)),
-      await hammer('If-None-Match → 304', { url: `${fresh.url}${path}`, headers: { 'if-none-match': etag } }, pid(fresh)),
-      await hammer('PAYLOAD_CACHE_MS=1000: GET, gzip', { url: `${cached.url}${path}`, headers: { 'accept-encoding': 'gzip' } }, pid(cached)),
-      await hammer('PAYLOAD_CACHE_MS=1000: 304', { url: `${cached.url}${path}`, headers: { 'if-none-match': etag } }, pid(cached)),
-    ];
-    const baseline = Number(rows[0]['req/s']);
-    for (const row of rows) row['vs bare'] = round(Number(row['req/s']) / baseline);
+    const rows = await measureRounds([
+      { title: 'bare GetItem server (one GetItem, no middleware)', options: { url: `${bare.url}/` }, pids: pid(bare) },
+      { title: 'GET payload, plain', options: { url: `${fresh.url}${path}` }, pids: pid(fresh) },
+      { title: 'GET payload, gzip', options: { url: `${fresh.url}${path}`, headers: { 'accept-encoding': 'gzip' } }, pids: pid(fresh) },
+      { title: 'If-None-Match → 304', options: { url: `${fresh.url}${path}`, headers: { 'if-none-match': etag } }, pids: pid(fresh) },
+      { title: 'PAYLOAD_CACHE_MS=1000: GET, gzip', options: { url: `${cached.url}${path}`, headers: { 'accept-encoding': 'gzip' } }, pids: pid(cached) },
+      { title: 'PAYLOAD_CACHE_MS=1000: 304', options: { url: `${cached.url}${path}`, headers: { 'if-none-match': etag } }, pids: pid(cached) },
+    ]);
     printTable(
-      `SDK payload serving, 100 flags (targeted rule + 30 % rollout each), ${CONNECTIONS} connections, ${LOAD_SECONDS} s, loopback. ` +
+      `SDK payload serving, 100 flags (targeted rule + 30 % rollout each), ${CONNECTIONS} connections, loopback; ${ROUNDS} rounds of ${LOAD_SECONDS} s per scenario ` +
+        `(the first after ${WARMUP_SECONDS} s of warm-up); medians, and ranges over the rounds. ` +
         'Reference (issue 14, Unleash 8 on this machine): 1,024–1,048 req/s plain, 2,064–2,123 req/s 304, 1.0 ms CPU/req',
       rows,
     );
@@ -310,7 +364,21 @@ export async function benchSdkPayload(dynamoPid?: number) {
   const contention = parts.has('contention') ? await concurrentUpdates() : [];
   const references = parts.has('references') ? await concurrentReferenceWrites() : [];
   const { rows, bytes } = parts.has('serving') ? await serving(dynamoPid) : { rows: [], bytes: [] };
-  saveResults('sdk-payload', { connections: CONNECTIONS, loadSeconds: LOAD_SECONDS, writes, contention, references, serving: rows, bytes });
+  // A run of some parts keeps the saved results of the others.
+  const file = join(__dirname, 'results', 'sdk-payload.json');
+  const saved = (existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {}) as Record<string, unknown>;
+  const kept = (part: string, field: string, value: unknown) => (parts.has(part) ? value : (saved[field] ?? value));
+  saveResults('sdk-payload', {
+    connections: CONNECTIONS,
+    loadSeconds: LOAD_SECONDS,
+    warmupSeconds: WARMUP_SECONDS,
+    rounds: ROUNDS,
+    writes: kept('writes', 'writes', writes),
+    contention: kept('contention', 'contention', contention),
+    references: kept('references', 'references', references),
+    serving: kept('serving', 'serving', rows),
+    bytes: kept('serving', 'bytes', bytes),
+  });
 }
 
 if (require.main === module) {

@@ -24,6 +24,7 @@ interface CompiledRoute {
   pattern: RegExp;
   names: string[];
   staticSegments: number;
+  segments: number;
 }
 
 function compile(route: Route): CompiledRoute {
@@ -44,16 +45,28 @@ function compile(route: Route): CompiledRoute {
     pattern: new RegExp(`^/${source}/?$`),
     names,
     staticSegments: segments.length - names.length,
+    segments: segments.length,
   };
 }
 
 // API Gateway prefers the most specific route: more literal segments win over parameters.
 const compiled = routes.map(compile).sort((a, b) => b.staticSegments - a.staticSegments);
 
+/**
+ * The routes by method and number of path segments, in order of preference: a path can only match
+ * a route with as many segments, so a request tries those few patterns rather than all of them.
+ */
+const candidates = new Map<string, CompiledRoute[]>();
+for (const route of compiled) {
+  const key = `${route.route.spec.method} ${route.segments}`;
+  candidates.set(key, [...(candidates.get(key) ?? []), route]);
+}
+
+const segmentCount = (path: string) => path.split('/').filter(Boolean).length;
+
 /** The route and path parameters for a request, as API Gateway would pick them. */
 export function matchRoute(method: string, path: string) {
-  for (const candidate of compiled) {
-    if (candidate.route.spec.method !== method) continue;
+  for (const candidate of candidates.get(`${method} ${segmentCount(path)}`) ?? []) {
     const match = candidate.pattern.exec(path);
     if (!match) continue;
     try {
@@ -147,6 +160,9 @@ function toEvent(request: LocalRequest, url: URL, routeKey: string, pathParamete
   };
 }
 
+const remainingTime = () => 29_000;
+const ignored = () => undefined;
+
 function lambdaContext(functionName: string, requestId: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -157,10 +173,10 @@ function lambdaContext(functionName: string, requestId: string): Context {
     awsRequestId: requestId,
     logGroupName: `/aws/lambda/${functionName}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 29_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
+    getRemainingTimeInMillis: remainingTime,
+    done: ignored,
+    fail: ignored,
+    succeed: ignored,
   };
 }
 

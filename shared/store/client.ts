@@ -78,44 +78,74 @@ function meter(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] 
   }
 }
 
+/** Functions told every data command sent (name and input), whichever client sent it (tests count commands with this). */
+const watchers = new Set<(command: string, input: Record<string, unknown>) => void>();
+
+/** Calls `watcher` with the name and input of every data command sent until the returned function is called. */
+export function watchCommands(watcher: (command: string, input: Record<string, unknown>) => void): () => void {
+  watchers.add(watcher);
+  return () => watchers.delete(watcher);
+}
+
+/** A low-level client whose every data call reports what it consumed, so cost per request is a measured number. */
+function lowLevelClient(options: { cacheMiddleware?: boolean } = {}): DynamoDBClient {
+  const endpoint = process.env.DYNAMODB_ENDPOINT;
+  const client = new DynamoDBClient({
+    maxAttempts: 4,
+    ...options,
+    ...(endpoint
+      ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
+      : {}),
+  });
+  // No SDK logger is configured, yet its middleware walks every input and output through the
+  // schema's sensitive-data filter for the no-op logger on each call: a few % of a read's CPU.
+  client.middlewareStack.remove('loggerMiddleware');
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      if (!dataCommands.has(context.commandName ?? '')) return next(args);
+      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
+      dynamoMeter.calls += 1; // a call that fails (a failed condition, say) is a round trip too
+      for (const watcher of watchers) watcher(context.commandName!, args.input as Record<string, unknown>);
+      const call: TracedCall = { command: context.commandName!, start: performance.now(), end: Infinity };
+      if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(call);
+      try {
+        const result = await next(args);
+        meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
+        return result;
+      } finally {
+        call.end = performance.now();
+      }
+    },
+    { step: 'initialize', name: 'consumedCapacityMeter' },
+  );
+  return client;
+}
+
 let documentClient: DynamoDBDocumentClient | undefined;
+let hotClient: DynamoDBClient | undefined;
 
 /** One document client per container, created on first use so cold start does no work for routes that never reach DynamoDB. */
 export function db(): DynamoDBDocumentClient {
-  if (!documentClient) {
-    const endpoint = process.env.DYNAMODB_ENDPOINT;
-    const client = new DynamoDBClient({
-      maxAttempts: 4,
-      ...(endpoint
-        ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-        : {}),
-    });
-    // Every data call reports what it consumed, so cost per request is a measured number.
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        if (!dataCommands.has(context.commandName ?? '')) return next(args);
-        (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
-        dynamoMeter.calls += 1; // a call that fails (a failed condition, say) is a round trip too
-        const call: TracedCall = { command: context.commandName!, start: performance.now(), end: Infinity };
-        if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(call);
-        try {
-          const result = await next(args);
-          meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
-          return result;
-        } finally {
-          call.end = performance.now();
-        }
-      },
-      { step: 'initialize', name: 'consumedCapacityMeter' },
-    );
-    documentClient = DynamoDBDocumentClient.from(client, {
-      marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-    });
-  }
+  documentClient ??= DynamoDBDocumentClient.from(lowLevelClient(), {
+    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
+  });
   return documentClient;
+}
+
+/**
+ * The low-level client for the one read every SDK payload request makes (its version Query). It
+ * resolves its middleware stack once per command class (the SDK's `cacheMiddleware`) instead of on
+ * every call, and takes attribute values as they are, with no document marshalling. The document
+ * client cannot share it: with `cacheMiddleware` a document command replays the first command sent.
+ * Middleware added to it after its first call never runs: watch its calls with `watchCommands`.
+ */
+export function hotDb(): DynamoDBClient {
+  hotClient ??= lowLevelClient({ cacheMiddleware: true });
+  return hotClient;
 }
 
 /** Drops the cached client (tests that change DYNAMODB_ENDPOINT). */
 export function resetDb(): void {
   documentClient = undefined;
+  hotClient = undefined;
 }

@@ -7,7 +7,8 @@ import {
   type PayloadEntry,
   type SdkPayload,
 } from '../domain/sdk-payload';
-import { tableName } from './client';
+import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { hotDb, tableName } from './client';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
@@ -118,31 +119,41 @@ const isShard = (suffix: string) => /^\d\d$/.test(suffix);
 /**
  * One consistent Query of the organization's version items, keeping the 16 references versions
  * and `environment`'s 16 shard versions: about 2 KB per environment and 2 KB more, so 1 RCU for one
- * environment and 1 more per two after that.
+ * environment and 1 more per two after that. Every SDK payload request makes it, so it goes through
+ * the low-level client (`hotDb`) and reads the three attributes it needs as attribute values.
  */
 export async function readPayloadVersions(orgId: string, environment: string): Promise<PayloadVersions> {
   const prefix = keys.sdkVersionPrefix(environment);
   const referencesPrefix = keys.sdkReferencesVersionPrefix();
-  // All version items share a prefix, so one Query reads the references versions with the shards
-  // (and other environments' shards, which are left out here: keys cannot be filtered on).
-  const items = await queryAll({
-    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
-    ExpressionAttributeValues: { ':pk': keys.sdkVersion(orgId, environment, '').PK, ':all': keys.sdkAllVersionsPrefix() },
-    ExpressionAttributeNames: { '#version': 'version' },
-    ProjectionExpression: 'SK, #version, dateUpdated',
-    ConsistentRead: true,
-  });
   const versions = new Map<string, number>();
   const references: string[] = [];
   let dateUpdated: string | undefined;
-  for (const item of items) {
-    const SK = item.SK as string;
-    const shard = SK.slice(prefix.length);
-    if (SK.startsWith(referencesPrefix)) references.push(`${SK.slice(referencesPrefix.length)}:${item.version}`);
-    else if (SK.startsWith(prefix) && isShard(shard)) versions.set(shard, item.version as number);
-    else continue; // another environment's, or a per-environment `refs` item from before the organization's: never bumped now
-    if (!dateUpdated || item.dateUpdated > dateUpdated) dateUpdated = item.dateUpdated;
-  }
+  let ExclusiveStartKey: Record<string, AttributeValue> | undefined;
+  do {
+    // All version items share a prefix, so one Query reads the references versions with the shards
+    // (and other environments' shards, which are left out here: keys cannot be filtered on).
+    const page = await hotDb().send(
+      new QueryCommand({
+        TableName: tableName(),
+        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
+        ExpressionAttributeValues: { ':pk': { S: keys.sdkVersion(orgId, environment, '').PK }, ':all': { S: keys.sdkAllVersionsPrefix() } },
+        ExpressionAttributeNames: { '#version': 'version' },
+        ProjectionExpression: 'SK, #version, dateUpdated',
+        ConsistentRead: true,
+        ExclusiveStartKey,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const SK = item.SK.S!;
+      const shard = SK.slice(prefix.length);
+      if (SK.startsWith(referencesPrefix)) references.push(`${SK.slice(referencesPrefix.length)}:${item.version.N}`);
+      else if (SK.startsWith(prefix) && isShard(shard)) versions.set(shard, Number(item.version.N));
+      else continue; // another environment's, or a per-environment `refs` item from before the organization's: never bumped now
+      const date = item.dateUpdated?.S;
+      if (date && (!dateUpdated || date > dateUpdated)) dateUpdated = date;
+    }
+    ExclusiveStartKey = page.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
   const token = [`refs ${references.join(',')}`, ...[...versions].map(([shard, version]) => `${shard}:${version}`)].join(',');
   return { token, versions, dateUpdated };
 }

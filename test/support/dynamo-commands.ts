@@ -1,4 +1,4 @@
-import { db } from '../../shared/store/client';
+import { watchCommands } from '../../shared/store/client';
 
 /** One DynamoDB command as sent: its name and input. */
 export interface SentCommand {
@@ -13,18 +13,11 @@ export interface SentCommand {
  */
 export async function commandInputsDuring(action: () => Promise<unknown>): Promise<SentCommand[]> {
   const sent: SentCommand[] = [];
-  const name = `count-${Math.random()}`;
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      sent.push({ name: context.commandName as string, input: args.input as Record<string, unknown> });
-      return next(args);
-    },
-    { step: 'initialize', name },
-  );
+  const stop = watchCommands((name, input) => sent.push({ name, input }));
   try {
     await action();
   } finally {
-    db().middlewareStack.remove(name);
+    stop();
   }
   return sent;
 }
