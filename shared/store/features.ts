@@ -28,7 +28,7 @@ import { prepareScheduleBoundaries } from './schedule-boundaries';
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
 
 /** Each environment's parent: feature writes keep child environments' payload entries in step. */
-const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
+export const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
 const servedSomewhere = (feature: FeatureContent | undefined) =>
   !!feature && !feature.archived && Object.values(feature.environments).some((settings) => settings.enabled);
 
