@@ -74,9 +74,9 @@ export async function benchRampAdvancer(
 ): Promise<Row[]> {
   const schedules = options.schedules ?? 400;
   const spreads = options.spreads ?? [1, 20];
-  // Batches in flight at once. DynamoDB Local runs one write at a time (a lock per table, one
-  // SQLite thread), so more only keeps it busy while others are read and prepared.
-  const concurrency = options.concurrency ?? Number(process.env.BENCH_RAMP_CONCURRENCY ?? 8);
+  // Batches in flight at once (the advancer's default). DynamoDB Local runs one write at a time (a
+  // lock per table, one SQLite thread), so more only keeps it busy while others are read and prepared.
+  const concurrency = options.concurrency ?? Number(process.env.BENCH_RAMP_CONCURRENCY ?? 4);
   // Schedules per transaction; 1 is the former one-by-one advancer, for comparison; 24 the advancer's default.
   const batchSizes = options.batchSizes ?? (process.env.BENCH_RAMP_BATCH_SIZES?.split(',').map(Number) || [1, 24]);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
