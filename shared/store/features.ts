@@ -29,7 +29,7 @@ import { prepareScheduleBoundaries } from './schedule-boundaries';
 export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Feature', listTags: featureListTags, pageIndex: true });
 
 /** Each environment's parent: feature writes keep child environments' payload entries in step. */
-const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
+export const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
 
 /**
  * A feature write's options: `environments` is the organization's environment list when the

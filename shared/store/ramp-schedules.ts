@@ -5,8 +5,9 @@ import { assertValuesValid, type StoredFeature } from '../domain/features';
 import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
 import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
+import type { EnvironmentParents } from '../domain/environment-inheritance';
 import { db, tableName } from './client';
-import { features, prepareFeatureChanges, type FeatureChange } from './features';
+import { features, prepareFeatureChanges, readEnvironmentParents, type FeatureChange } from './features';
 import { keys } from './keys';
 import { getItems, queryAll, repository, toVersioned, transact, type TransactionOp, type Versioned } from './repository';
 
@@ -184,12 +185,24 @@ export async function readRampWorld(orgId: string, id: string, options: { featur
   return { schedule, feature: wanted ? await features.read(orgId, wanted) : undefined };
 }
 
+/** What the advancer reads for a batch of one organization: each schedule's world (or NotFoundError), and the environments' parents. */
+export interface RampWorlds {
+  worlds: Array<RampWorld | NotFoundError>;
+  parents: EnvironmentParents;
+}
+
 /**
  * `readRampWorld` for many schedules of one organization at once (the advancer's batch): the
  * schedules and the features the due index names in one BatchGet, and the features of schedules
- * that moved to another feature in a second one. Each answer is the world, or NotFoundError.
+ * that moved to another feature in a second one; the environments' parents (which the feature
+ * writes need) in a Query alongside, so committing the batch reads nothing more.
  */
-export async function readRampWorlds(orgId: string, refs: Array<{ id: string; expectedFeatureId?: string }>): Promise<Array<RampWorld | NotFoundError>> {
+export async function readRampWorlds(orgId: string, refs: Array<{ id: string; expectedFeatureId?: string }>): Promise<RampWorlds> {
+  const [worlds, parents] = await Promise.all([readWorlds(orgId, refs), readEnvironmentParents(orgId)]);
+  return { worlds, parents };
+}
+
+async function readWorlds(orgId: string, refs: Array<{ id: string; expectedFeatureId?: string }>): Promise<Array<RampWorld | NotFoundError>> {
   const scheduleKeys = refs.map((ref) => keys.entity(orgId, 'RAMP_SCHEDULE', ref.id));
   const guessed = refs.flatMap((ref) => (ref.expectedFeatureId ? [ref.expectedFeatureId] : []));
   const items = await getItems([...scheduleKeys, ...guessed.map((id) => keys.entity(orgId, 'FEATURE', id))]);
@@ -261,9 +274,10 @@ export interface RampStep {
  * The transaction ops that apply several schedules' outcomes at once, all or nothing: their
  * features in one feature change (so the payload version of a shard is bumped once), each schedule
  * conditional on the version read, and the rule locks. Each feature may appear in one step only.
+ * `parents` as `readRampWorlds` read them (read here when absent).
  * Throws what `commitRampOutcome` would refuse (a feature gone, a value that no longer fits).
  */
-export async function prepareRampSteps(orgId: string, steps: RampStep[]): Promise<TransactionOp[]> {
+export async function prepareRampSteps(orgId: string, steps: RampStep[], parents?: EnvironmentParents): Promise<TransactionOp[]> {
   const changes: FeatureChange[] = [];
   const ops: TransactionOp[] = [];
   for (const { world, outcome, by } of steps) {
@@ -276,7 +290,7 @@ export async function prepareRampSteps(orgId: string, steps: RampStep[]): Promis
     }
     ops.push(prepareSchedulePut(orgId, current, outcome.schedule), ...lockOps(orgId, current.entity.id, current.entity, outcome.schedule, outcome.writes.length > 0));
   }
-  if (changes.length) ops.push(...(await prepareFeatureChanges(orgId, changes)).ops);
+  if (changes.length) ops.push(...(await prepareFeatureChanges(orgId, changes, { parents })).ops);
   return ops;
 }
 

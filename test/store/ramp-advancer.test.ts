@@ -1,5 +1,5 @@
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { advanceDueSchedules, type AdvanceResult } from '../../functions/scheduler/advance-ramp-schedules';
+import { advanceDueSchedules, planBatches, type AdvanceResult } from '../../functions/scheduler/advance-ramp-schedules';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { ruleInput } from '../../shared/contracts/features';
 import { createRampScheduleBody } from '../../shared/contracts/ramp-schedules';
@@ -261,10 +261,52 @@ describe('batches of one organization', () => {
   });
 });
 
+/** Returns a hook per name that waits until every name's hook was called: advancers wait for each other with it. */
+function meetingPoint(names: string[]) {
+  const arrived = new Set<string>();
+  let open!: () => void;
+  const allThere = new Promise<void>((resolve) => (open = resolve));
+  return (name: string) => async () => {
+    arrived.add(name);
+    if (names.every((one) => arrived.has(one))) open();
+    await allThere;
+  };
+}
+
+describe('advancers whose batches partly overlap', () => {
+  it('apply every step exactly once: a batch that loses splits, and its other schedules still advance', async () => {
+    const seeded = await seed(2, 30);
+    // Both advancers read a batch holding this schedule (the wide one with 23 others, the narrow
+    // one with 6 of those), and neither writes before both have.
+    const [first] = planBatches(await dueRampSchedules(after(1), 1000), 7);
+    const meet = meetingPoint(['wide', 'narrow']);
+    const arrive = (name: string) => {
+      const hook = meet(name);
+      return async (schedule: { id: string }) => (schedule.id === first.refs[0].id ? hook() : undefined);
+    };
+
+    const [wide, narrow] = await Promise.all([
+      advanceDueSchedules({ now: after(1), batchSize: 24, afterRead: arrive('wide') }),
+      // Smaller batches, cut elsewhere, and only the first 40 due schedules.
+      advanceDueSchedules({ now: after(1), batchSize: 7, limit: 40, afterRead: arrive('narrow') }),
+    ]);
+
+    expect(wide.advanced + narrow.advanced).toBe(60);
+    expect(wide.failed + narrow.failed).toBe(0);
+    // The batch that lost found the other's schedules advanced when it split and read again.
+    expect(wide.skipped + narrow.skipped).toBeGreaterThanOrEqual(7);
+    expect(wide.advanced).toBeGreaterThan(0);
+    expect(narrow.advanced).toBeGreaterThan(0);
+    expect(await advanceDueSchedules({ now: after(1) })).toEqual({ advanced: 0, skipped: 0, failed: 0 });
+    const states = await Promise.all(seeded.map(stateOf));
+    for (const state of states) expect(state).toMatchObject({ versions: [1, 2], coverages: [0, 0.25], coverage: 0.25, status: 'running', step: 0 });
+  });
+});
+
 describe('reading a batch', () => {
   it('finds each schedule with its own feature, reads a feature the index no longer names, and marks a missing schedule', async () => {
     const [first, second] = await seed(1, 2);
-    const worlds = await readRampWorlds(first.orgId, [
+    const { worlds, parents } = await readRampWorlds(first.orgId, [
       { id: first.scheduleId, expectedFeatureId: first.featureId },
       // The index named another feature: the schedule's own is read in a second round.
       { id: second.scheduleId, expectedFeatureId: first.featureId },
@@ -274,6 +316,8 @@ describe('reading a batch', () => {
     expect(worlds[0]).toMatchObject({ schedule: { entity: { id: first.scheduleId } }, feature: { entity: { id: first.featureId } } });
     expect(worlds[1]).toMatchObject({ schedule: { entity: { id: second.scheduleId } }, feature: { entity: { id: second.featureId } } });
     expect(worlds[2]).toBeInstanceOf(NotFoundError);
+    // Production and dev, neither a child of the other.
+    expect(parents).toEqual(new Map());
     // The same as reading each schedule on its own.
     expect(worlds[1]).toEqual(await readRampWorld(second.orgId, second.scheduleId));
   });
