@@ -5,7 +5,8 @@ import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import { buildOpenApiDocument } from '../shared/api/openapi';
-import { openApiDocumentFile } from '../shared/api/openapi-document';
+import { openApiDocumentFiles } from '../shared/api/openapi-document';
+import { openApiYaml } from '../shared/api/openapi-yaml';
 import { routes } from '../shared/contracts/registry';
 
 /** The repository root: handler paths are relative to it. */
@@ -48,7 +49,7 @@ export const bundleFile = (outdir: string, handler: string) => join(outdir, bund
 /**
  * Bundles handler files (relative to the repository root) in one esbuild run into
  * `<outdir>/<handler path without .ts>/index.mjs`. One run parses the shared code once. A bundle
- * that serves the OpenAPI document gets it generated now, as `openapi.json` next to `index.mjs`.
+ * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`.
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
   const { metafile } = buildSync({
@@ -60,8 +61,11 @@ export function bundleHandlers(handlers: string[], outdir: string): Metafile {
   });
   const needDocument = [...bundleInputs(metafile)].filter(([, inputs]) => inputs.includes(openApiDocumentModule));
   if (needDocument.length > 0) {
-    const json = JSON.stringify(buildOpenApiDocument(routes));
-    for (const [handler] of needDocument) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFile), json);
+    const document = buildOpenApiDocument(routes);
+    const texts = { json: JSON.stringify(document), yaml: openApiYaml(document) };
+    for (const [handler] of needDocument) {
+      for (const format of ['json', 'yaml'] as const) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFiles[format]), texts[format]);
+    }
   }
   return metafile;
 }
