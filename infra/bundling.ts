@@ -1,9 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { type BuildOptions, type Metafile } from 'esbuild';
 import { buildOpenApiDocument } from '../shared/api/openapi';
 import { openApiDocumentFiles } from '../shared/api/openapi-document';
 import { openApiYaml } from '../shared/api/openapi-yaml';
@@ -52,7 +53,7 @@ export const bundleFile = (outdir: string, handler: string) => join(outdir, bund
  * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`.
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
-  const { metafile } = buildSync({
+  const metafile = buildWithPlugins({
     ...esbuildOptions,
     absWorkingDir: repoRoot,
     entryPoints: handlers.map((handler) => ({ in: handler, out: `${bundleName(handler)}/index` })),
@@ -68,6 +69,19 @@ export function bundleHandlers(handlers: string[], outdir: string): Metafile {
     }
   }
   return metafile;
+}
+
+/**
+ * One esbuild build with the plugin of infra/esbuild-build.mjs (only the schemas a function reaches are
+ * bundled), run in a child process: plugins need esbuild's asynchronous API, and CDK bundles synchronously.
+ */
+function buildWithPlugins(options: BuildOptions): Metafile {
+  const metafile = execFileSync(process.execPath, [join(__dirname, 'esbuild-build.mjs')], {
+    input: JSON.stringify(options),
+    stdio: ['pipe', 'pipe', 'inherit'],
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return JSON.parse(metafile.toString('utf8'));
 }
 
 const bundleName = (handler: string) => handler.replace(/\.ts$/, '');

@@ -188,6 +188,14 @@ describe('the bundles the stack deploys', () => {
     expect(JSON.parse(first.body!)).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(routes))));
   });
 
+  it('bundle only the endpoint specs and schemas a function reaches, not the rest of its contract file', () => {
+    const code = readFileSync(bundleOf(getHandler), 'utf8');
+
+    expect(code).toContain('"getSavedGroup"');
+    expect(code).not.toContain('"listSavedGroups"');
+    expect(code).not.toContain('"postSavedGroup"');
+  });
+
   it('serve the YAML document generated at bundle time, the same document', async () => {
     const { first } = await invoke({ method: 'GET', url: '/api/v1/openapi.yaml', headers: {} });
 
