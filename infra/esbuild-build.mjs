@@ -14,6 +14,7 @@ import ts from 'typescript';
 export function prepareContract(text, file) {
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
   const edits = [];
+  const marked = new Set();
   const visit = (node) => {
     // Calls inside a function run later, if ever: only what runs at load is marked.
     if (ts.isFunctionLike(node) || ts.isClassLike(node)) return;
@@ -22,7 +23,13 @@ export function prepareContract(text, file) {
       const response = spec && ts.isObjectLiteralExpression(spec) ? spec.properties.find((p) => p.name?.getText(source) === 'response') : undefined;
       if (response) edits.push({ start: response.getStart(source), end: response.end, text: 'response: undefined' });
     }
-    if (ts.isCallExpression(node) || ts.isNewExpression(node)) edits.push({ start: node.getStart(source), end: node.getStart(source), text: '/* @__PURE__ */ ' });
+    // One mark covers a whole chain (`z.string().min(1)`): calls that start where another does are not marked again.
+    const start = node.getStart(source);
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && !marked.has(start)) {
+      marked.add(start);
+      edits.push({ start, end: start, text: '/* @__PURE__ */ ' });
+    }
+    if (ts.isObjectLiteralExpression(node) && node.properties.some(ts.isSpreadAssignment)) edits.push(...spreadToAssign(node, source));
     ts.forEachChild(node, visit);
   };
   for (const statement of source.statements) if (ts.isVariableStatement(statement)) visit(statement);
@@ -31,6 +38,34 @@ export function prepareContract(text, file) {
   let out = text;
   for (const edit of kept.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
   return out;
+}
+
+/**
+ * `{ ...a, b: x }` becomes `Object.assign({}, a, { b: x })`, marked pure: esbuild keeps any object
+ * literal with a spread (a spread could run a getter), so without this, one shared group of fields
+ * spread into a schema would keep the schema, used or not. The same properties in the same order.
+ */
+function spreadToAssign(object, source) {
+  const start = object.getStart(source);
+  const edits = [
+    { start, end: start + 1, text: '/* @__PURE__ */ Object.assign({}, ' },
+    { start: object.end - 1, end: object.end, text: ')' },
+  ];
+  let run;
+  const closeRun = () => run && edits.push({ start: run.end, end: run.end, text: ' }' });
+  for (const property of object.properties) {
+    if (ts.isSpreadAssignment(property)) {
+      closeRun();
+      run = undefined;
+      const spread = property.getStart(source);
+      edits.push({ start: spread, end: spread + 3, text: '' });
+    } else {
+      if (!run) edits.push({ start: property.getStart(source), end: property.getStart(source), text: '{ ' });
+      run = property;
+    }
+  }
+  closeRun();
+  return edits;
 }
 
 const contracts = {
