@@ -7,7 +7,8 @@
  *
  * While developing on a shared machine, `BENCH_COLD_EVERY=k` times every k-th step only (after the
  * first pass, the others are served in this process from source, as later steps need what they
- * create) and `BENCH_COLD_RUNS` sets the number of runs.
+ * create), `BENCH_COLD_ONLY=postFeature,listFeatures` times only the named operations (the other steps
+ * are served from source, as above) and `BENCH_COLD_RUNS` sets the number of runs.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ import { scenario, type Ids } from './scenarios';
 const WARM_REQUESTS = Number(process.env.BENCH_WARM_REQUESTS ?? 30);
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 5);
 const COLD_EVERY = Number(process.env.BENCH_COLD_EVERY ?? 1);
+const COLD_ONLY = process.env.BENCH_COLD_ONLY ? new Set(process.env.BENCH_COLD_ONLY.split(',')) : undefined;
 /** Every endpoint's cold start should stay within this multiple of the bare handler's. */
 export const coldTargetRatio = 1.1;
 const floorHandler = 'bench/bare-handler.ts';
@@ -57,7 +59,11 @@ interface Seed {
 export async function measureLatency(newSeed: () => Promise<Seed>) {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-latency-'));
   try {
-    const handlers = [...new Set(scenario.map((step) => lambdaInvocation({ method: step.method, url: step.path({}) }).handler))];
+    const timed = (operationId: string, index: number) => (COLD_ONLY ? COLD_ONLY.has(operationId) : index % COLD_EVERY === 0);
+    const measured = scenario.map((step, index) => ({ step, timed: timed(step.operationId, index), runs: [] as BundleRun[], bareRuns: [] as BundleRun[] }));
+    // Every step runs bundled in the first pass, but with BENCH_COLD_ONLY only the timed ones do.
+    const bundled = measured.filter((entry) => entry.timed || !COLD_ONLY).map(({ step }) => step);
+    const handlers = [...new Set(bundled.map((step) => lambdaInvocation({ method: step.method, url: step.path({}) }).handler))];
     bundleHandlers([floorHandler, ...handlers.filter((h) => !h.includes('unknown-route'))], dir);
 
     const seeds = [await newSeed()];
@@ -67,7 +73,6 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
         context: { awsRequestId: 'bench' },
       }, { warm });
     const bareWarm = median((await bare(WARM_REQUESTS)).warm);
-    const measured = scenario.map((step, index) => ({ step, timed: index % COLD_EVERY === 0, runs: [] as BundleRun[], bareRuns: [] as BundleRun[] }));
 
     for (let pass = 0; pass < COLD_RUNS; pass++) {
       const ids = { ...(seeds[pass] ??= await newSeed()).ids };
@@ -80,7 +85,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
           headers: { authorization: `Bearer ${seeds[pass].key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
         };
-        if (pass > 0 && !entry.timed) {
+        if ((pass > 0 || COLD_ONLY) && !entry.timed) {
           // Only sets up what later steps need: served in this process, from source, to save a process.
           const result = await invoke(request);
           if (result.statusCode === 200 && result.body) step.capture?.(JSON.parse(result.body), ids);
@@ -138,7 +143,8 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
       `Cold start against the bare handler, over ${rows.length} functions (target ≤ ${coldTargetRatio}×)`,
       Object.entries(spread).map(([measure, values]) => ({ measure, ...values })),
     );
-    saveResults('latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, spread, rows });
+    // A run of a few chosen functions is for development; it leaves the full table's results alone.
+    if (!COLD_ONLY) saveResults('latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, spread, rows });
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
@@ -25,13 +25,20 @@ export interface BundleRun {
   logLines: string[];
 }
 
+/**
+ * With BENCH_CPU_PROF=<dir>, each run writes a V8 CPU profile under `<dir>/<function folder>/`
+ * (open it in Chrome DevTools): to see where a cold start's time goes.
+ */
+const profile = (bundle: string) =>
+  process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_CPU_PROF, basename(dirname(bundle)))}`] : [];
+
 /** Serves `invocation` ({ event, context }) once cold and `warm` more times from the bundle file. */
 export async function runBundle(bundle: string, invocation: unknown, options: { warm?: number; env?: Record<string, string> } = {}): Promise<BundleRun> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-invocation-'));
   try {
     const file = join(dir, 'invocation.json');
     writeFileSync(file, JSON.stringify(invocation));
-    const { stdout, stderr } = await run(process.execPath, [join(__dirname, 'bundle-runner.mjs'), bundle, file, String(options.warm ?? 0)], {
+    const { stdout, stderr } = await run(process.execPath, [...profile(bundle), join(__dirname, 'bundle-runner.mjs'), bundle, file, String(options.warm ?? 0)], {
       // As on Lambda (infra/lambda.ts): stack traces through the source maps.
       env: { ...process.env, NODE_OPTIONS: '--enable-source-maps', ...options.env },
       maxBuffer: 64 * 1024 * 1024,

@@ -1,11 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { type BuildOptions, type Metafile } from 'esbuild';
 import { buildOpenApiDocument } from '../shared/api/openapi';
-import { openApiDocumentFile } from '../shared/api/openapi-document';
+import { openApiDocumentFiles } from '../shared/api/openapi-document';
+import { openApiYaml } from '../shared/api/openapi-yaml';
 import { routes } from '../shared/contracts/registry';
 
 /** The repository root: handler paths are relative to it. */
@@ -48,10 +50,10 @@ export const bundleFile = (outdir: string, handler: string) => join(outdir, bund
 /**
  * Bundles handler files (relative to the repository root) in one esbuild run into
  * `<outdir>/<handler path without .ts>/index.mjs`. One run parses the shared code once. A bundle
- * that serves the OpenAPI document gets it generated now, as `openapi.json` next to `index.mjs`.
+ * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`.
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
-  const { metafile } = buildSync({
+  const metafile = buildWithPlugins({
     ...esbuildOptions,
     absWorkingDir: repoRoot,
     entryPoints: handlers.map((handler) => ({ in: handler, out: `${bundleName(handler)}/index` })),
@@ -60,10 +62,26 @@ export function bundleHandlers(handlers: string[], outdir: string): Metafile {
   });
   const needDocument = [...bundleInputs(metafile)].filter(([, inputs]) => inputs.includes(openApiDocumentModule));
   if (needDocument.length > 0) {
-    const json = JSON.stringify(buildOpenApiDocument(routes));
-    for (const [handler] of needDocument) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFile), json);
+    const document = buildOpenApiDocument(routes);
+    const texts = { json: JSON.stringify(document), yaml: openApiYaml(document) };
+    for (const [handler] of needDocument) {
+      for (const format of ['json', 'yaml'] as const) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFiles[format]), texts[format]);
+    }
   }
   return metafile;
+}
+
+/**
+ * One esbuild build with the plugin of infra/esbuild-build.mjs (only the schemas a function reaches are
+ * bundled), run in a child process: plugins need esbuild's asynchronous API, and CDK bundles synchronously.
+ */
+function buildWithPlugins(options: BuildOptions): Metafile {
+  const metafile = execFileSync(process.execPath, [join(__dirname, 'esbuild-build.mjs')], {
+    input: JSON.stringify(options),
+    stdio: ['pipe', 'pipe', 'inherit'],
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return JSON.parse(metafile.toString('utf8'));
 }
 
 const bundleName = (handler: string) => handler.replace(/\.ts$/, '');

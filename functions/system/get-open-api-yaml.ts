@@ -1,13 +1,10 @@
-import { stringify } from 'yaml';
 import { endpoint } from '../../shared/api/endpoint';
-import { openApiDocument } from '../../shared/api/openapi-document';
+import { openApiDocumentText } from '../../shared/api/openapi-document';
+import { openApiYaml } from '../../shared/api/openapi-yaml';
 import { EncodedResponse } from '../../shared/api/responses';
 import { getOpenApiYaml } from '../../shared/contracts/system';
 
-let text: string | undefined;
-
-// The same document as openapi.json, only serialized as YAML.
-export const handler = endpoint(getOpenApiYaml, async () => {
-  text ??= stringify(openApiDocument(), { aliasDuplicateObjects: false });
-  return new EncodedResponse(200, text, { 'content-type': 'text/yaml; charset=utf-8', 'cache-control': 'max-age=3600' });
-});
+// The same document as openapi.json, as YAML: prebuilt at bundle time like the JSON.
+export const handler = endpoint(getOpenApiYaml, async () =>
+  new EncodedResponse(200, openApiDocumentText('yaml', openApiYaml), { 'content-type': 'text/yaml; charset=utf-8', 'cache-control': 'max-age=3600' }),
+);

@@ -3,20 +3,27 @@ import { join } from 'node:path';
 import type { OpenApiDocument } from './openapi';
 
 /**
- * The name of the prebuilt document next to a bundle. infra/bundling.ts generates it from the registry
- * and writes it into every bundle that imports this module, so no function loads the registry (every
- * contract) or runs the JSON Schema conversion at cold start.
+ * The prebuilt document's files next to a bundle, by format. infra/bundling.ts generates them from the
+ * registry and writes them into every bundle that imports this module, so no function loads the
+ * registry (every contract), runs the JSON Schema conversion or serialises the document at cold start.
  */
-export const openApiDocumentFile = 'openapi.json';
+export const openApiDocumentFiles = { json: 'openapi.json', yaml: 'openapi.yaml' } as const;
+export type OpenApiFormat = keyof typeof openApiDocumentFiles;
 
-// Lambda's task root is the bundle's own folder.
-let source = (): OpenApiDocument =>
-  JSON.parse(readFileSync(join(process.env.LAMBDA_TASK_ROOT ?? '.', openApiDocumentFile), 'utf8'));
+// Set by a process that runs handlers from source (the local server): there is no prebuilt file there.
+let generate: (() => OpenApiDocument) | undefined;
 let document: OpenApiDocument | undefined;
+const texts: Partial<Record<OpenApiFormat, string>> = {};
 
-/** The OpenAPI document of this API, read once per container from the file shipped with the bundle. */
-export function openApiDocument(): OpenApiDocument {
-  return (document ??= source());
+/**
+ * The OpenAPI document as text, served as it is: in a bundle, the file shipped with it, read once per
+ * container (Lambda's task root is the bundle's own folder); otherwise `serialize` of the generated document.
+ */
+export function openApiDocumentText(format: OpenApiFormat, serialize: (document: OpenApiDocument) => string): string {
+  texts[format] ??= generate
+    ? serialize((document ??= generate()))
+    : readFileSync(join(process.env.LAMBDA_TASK_ROOT ?? '.', openApiDocumentFiles[format]), 'utf8');
+  return texts[format];
 }
 
 /**
@@ -24,6 +31,7 @@ export function openApiDocument(): OpenApiDocument {
  * from bundles (the local server), where there is no prebuilt file: it generates the document instead.
  */
 export function setOpenApiDocumentSource(next: () => OpenApiDocument): void {
-  source = next;
+  generate = next;
   document = undefined;
+  for (const format of Object.keys(texts) as OpenApiFormat[]) delete texts[format];
 }

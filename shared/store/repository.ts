@@ -418,7 +418,8 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       });
       return items
         .map((item) => toEntity<T>(item))
-        .sort((a, b) => a.dateCreated.localeCompare(b.dateCreated) || (a.id < b.id ? -1 : 1));
+        // Code-point order (ISO timestamps sort by time in it): localeCompare would load ICU's collator, ~25 ms of a cold start.
+        .sort((a, b) => (a.dateCreated !== b.dateCreated ? (a.dateCreated < b.dateCreated ? -1 : 1) : a.id < b.id ? -1 : 1));
     },
 
     /** The entities with these ids that exist, in the order asked. */

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { parse } from 'yaml';
 import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, repoRoot } from '../../infra/bundling';
 import { allHandlers, analyseSnapshotHandler, eventPublisherHandler, failSnapshotHandler, planSnapshotHandler } from '../../infra/lambda';
 import { lambdaInvocation, type LocalRequest } from '../../infra/local/server';
@@ -20,6 +21,7 @@ import { createTestOrg, type TestOrg } from '../support/api';
 const getHandler = 'functions/saved-groups/get-saved-group.ts';
 const postHandler = 'functions/saved-groups/post-saved-group.ts';
 const documentHandler = 'functions/system/get-open-api-document.ts';
+const yamlHandler = 'functions/system/get-open-api-yaml.ts';
 const snapshotHandler = 'functions/snapshots/post-experiment-snapshot.ts';
 /** The Step Functions workflow's functions: they alone may carry the statistics and the Athena client. */
 const analysisHandlers = [planSnapshotHandler, analyseSnapshotHandler, failSnapshotHandler];
@@ -76,7 +78,7 @@ function failingProxy(failing: number): Promise<{ endpoint: string; seen: () => 
 
 describe('the bundles the stack deploys', () => {
   beforeAll(async () => {
-    bundleHandlers([unknownRouteHandler, getHandler, postHandler, documentHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler], outdir);
+    bundleHandlers([unknownRouteHandler, getHandler, postHandler, documentHandler, yamlHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler], outdir);
     org = await createTestOrg('Bundles');
   }, 60_000);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -184,6 +186,22 @@ describe('the bundles the stack deploys', () => {
 
     expect(first.statusCode).toBe(200);
     expect(JSON.parse(first.body!)).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(routes))));
+  });
+
+  it('bundle only the endpoint specs and schemas a function reaches, not the rest of its contract file', () => {
+    const code = readFileSync(bundleOf(getHandler), 'utf8');
+
+    expect(code).toContain('"getSavedGroup"');
+    expect(code).not.toContain('"listSavedGroups"');
+    expect(code).not.toContain('"postSavedGroup"');
+  });
+
+  it('serve the YAML document generated at bundle time, the same document', async () => {
+    const { first } = await invoke({ method: 'GET', url: '/api/v1/openapi.yaml', headers: {} });
+
+    expect(first.statusCode).toBe(200);
+    expect(first.headers).toMatchObject({ 'content-type': 'text/yaml; charset=utf-8' });
+    expect(parse(first.body!)).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(routes))));
   });
 
   it('run the event publisher with its EventBridge client', async () => {

@@ -1,0 +1,85 @@
+// Runs one esbuild build with the contracts plugin below and prints its metafile as JSON on stdout.
+// infra/bundling.ts runs this in a child process: plugins need esbuild's asynchronous API, while CDK
+// bundles synchronously. Usage: node esbuild-build.mjs < options.json
+import { readFileSync } from 'node:fs';
+import { build } from 'esbuild';
+import ts from 'typescript';
+
+/**
+ * A contract file builds every zod schema of its resource at load, though a function uses one or two
+ * endpoints' schemas. Marking each call in a contract's top-level declarations `@__PURE__` lets esbuild
+ * drop the ones a function never reaches. The `response` schemas of the specs are dropped too: only
+ * the OpenAPI document (generated at build time from the sources) reads them, never a function.
+ */
+export function prepareContract(text, file) {
+  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true, ts.ScriptKind.TS);
+  const edits = [];
+  const marked = new Set();
+  const visit = (node) => {
+    // Calls inside a function run later, if ever: only what runs at load is marked.
+    if (ts.isFunctionLike(node) || ts.isClassLike(node)) return;
+    if (ts.isCallExpression(node) && node.expression.getText(source) === 'defineEndpoint') {
+      const [spec] = node.arguments;
+      const response = spec && ts.isObjectLiteralExpression(spec) ? spec.properties.find((p) => p.name?.getText(source) === 'response') : undefined;
+      if (response) edits.push({ start: response.getStart(source), end: response.end, text: 'response: undefined' });
+    }
+    // One mark covers a whole chain (`z.string().min(1)`): calls that start where another does are not marked again.
+    const start = node.getStart(source);
+    if ((ts.isCallExpression(node) || ts.isNewExpression(node)) && !marked.has(start)) {
+      marked.add(start);
+      edits.push({ start, end: start, text: '/* @__PURE__ */ ' });
+    }
+    if (ts.isObjectLiteralExpression(node) && node.properties.some(ts.isSpreadAssignment)) edits.push(...spreadToAssign(node, source));
+    ts.forEachChild(node, visit);
+  };
+  for (const statement of source.statements) if (ts.isVariableStatement(statement)) visit(statement);
+  const removed = edits.filter((edit) => edit.end > edit.start);
+  const kept = edits.filter((edit) => edit.end > edit.start || !removed.some((r) => edit.start >= r.start && edit.start < r.end));
+  let out = text;
+  for (const edit of kept.sort((a, b) => b.start - a.start)) out = out.slice(0, edit.start) + edit.text + out.slice(edit.end);
+  return out;
+}
+
+/**
+ * `{ ...a, b: x }` becomes `Object.assign({}, a, { b: x })`, marked pure: esbuild keeps any object
+ * literal with a spread (a spread could run a getter), so without this, one shared group of fields
+ * spread into a schema would keep the schema, used or not. The same properties in the same order.
+ */
+function spreadToAssign(object, source) {
+  const start = object.getStart(source);
+  const edits = [
+    { start, end: start + 1, text: '/* @__PURE__ */ Object.assign({}, ' },
+    { start: object.end - 1, end: object.end, text: ')' },
+  ];
+  let run;
+  const closeRun = () => run && edits.push({ start: run.end, end: run.end, text: ' }' });
+  for (const property of object.properties) {
+    if (ts.isSpreadAssignment(property)) {
+      closeRun();
+      run = undefined;
+      const spread = property.getStart(source);
+      edits.push({ start: spread, end: spread + 3, text: '' });
+    } else {
+      if (!run) edits.push({ start: property.getStart(source), end: property.getStart(source), text: '{ ' });
+      run = property;
+    }
+  }
+  closeRun();
+  return edits;
+}
+
+const contracts = {
+  name: 'contracts',
+  setup(esbuild) {
+    esbuild.onLoad({ filter: /[/\\]shared[/\\]contracts[/\\][^/\\]+\.ts$/ }, ({ path }) => ({
+      contents: prepareContract(readFileSync(path, 'utf8'), path),
+      loader: 'ts',
+    }));
+  },
+};
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const options = JSON.parse(readFileSync(0, 'utf8'));
+  const { metafile } = await build({ ...options, plugins: [contracts] });
+  process.stdout.write(JSON.stringify(metafile));
+}
