@@ -38,6 +38,8 @@ export const esbuildOptions = {
   // DuckDB (a native module) is for local runs only; the analysis code loads it lazily and never
   // on a Lambda path, so it is left out of every bundle rather than shipped unused.
   external: ['@duckdb/node-api'],
+  // On Lambda, credentials are always in the environment: see infra/lambda-credentials.ts.
+  alias: { '@aws-sdk/credential-provider-node': './infra/lambda-credentials.ts' },
   logLevel: 'warning',
 } satisfies BuildOptions;
 

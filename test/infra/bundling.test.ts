@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { parse } from 'yaml';
-import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, repoRoot } from '../../infra/bundling';
+import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, packageOf, repoRoot } from '../../infra/bundling';
+import { defaultProvider } from '../../infra/lambda-credentials';
 import { allHandlers, analyseSnapshotHandler, eventPublisherHandler, failSnapshotHandler, planSnapshotHandler } from '../../infra/lambda';
 import { lambdaInvocation, type LocalRequest } from '../../infra/local/server';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
@@ -224,6 +225,30 @@ describe('the bundles the stack deploys', () => {
 /** One esbuild run over `entryPoints`, shared code split into chunks so it is emitted once, nothing written. */
 const moduleGraph = (entryPoints: Parameters<typeof buildSync>[0]['entryPoints']) =>
   buildSync({ ...esbuildOptions, minify: false, sourcemap: false, splitting: true, write: false, metafile: true, absWorkingDir: repoRoot, entryPoints, outdir }).metafile;
+
+describe('credentials in a bundle', () => {
+  it("come from Lambda's environment variables only: the rest of the SDK's default chain is left out", () => {
+    const packages = new Set((bundleInputs(moduleGraph([getHandler])).get(getHandler) ?? []).map(packageOf));
+
+    expect(packages).toContain('@aws-sdk/credential-provider-env');
+    for (const unused of ['@aws-sdk/credential-provider-node', '@aws-sdk/credential-provider-sso', '@aws-sdk/credential-provider-ini', '@aws-sdk/nested-clients']) {
+      expect(packages).not.toContain(unused);
+    }
+  });
+
+  it('are the role credentials Lambda puts in the environment, and a clear error without them', async () => {
+    const saved = { ...process.env };
+    try {
+      Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'AKIDEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' });
+      await expect(defaultProvider()()).resolves.toMatchObject({ accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' });
+
+      delete process.env.AWS_ACCESS_KEY_ID;
+      await expect(defaultProvider()()).rejects.toThrow(/environment variable credentials/);
+    } finally {
+      process.env = saved;
+    }
+  });
+});
 
 describe('analysis-only packages', () => {
   it('enter no API, scheduler or event function', () => {
