@@ -2,7 +2,7 @@ import { GrowthBook, clearCache, type FeatureApiResponse } from '@growthbook/gro
 import { advanceDueSchedules } from '../../functions/scheduler/advance-ramp-schedules';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { tableName } from '../../shared/store/client';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
  * A staged rollout end to end: a rule at 0% ramps to 10%, waits for approval at 50%, then goes to
@@ -32,11 +32,7 @@ afterAll(async () => {
   process.env.TABLE_NAME = sharedTable;
 });
 
-async function ok(method: string, path: string, body?: unknown, key = org.keys.admin) {
-  const response = await api.request(method, `/api/v1${path}`, { key, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown, key = org.keys.admin) => requestOk(api, key, method, path, body);
 
 /** The coverage and condition of the ramped rule, as GET /features/{id} shows it. */
 async function ruleNow() {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 import { commandsDuring } from '../support/dynamo-commands';
 
 /**
@@ -12,11 +12,7 @@ import { commandsDuring } from '../support/dynamo-commands';
 let api: Api;
 let org: TestOrg;
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 let counter = 0;
 const unique = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;

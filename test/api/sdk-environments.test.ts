@@ -1,16 +1,12 @@
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /** Environments as a user of the real GrowthBook SDK meets them. */
 
 let api: Api;
 let org: TestOrg;
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 async function sdk(environment: string, attributes: Record<string, unknown> = { id: 'u-1' }) {
   clearCache();

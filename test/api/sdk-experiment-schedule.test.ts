@@ -1,6 +1,6 @@
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
 import { runScheduler } from '../../functions/scheduler/advance-ramp-schedules';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
  * A staged experiment start as a user of the real GrowthBook SDK meets it: the experiment is not
@@ -12,11 +12,7 @@ let api: Api;
 let org: TestOrg;
 let clientKey: string;
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 beforeAll(async () => {
   api = await startApi();

@@ -1,5 +1,5 @@
 import { GrowthBook, clearCache, type FeatureApiResponse } from '@growthbook/growthbook';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
  * A multiRange namespace's definition (`/namespaces`) decides how the real GrowthBook SDK places
@@ -11,11 +11,7 @@ let api: Api;
 let org: TestOrg;
 let clientKey: string;
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 const production = (rules: unknown[]) => ({ production: { enabled: true, rules } });
 const users = Array.from({ length: 200 }, (_, i) => ({ id: `user-${i}`, deviceId: `device-${i}` }));

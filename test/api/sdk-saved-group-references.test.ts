@@ -1,5 +1,5 @@
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
  * `savedGroupReferencesEnabled` as a user of the real GrowthBook SDK meets it: rules keep
@@ -10,11 +10,7 @@ import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api'
 let api: Api;
 let org: TestOrg;
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 let counter = 0;
 const uniqueId = (prefix: string) => `${prefix}-${Date.now()}-${++counter}`;

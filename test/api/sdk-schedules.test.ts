@@ -1,7 +1,7 @@
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
 import { runScheduler } from '../../functions/scheduler/advance-ramp-schedules';
 import { dueScheduleBoundaries } from '../../shared/store/schedule-boundaries';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
  * Scheduled rules as a user of the real GrowthBook SDK meets them: a rule scheduled to start is off
@@ -13,11 +13,7 @@ let api: Api;
 let org: TestOrg;
 let clientKey: string;
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 const flag = (id: string, scheduleRules: unknown[]) =>
   ok('POST', '/features', {

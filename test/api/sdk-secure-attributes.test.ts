@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
 import { runAdmin } from '../../scripts/admin';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
  * `hashSecureAttributes` as a user of the real GrowthBook SDK meets it: values compared with
@@ -18,11 +18,7 @@ let plainKey: string;
 const secrets = ['ann@vip.example', 'vip@corp.example', 'beta-tester', 'exp@vip.example'];
 const hash = (value: string) => createHash('sha256').update(salt + value).digest('hex');
 
-async function ok(method: string, path: string, body?: unknown) {
-  const response = await api.request(method, `/api/v1${path}`, { key: org.keys.admin, body });
-  if (response.status !== 200) throw new Error(`${method} ${path} failed: ${JSON.stringify(response.body)}`);
-  return response.body;
-}
+const ok = (method: string, path: string, body?: unknown) => requestOk(api, org.keys.admin, method, path, body);
 
 const production = (rules: unknown[]) => ({ production: { enabled: true, rules } });
 

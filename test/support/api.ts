@@ -68,6 +68,16 @@ export interface TestOrg {
 let counter = 0;
 
 /**
+ * A `/api/v1` request that must answer 200: its body. Any other answer throws with the status and
+ * body, so a test's setup step that fails names itself.
+ */
+export async function requestOk(api: Api, key: string, method: string, path: string, body?: unknown): Promise<any> {
+  const response = await api.request(method, `/api/v1${path}`, { key, body });
+  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
+  return response.body;
+}
+
+/**
  * A fresh organization with a key per role and an admin member, so tests never share data; with
  * `dataSources`, also data sources of those ids (see `createTestDataSources`) for the fact tables,
  * experiments and templates the test makes to name.
