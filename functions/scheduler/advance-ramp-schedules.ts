@@ -18,7 +18,7 @@ import {
   type RampWorlds,
 } from '../../shared/store/ramp-schedules';
 import { transact } from '../../shared/store/repository';
-import { payloadShard } from '../../shared/store/sdk-payloads';
+import { shardOf } from '../../shared/store/payload-version';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It
@@ -104,7 +104,7 @@ export function planBatches(found: DueRef[], size: number): Batch[] {
   const byOrg = new Map<string, Array<{ ref: DueRef; shard: string }>>();
   for (const ref of found) {
     if (!byOrg.has(ref.orgId)) byOrg.set(ref.orgId, []);
-    byOrg.get(ref.orgId)!.push({ ref, shard: payloadShard(ref.featureId) });
+    byOrg.get(ref.orgId)!.push({ ref, shard: shardOf(ref.featureId) });
   }
   const batches: Batch[] = [];
   for (const [orgId, refs] of byOrg) {

@@ -5,10 +5,9 @@ import { saveAttributeTypes } from './attribute-types';
 import { db, tableName } from './client';
 import { allFeatures } from './features';
 import { keys, type ItemKey } from './keys';
-import { touchSdkPayloads, versionBump } from './payload-version';
+import { shardOf, touchSdkPayloads, versionBump } from './payload-version';
 import { organizationIndexKeys } from './organizations';
 import { getItems, queryAll } from './repository';
-import { payloadShard } from './sdk-payloads';
 
 /**
  * `npm run admin -- migrate-payloads`: brings a deployment's stored SDK payloads to the per-feature
@@ -85,7 +84,7 @@ export async function migratePayloads(orgId: string): Promise<PayloadMigration> 
     Object.keys(feature.environments).flatMap((environment) => {
       const entry = payloadEntry(feature, environment);
       if (!entry) return [];
-      const shard = payloadShard(feature.id);
+      const shard = shardOf(feature.id);
       const Key = keys.sdkEntry(orgId, environment, shard, feature.id);
       return [{ environment, shard, item: { ...Key, entityType: 'SDK_ENTRY', version: 1, featureId: feature.id, entry: JSON.stringify(entry) } }];
     }),

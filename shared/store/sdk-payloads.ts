@@ -40,9 +40,6 @@ import type { PayloadSettings } from './sdk-connections';
  * change re-reads only the entries of the shards whose version moved.
  */
 
-/** The shard of a feature's entries, `00`..`15`: a stable hash of its id. */
-export const payloadShard = (featureId: string): string => shardOf(featureId);
-
 /**
  * A feature shard's bump names the projects of the features it changed, so the table's stream tells
  * which SDK connections the change reaches (proxy pushes); a references bump reaches them all.
@@ -80,7 +77,7 @@ export function preparePayloadChanges(orgId: string, transitions: FeatureTransit
     const { id } = transition;
     const before = transition.before && withInheritedSettings(transition.before, parents);
     const after = transition.after && withInheritedSettings(transition.after, parents);
-    const shard = payloadShard(id);
+    const shard = shardOf(id);
     const environmentIds = new Set([...Object.keys(before?.environments ?? {}), ...Object.keys(after?.environments ?? {})]);
     for (const environment of environmentIds) {
       const old = before && payloadEntry(before, environment);

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { planBatches } from '../../functions/scheduler/advance-ramp-schedules';
-import { payloadShard } from '../../shared/store/sdk-payloads';
+import { shardOf } from '../../shared/store/payload-version';
 
 const dueRefs = fc.array(
   fc.record({
@@ -22,7 +22,7 @@ describe('planning the batches of a ramp advancer run', () => {
           expect(batch.refs.length).toBeGreaterThan(0);
           expect(batch.refs.length).toBeLessThanOrEqual(size);
           expect(new Set(batch.refs.map((ref) => ref.orgId)).size).toBe(1);
-          expect(batch.shards).toEqual(new Set(batch.refs.map((ref) => `${ref.orgId}#${payloadShard(ref.featureId)}`)));
+          expect(batch.shards).toEqual(new Set(batch.refs.map((ref) => `${ref.orgId}#${shardOf(ref.featureId)}`)));
         }
       }),
     );
@@ -35,7 +35,7 @@ describe('planning the batches of a ramp advancer run', () => {
         for (const orgId of new Set(refs.map((ref) => ref.orgId))) {
           const shardsInOrder = batches
             .filter((batch) => batch.refs[0].orgId === orgId)
-            .map((batch) => batch.refs.map((ref) => payloadShard(ref.featureId)));
+            .map((batch) => batch.refs.map((ref) => shardOf(ref.featureId)));
           // The batches cut one list sorted by shard: each shard's schedules fill consecutive batches.
           const all = shardsInOrder.flat();
           expect(all).toEqual([...all].sort((a, b) => (a === b ? 0 : a < b ? -1 : 1)));
