@@ -23,6 +23,8 @@ export interface BundleRun {
   first: APIGatewayProxyStructuredResultV2;
   /** What the handler wrote to stdout and stderr (the logger's JSON lines), line by line. */
   logLines: string[];
+  /** With BENCH_COLD_INSTRUCTIONS=1, the instructions the whole process ran (boot, load, first request). */
+  coldInstructions?: number;
 }
 
 /**
@@ -32,20 +34,36 @@ export interface BundleRun {
 const profile = (bundle: string) =>
   process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_CPU_PROF, basename(dirname(bundle)))}`] : [];
 
+/**
+ * With BENCH_COLD_INSTRUCTIONS=1, a run without warm requests goes under valgrind, which counts the
+ * instructions the process runs: unlike time, the count hardly moves when other work shares the
+ * machine, so ratios to the bare handler can be compared between runs. It is about 40 times slower.
+ */
+const countInstructions = (warm: number) => process.env.BENCH_COLD_INSTRUCTIONS === '1' && warm === 0;
+const valgrind = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null', '--smc-check=all-non-file'];
+const instructionsIn = (stderr: string) => Number(stderr.match(/I\s+refs:\s+([\d,]+)/)?.[1].replaceAll(',', ''));
+
+const withoutNodeOptions = ({ NODE_OPTIONS: _, ...env }: NodeJS.ProcessEnv) => env;
+
 /** Serves `invocation` ({ event, context }) once cold and `warm` more times from the bundle file. */
 export async function runBundle(bundle: string, invocation: unknown, options: { warm?: number; env?: Record<string, string> } = {}): Promise<BundleRun> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-invocation-'));
   try {
     const file = join(dir, 'invocation.json');
     writeFileSync(file, JSON.stringify(invocation));
-    const { stdout, stderr } = await run(process.execPath, [...profile(bundle), join(__dirname, 'bundle-runner.mjs'), bundle, file, String(options.warm ?? 0)], {
-      // As on Lambda (infra/lambda.ts): stack traces through the source maps.
-      env: { ...process.env, NODE_OPTIONS: '--enable-source-maps', ...options.env },
+    const warm = options.warm ?? 0;
+    const command = [process.execPath, ...profile(bundle), join(__dirname, 'bundle-runner.mjs'), bundle, file, String(warm)];
+    const counted = countInstructions(warm);
+    const [program, ...args] = counted ? [...valgrind, ...command] : command;
+    const { stdout, stderr } = await run(program, args, {
+      // As on Lambda (infra/lambda.ts): no NODE_OPTIONS; the logger maps logged stacks itself.
+      env: { ...withoutNodeOptions(process.env), ...options.env },
       maxBuffer: 64 * 1024 * 1024,
     });
     const lines = stdout.trimEnd().split('\n');
     const result = JSON.parse(lines.pop()!);
-    return { ...result, logLines: [...lines, ...stderr.split('\n')].filter(Boolean) };
+    const logLines = [...lines, ...stderr.split('\n').filter((line) => !/^==\d+==/.test(line))].filter(Boolean);
+    return { ...result, logLines, ...(counted ? { coldInstructions: instructionsIn(stderr) } : {}) };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,7 +1,8 @@
 // Runs one esbuild build with the contracts plugin below and prints its metafile as JSON on stdout.
 // infra/bundling.ts runs this in a child process: plugins need esbuild's asynchronous API, while CDK
 // bundles synchronously. Usage: node esbuild-build.mjs < options.json
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import { build } from 'esbuild';
 import ts from 'typescript';
 
@@ -78,8 +79,20 @@ const contracts = {
   },
 };
 
+/**
+ * Names each source of a written source map by its path in the repository (`shared/api/endpoint.ts`)
+ * rather than relative to the build's output folder, which spelled out the build machine's folders.
+ */
+function repositorySources(mapFile, root) {
+  const map = JSON.parse(readFileSync(mapFile, 'utf8'));
+  map.sources = map.sources.map((source) => relative(root, resolve(dirname(mapFile), source)));
+  writeFileSync(mapFile, JSON.stringify(map));
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const options = JSON.parse(readFileSync(0, 'utf8'));
   const { metafile } = await build({ ...options, plugins: [contracts] });
+  const root = options.absWorkingDir ?? process.cwd();
+  for (const output of Object.keys(metafile.outputs)) if (output.endsWith('.map')) repositorySources(resolve(root, output), root);
   process.stdout.write(JSON.stringify(metafile));
 }

@@ -77,7 +77,7 @@ export interface ServiceFunctionProps extends Pick<NodejsFunctionProps, 'deadLet
 
 /**
  * A Lambda function of the service: nodejs22.x on ARM64, bundled with esbuild (minified, SDK
- * included, source maps), traced, with its own log group and a role that holds only that log
+ * included, source maps that the logger applies to logged stacks: shared/source-maps.ts), traced, with its own log group and a role that holds only that log
  * group, X-Ray and the table access it asks for. Memory, timeout, logging and environment are set
  * here and nowhere else.
  */
@@ -115,7 +115,6 @@ export class ServiceFunction extends NodejsFunction {
         LOG_LEVEL: config.logLevel,
         POWERTOOLS_SERVICE_NAME: 'switchyard',
         API_ALLOW_SKIP_PAGINATION: String(config.allowSkipPagination),
-        NODE_OPTIONS: '--enable-source-maps',
         // Lambda has no DuckDB: data sources must be athena (see shared/domain/data-sources.ts).
         ANALYSIS_ENGINES: 'athena',
         ...props.environment,

@@ -199,10 +199,11 @@ describe('every function', () => {
             LOG_LEVEL: 'INFO',
             POWERTOOLS_SERVICE_NAME: 'switchyard',
             API_ALLOW_SKIP_PAGINATION: 'false',
-            NODE_OPTIONS: '--enable-source-maps',
           }),
         },
       });
+      // No --enable-source-maps: it would parse the source map at every cold start; the logger maps logged stacks.
+      expect(fn.Properties!.Environment.Variables.NODE_OPTIONS).toBeUndefined();
     }
   });
 
