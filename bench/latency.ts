@@ -9,6 +9,8 @@
  * first pass, the others are served in this process from source, as later steps need what they
  * create), `BENCH_COLD_ONLY=postFeature,listFeatures` times only the named operations (the other steps
  * are served from source, as above) and `BENCH_COLD_RUNS` sets the number of runs.
+ * `BENCH_COLD_INSTRUCTIONS=1` also counts each cold process's instructions under valgrind (see
+ * run-bundle.ts), a measure a busy machine hardly moves; warm requests are then not timed.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,6 +28,7 @@ const COLD_ONLY = process.env.BENCH_COLD_ONLY ? new Set(process.env.BENCH_COLD_O
 /** Every endpoint's cold start should stay within this multiple of the bare handler's. */
 export const coldTargetRatio = 1.1;
 const floorHandler = 'bench/bare-handler.ts';
+const COUNT_INSTRUCTIONS = process.env.BENCH_COLD_INSTRUCTIONS === '1';
 
 const median = (values: number[]) => quantile(values, 0.5);
 
@@ -92,7 +95,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
           continue;
         }
         const { handler, ...invocation } = lambdaInvocation(request);
-        const run = await runBundle(bundleFile(dir, handler), invocation, { warm: pass === 0 ? WARM_REQUESTS : 0 });
+        const run = await runBundle(bundleFile(dir, handler), invocation, { warm: pass === 0 && !COUNT_INSTRUCTIONS ? WARM_REQUESTS : 0 });
         if (run.statuses[0] === 200 && run.first.body) step.capture?.(JSON.parse(run.first.body), ids);
         if (!entry.timed) continue;
         entry.runs.push(run);
@@ -107,7 +110,9 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
         const coldCpu = median(runs.map((r) => r.coldCpuMs));
         const bareCold = median(bareRuns.map((r) => r.coldMs));
         const bareCpu = median(bareRuns.map((r) => r.coldCpuMs));
-        const warm = median(runs[0].warm);
+        const warm = COUNT_INSTRUCTIONS ? 0 : median(runs[0].warm);
+        const instructions = COUNT_INSTRUCTIONS ? median(runs.map((r) => r.coldInstructions!)) : undefined;
+        const bareInstructions = COUNT_INSTRUCTIONS ? median(bareRuns.map((r) => r.coldInstructions!)) : undefined;
         const statuses = new Map<number, number>();
         for (const r of runs) statuses.set(r.statuses[0], (statuses.get(r.statuses[0]) ?? 0) + 1);
         return {
@@ -118,10 +123,13 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
           'cold ×bare': round(cold / bareCold),
           'cold CPU ms': round(coldCpu, 1),
           'cold CPU ×bare': round(coldCpu / bareCpu),
+          ...(instructions && bareInstructions
+            ? { 'cold M instructions': round(instructions / 1e6), 'cold instructions ×bare': round(instructions / bareInstructions) }
+            : {}),
           over: cold / bareCold > coldTargetRatio ? 'OVER' : '',
-          'warm p50 ms': round(warm, 2),
-          'warm p99 ms': round(quantile(runs[0].warm, 0.99), 2),
-          'warm ×bare': round(warm / bareWarm),
+          ...(COUNT_INSTRUCTIONS
+            ? {}
+            : { 'warm p50 ms': round(warm, 2), 'warm p99 ms': round(quantile(runs[0].warm, 0.99), 2), 'warm ×bare': round(warm / bareWarm) }),
         };
       });
     const allBare = measured.flatMap((entry) => entry.bareRuns);
@@ -129,6 +137,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
       function: 'bare handler (floor)',
       'cold ms': round(median(allBare.map((r) => r.coldMs)), 1),
       'cold CPU ms': round(median(allBare.map((r) => r.coldCpuMs)), 1),
+      ...(COUNT_INSTRUCTIONS ? { 'cold M instructions': round(median(allBare.map((r) => r.coldInstructions!)) / 1e6) } : {}),
       'warm p50 ms': round(bareWarm, 2),
     };
     printTable(
@@ -138,6 +147,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
     const spread = {
       'cold ×bare': distribution(rows.map((row) => row['cold ×bare'])),
       'cold CPU ×bare': distribution(rows.map((row) => row['cold CPU ×bare'])),
+      ...(COUNT_INSTRUCTIONS ? { 'cold instructions ×bare': distribution(rows.map((row) => row['cold instructions ×bare']!)) } : {}),
     };
     printTable(
       `Cold start against the bare handler, over ${rows.length} functions (target ≤ ${coldTargetRatio}×)`,
