@@ -154,7 +154,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
       Object.entries(spread).map(([measure, values]) => ({ measure, ...values })),
     );
     // A run of a few chosen functions is for development; it leaves the full table's results alone.
-    if (!COLD_ONLY) saveResults('latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, spread, rows });
+    if (!COLD_ONLY) saveResults(COUNT_INSTRUCTIONS ? 'latency-instructions' : 'latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, spread, rows });
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });
