@@ -74,7 +74,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
       runBundle(bundleFile(dir, floorHandler), {
         event: { pathParameters: seeds[0].bareKey, headers: {}, requestContext: { http: { method: 'GET' } } },
         context: { awsRequestId: 'bench' },
-      }, { warm });
+      }, { warm, countInstructions: COUNT_INSTRUCTIONS && warm === 0 });
     const bareWarm = median((await bare(WARM_REQUESTS)).warm);
 
     for (let pass = 0; pass < COLD_RUNS; pass++) {
@@ -95,7 +95,8 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
           continue;
         }
         const { handler, ...invocation } = lambdaInvocation(request);
-        const run = await runBundle(bundleFile(dir, handler), invocation, { warm: pass === 0 && !COUNT_INSTRUCTIONS ? WARM_REQUESTS : 0 });
+        const counted = COUNT_INSTRUCTIONS && entry.timed;
+        const run = await runBundle(bundleFile(dir, handler), invocation, { warm: pass === 0 && !counted ? WARM_REQUESTS : 0, countInstructions: counted });
         if (run.statuses[0] === 200 && run.first.body) step.capture?.(JSON.parse(run.first.body), ids);
         if (!entry.timed) continue;
         entry.runs.push(run);

@@ -35,25 +35,28 @@ const profile = (bundle: string) =>
   process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(process.env.BENCH_CPU_PROF, basename(dirname(bundle)))}`] : [];
 
 /**
- * With BENCH_COLD_INSTRUCTIONS=1, a run without warm requests goes under valgrind, which counts the
- * instructions the process runs: unlike time, the count hardly moves when other work shares the
- * machine, so ratios to the bare handler can be compared between runs. It is about 40 times slower.
+ * With `countInstructions`, the run goes under valgrind, which counts the instructions the process
+ * runs: unlike time, the count hardly moves when other work shares the machine, so ratios to the bare
+ * handler can be compared between runs. It is about 40 times slower.
  */
-const countInstructions = (warm: number) => process.env.BENCH_COLD_INSTRUCTIONS === '1' && warm === 0;
 const valgrind = ['valgrind', '--tool=callgrind', '--callgrind-out-file=/dev/null', '--smc-check=all-non-file'];
 const instructionsIn = (stderr: string) => Number(stderr.match(/I\s+refs:\s+([\d,]+)/)?.[1].replaceAll(',', ''));
 
 const withoutNodeOptions = ({ NODE_OPTIONS: _, ...env }: NodeJS.ProcessEnv) => env;
 
 /** Serves `invocation` ({ event, context }) once cold and `warm` more times from the bundle file. */
-export async function runBundle(bundle: string, invocation: unknown, options: { warm?: number; env?: Record<string, string> } = {}): Promise<BundleRun> {
+export async function runBundle(
+  bundle: string,
+  invocation: unknown,
+  options: { warm?: number; env?: Record<string, string>; countInstructions?: boolean } = {},
+): Promise<BundleRun> {
   const dir = mkdtempSync(join(tmpdir(), 'switchyard-invocation-'));
   try {
     const file = join(dir, 'invocation.json');
     writeFileSync(file, JSON.stringify(invocation));
     const warm = options.warm ?? 0;
     const command = [process.execPath, ...profile(bundle), join(__dirname, 'bundle-runner.mjs'), bundle, file, String(warm)];
-    const counted = countInstructions(warm);
+    const counted = options.countInstructions === true;
     const [program, ...args] = counted ? [...valgrind, ...command] : command;
     const { stdout, stderr } = await run(program, args, {
       // As on Lambda (infra/lambda.ts): no NODE_OPTIONS; the logger maps logged stacks itself.
