@@ -14,10 +14,15 @@ import { SourceMap } from 'node:module';
  */
 const maps = new Map<string, SourceMap | undefined>();
 
+/** The map of a built file, or undefined when it has none or it cannot be read: logging an error must never fail. */
 function mapOf(file: string): SourceMap | undefined {
   if (!maps.has(file)) {
     const mapFile = `${file}.map`;
-    maps.set(file, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined);
+    try {
+      maps.set(file, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : undefined);
+    } catch {
+      maps.set(file, undefined);
+    }
   }
   return maps.get(file);
 }
