@@ -23,7 +23,7 @@ export interface BundleRun {
   first: APIGatewayProxyStructuredResultV2;
   /** What the handler wrote to stdout and stderr (the logger's JSON lines), line by line. */
   logLines: string[];
-  /** With BENCH_COLD_INSTRUCTIONS=1, the instructions the whole process ran (boot, load, first request). */
+  /** With `countInstructions`, the instructions the whole process ran (boot, load, first request). */
   coldInstructions?: number;
 }
 
