@@ -32,6 +32,18 @@ const COUNT_INSTRUCTIONS = process.env.BENCH_COLD_INSTRUCTIONS === '1';
 
 const median = (values: number[]) => quantile(values, 0.5);
 
+/** A function's instructions (median of its counted runs), in millions and against its bare runs'. */
+function instructionColumns(runs: BundleRun[], bareRuns: BundleRun[]) {
+  const instructions = median(runs.map((r) => r.coldInstructions!));
+  return { 'cold M instructions': round(instructions / 1e6), 'cold instructions ×bare': round(instructions / median(bareRuns.map((r) => r.coldInstructions!))) };
+}
+
+const warmColumns = (warm: number[], bareWarm: number) => ({
+  'warm p50 ms': round(median(warm), 2),
+  'warm p99 ms': round(quantile(warm, 0.99), 2),
+  'warm ×bare': round(median(warm) / bareWarm),
+});
+
 /** How the ratios spread: min, quartiles, p90, max, and how many meet the target. */
 function distribution(ratios: number[]) {
   return {
@@ -111,9 +123,6 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
         const coldCpu = median(runs.map((r) => r.coldCpuMs));
         const bareCold = median(bareRuns.map((r) => r.coldMs));
         const bareCpu = median(bareRuns.map((r) => r.coldCpuMs));
-        const warm = COUNT_INSTRUCTIONS ? 0 : median(runs[0].warm);
-        const instructions = COUNT_INSTRUCTIONS ? median(runs.map((r) => r.coldInstructions!)) : undefined;
-        const bareInstructions = COUNT_INSTRUCTIONS ? median(bareRuns.map((r) => r.coldInstructions!)) : undefined;
         const statuses = new Map<number, number>();
         for (const r of runs) statuses.set(r.statuses[0], (statuses.get(r.statuses[0]) ?? 0) + 1);
         return {
@@ -124,13 +133,10 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
           'cold ×bare': round(cold / bareCold),
           'cold CPU ms': round(coldCpu, 1),
           'cold CPU ×bare': round(coldCpu / bareCpu),
-          ...(instructions && bareInstructions
-            ? { 'cold M instructions': round(instructions / 1e6), 'cold instructions ×bare': round(instructions / bareInstructions) }
-            : {}),
+          ...(COUNT_INSTRUCTIONS ? instructionColumns(runs, bareRuns) : {}),
           over: cold / bareCold > coldTargetRatio ? 'OVER' : '',
-          ...(COUNT_INSTRUCTIONS
-            ? {}
-            : { 'warm p50 ms': round(warm, 2), 'warm p99 ms': round(quantile(runs[0].warm, 0.99), 2), 'warm ×bare': round(warm / bareWarm) }),
+          // Counted runs have no warm requests (each would run under valgrind too).
+          ...(COUNT_INSTRUCTIONS ? {} : warmColumns(runs[0].warm, bareWarm)),
         };
       });
     const allBare = measured.flatMap((entry) => entry.bareRuns);

@@ -5,8 +5,8 @@ import { SourceMap } from 'node:module';
  * Stack traces mapped back to the TypeScript sources, when an error is logged.
  *
  * Lambda runs each function's bundle without `--enable-source-maps`: with it, Node reads and parses
- * the bundle's source map at every cold start, whether an error ever needs it or not (30–60 ms of CPU
- * for our bundles). Here a bundle's map (`index.mjs.map`, next to it) is read the first time a stack
+ * the bundle's source map at every cold start, whether an error ever needs it or not (13 % of the bare
+ * handler's import and 20 % of `getFeature`'s, counted in instructions). Here a bundle's map (`index.mjs.map`, next to it) is read the first time a stack
  * that runs through the bundle is logged, then kept for the container's life.
  *
  * Frames of files without a map (the sources themselves, as the local server and tests run them, or
