@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { EndpointSpec } from '../contracts/spec';
 import { authenticate } from './auth';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
@@ -14,13 +14,15 @@ import { parseInput, validationError } from './validation';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-type Input<S> = S extends z.ZodUndefined ? undefined : S extends z.ZodType ? z.output<S> : undefined;
+type Input<S> = S extends z.core.$ZodUndefined ? undefined : S extends z.core.$ZodType ? z.output<S> : undefined;
+
+type Any = z.core.$ZodType;
 
 /** What a handler receives: validated input and the caller. */
 export interface EndpointRequest<Spec extends EndpointSpec> {
-  params: Spec extends EndpointSpec<infer P, z.ZodType, z.ZodType, z.ZodType> ? Input<P> : never;
-  query: Spec extends EndpointSpec<z.ZodType, infer Q, z.ZodType, z.ZodType> ? Input<Q> : never;
-  body: Spec extends EndpointSpec<z.ZodType, z.ZodType, infer B, z.ZodType> ? Input<B> : never;
+  params: Spec extends EndpointSpec<infer P, Any, Any, Any> ? Input<P> : never;
+  query: Spec extends EndpointSpec<Any, infer Q, Any, Any> ? Input<Q> : never;
+  body: Spec extends EndpointSpec<Any, Any, infer B, Any> ? Input<B> : never;
   auth: Principal;
   event: APIGatewayProxyEventV2;
 }
@@ -103,7 +105,7 @@ const jsonErrors = (spec: EndpointSpec): Middleware => ({
     if (known) {
       request.response = errorResponse(known);
     } else if (error?.name === 'ZodError') {
-      request.response = errorResponse(toApiError(validationError('body', (error as unknown as z.ZodError).issues))!);
+      request.response = errorResponse(toApiError(validationError('body', (error as unknown as z.core.$ZodError).issues))!);
     } else if (throttled.has(error?.name)) {
       logger.warn('DynamoDB unavailable after retries', { operationId: spec.operationId, error: error.name });
       request.response = errorResponse(toApiError(new UnavailableError())!);
@@ -129,6 +131,13 @@ function toResult(result: unknown): APIGatewayProxyStructuredResultV2 {
   return { statusCode: 200, headers: jsonHeaders, body: JSON.stringify(result) };
 }
 
+/** An object schema that refuses keys it does not name, as zod's `.strict()` makes it. */
+const strict = (schema: z.core.$ZodType) => {
+  if (schema._zod.def.type !== 'object') return schema;
+  const object = schema as z.core.$ZodObject;
+  return z.clone(object, { ...object._zod.def, catchall: z.never() });
+};
+
 /**
  * The one middy stack every endpoint uses: log context, header normaliser, JSON body (2 MB), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
@@ -139,7 +148,7 @@ export function endpoint<Spec extends EndpointSpec>(
   fn: (request: EndpointRequest<Spec>) => Promise<Result<Spec>>,
 ) {
   // Query strings are strict, as GrowthBook's: a misspelt filter (`?projectID=`) is a 400, not the whole list.
-  const query = spec.query instanceof z.ZodObject ? spec.query.strict() : spec.query;
+  const query = spec.query && strict(spec.query);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
     .use(injectLambdaContext(logger)) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))

@@ -1,10 +1,10 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { Route } from '../contracts/registry';
 import { fullPath } from '../contracts/spec';
 
 type JsonSchema = Record<string, unknown>;
 
-const schemaOf = (schema: z.ZodType, io: 'input' | 'output'): JsonSchema => {
+const schemaOf = (schema: z.core.$ZodType, io: 'input' | 'output'): JsonSchema => {
   const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any', target: 'draft-2020-12' });
   return rest;
 };
@@ -23,7 +23,7 @@ const errorResponse = {
 };
 
 /** Path and query parameters from an object schema, as OpenAPI parameter objects. */
-function parametersOf(location: 'path' | 'query', schema: z.ZodType | undefined) {
+function parametersOf(location: 'path' | 'query', schema: z.core.$ZodType | undefined) {
   if (!schema) return [];
   const json = schemaOf(schema, 'input') as { properties?: Record<string, JsonSchema>; required?: string[] };
   return Object.entries(json.properties ?? {}).map(([name, property]) => ({

@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { InvalidInputError } from '../errors';
 
 export type InputLocation = 'body' | 'query' | 'params';
@@ -27,8 +27,8 @@ export function validationError(location: InputLocation, issues: z.core.$ZodIssu
 }
 
 /** Parses `value` with `schema`, or raises the 400 that names every failing field. */
-export function parseInput<S extends z.ZodType>(location: InputLocation, schema: S, value: unknown): z.output<S> {
-  const result = schema.safeParse(value);
+export function parseInput<S extends z.core.$ZodType>(location: InputLocation, schema: S, value: unknown): z.output<S> {
+  const result = z.safeParse(schema, value);
   if (!result.success) throw validationError(location, result.error.issues);
   return result.data;
 }

@@ -1,14 +1,14 @@
-import * as z from 'zod';
+import type * as z from 'zod/mini';
 import type { Permission } from '../permissions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /** Everything the platform needs to know about one endpoint; its handler adds only the behaviour. */
 export interface EndpointSpec<
-  P extends z.ZodType = z.ZodType,
-  Q extends z.ZodType = z.ZodType,
-  B extends z.ZodType = z.ZodType,
-  R extends z.ZodType = z.ZodType,
+  P extends z.core.$ZodType = z.core.$ZodType,
+  Q extends z.core.$ZodType = z.core.$ZodType,
+  B extends z.core.$ZodType = z.core.$ZodType,
+  R extends z.core.$ZodType = z.core.$ZodType,
 > {
   operationId: string;
   method: HttpMethod;
@@ -39,10 +39,10 @@ export interface EndpointSpec<
 
 /** Declares an endpoint; keeps the literal types so handlers see typed params, query and body. */
 export function defineEndpoint<
-  P extends z.ZodType = z.ZodUndefined,
-  Q extends z.ZodType = z.ZodUndefined,
-  B extends z.ZodType = z.ZodUndefined,
-  R extends z.ZodType = z.ZodType,
+  P extends z.core.$ZodType = z.core.$ZodUndefined,
+  Q extends z.core.$ZodType = z.core.$ZodUndefined,
+  B extends z.core.$ZodType = z.core.$ZodUndefined,
+  R extends z.core.$ZodType = z.core.$ZodType,
 >(spec: EndpointSpec<P, Q, B, R>): EndpointSpec<P, Q, B, R> {
   return spec;
 }

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { call, settle } from '../../bench/dynamo-cost';
 import { SCENARIO_ASSIGNMENT_SQL, scenario, scenarioDataSourceId, type Ids } from '../../bench/scenarios';
 import { dataSources } from '../../shared/store/data-sources';
@@ -33,7 +34,8 @@ describe('the bench scenario', () => {
         failures.push({ operationId: step.operationId, status: response.status, problem: response.body });
         continue;
       }
-      const parsed = specOf.get(step.operationId)?.response.safeParse(response.body);
+      const spec = specOf.get(step.operationId);
+      const parsed = spec && z.safeParse(spec.response, response.body);
       if (!parsed?.success) failures.push({ operationId: step.operationId, status: response.status, problem: parsed?.error.issues ?? 'not in the registry' });
       step.capture?.(response.body, ids);
     }
