@@ -7,7 +7,7 @@ import { mapErrorStack } from './source-maps';
  * `cold_start`, `function_name`, `function_request_id`, `xray_trace_id`, then the entry's own
  * attributes). Building Powertools' Logger and its middleware cost every cold start about 10 M
  * instructions, logging or not, and 17 M when they were the first to open stdout and stderr; this
- * touches the * streams only when it writes. It never receives request headers, so no key reaches a log.
+ * touches the streams only when it writes. It never receives request headers, so no key reaches a log.
  */
 const levels = { TRACE: 6, DEBUG: 8, INFO: 12, WARN: 16, ERROR: 20, CRITICAL: 24, SILENT: 28 } as const;
 type Level = keyof typeof levels;

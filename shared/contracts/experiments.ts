@@ -230,7 +230,7 @@ const phaseInput = z.strictObject({
   namespace: namespace.optional(),
   prerequisites: z.array(prerequisite).optional(),
   reason: z.string().optional(),
-  condition: jsonCondition.optional(),
+  condition: z.optional(jsonCondition),
   savedGroupTargeting: z.array(savedGroupTargeting).optional(),
   variationWeights: z.array(probability).optional(),
 });
