@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, stringList } from './common';
 
@@ -8,16 +8,16 @@ export const environment = z.object({
   toggleOnList: z.boolean(),
   defaultState: z.boolean(),
   projects: z.array(z.string()),
-  parent: z.string().optional(),
+  parent: z.optional(z.string()),
 });
 export type Environment = z.infer<typeof environment>;
 
 /** Environment ids appear in SDK connections and feature payloads, so they stay URL- and key-safe. */
 const environmentId = z
   .string()
-  .min(1)
-  .max(64)
-  .regex(/^[A-Za-z0-9_-]+$/, 'may hold only letters, numbers, dashes and underscores');
+  .check(z.minLength(1), z.maxLength(64), z.regex(/^[A-Za-z0-9_-]+$/, 'may hold only letters, numbers, dashes and underscores'));
+/** An environment id in a path. */
+const environmentIdParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(64)) });
 const environmentResponse = z.object({ environment });
 
 export const listEnvironments = defineEndpoint({
@@ -41,11 +41,11 @@ export const postEnvironment = defineEndpoint({
   permission: 'manageEnvironments',
   body: z.strictObject({
     id: environmentId,
-    description: z.string().max(10_000).optional(),
-    toggleOnList: z.boolean().optional(),
-    defaultState: z.boolean().optional(),
-    projects: stringList.optional(),
-    parent: z.string().min(1).max(64).optional(),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    toggleOnList: z.optional(z.boolean()),
+    defaultState: z.optional(z.boolean()),
+    projects: z.optional(stringList),
+    parent: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
   }),
   response: environmentResponse,
 });
@@ -57,12 +57,12 @@ export const putEnvironment = defineEndpoint({
   summary: 'Partially update an environment',
   tag: 'environments',
   permission: 'manageEnvironments',
-  params: z.object({ id: z.string().min(1).max(64) }),
+  params: environmentIdParams,
   body: z.strictObject({
-    description: z.string().max(10_000).optional(),
-    toggleOnList: z.boolean().optional(),
-    defaultState: z.boolean().optional(),
-    projects: stringList.optional(),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    toggleOnList: z.optional(z.boolean()),
+    defaultState: z.optional(z.boolean()),
+    projects: z.optional(stringList),
   }),
   response: environmentResponse,
 });
@@ -74,7 +74,7 @@ export const deleteEnvironment = defineEndpoint({
   summary: 'Delete an environment',
   tag: 'environments',
   permission: 'manageEnvironments',
-  params: z.object({ id: z.string().min(1).max(64) }),
+  params: environmentIdParams,
   response: deletedResponse,
 });
 

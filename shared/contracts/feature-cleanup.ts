@@ -1,6 +1,6 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
-import { paginationFields, paginationQuery } from './common';
+import { idParams, paginationFields, paginationQuery } from './common';
 import { feature, valueTypes } from './features';
 
 // Reverting a feature to an earlier revision, and the stale-feature report cleanup scripts and
@@ -14,16 +14,16 @@ export const revertFeature = defineEndpoint({
   tag: 'features',
   permission: 'publishFeatures',
   projectScoped: true,
-  params: z.object({ id: z.string().min(1).max(256) }),
-  body: z.strictObject({ revision: z.number().int().min(1), comment: z.string().max(10_000).optional() }),
+  params: idParams,
+  body: z.strictObject({ revision: z.number().check(z.int(), z.gte(1)), comment: z.optional(z.string().check(z.maxLength(10_000))) }),
   response: z.object({ feature }),
 });
 
 /** Feature ids in a query string: `flagIds=a&flagIds=b` arrives joined as `a,b`, and `a,b` is taken the same way. */
-const idList = z
-  .string()
-  .max(100_000)
-  .transform((text) => text.split(',').map((id) => id.trim()).filter(Boolean));
+const idList = z.pipe(
+  z.string().check(z.maxLength(100_000)),
+  z.transform((text) => text.split(',').map((id) => id.trim()).filter(Boolean)),
+);
 
 export const getStaleFeatures = defineEndpoint({
   operationId: 'getStaleFeatures',
@@ -32,9 +32,13 @@ export const getStaleFeatures = defineEndpoint({
   summary: 'The features that are stale or archived, least recently updated first, with the value to keep in each environment',
   tag: 'features',
   permission: 'read',
-  query: paginationQuery.extend({ projectId: z.string().min(1).max(256).optional(), flagIds: idList.optional() }).strict(),
-  response: z
-    .object({
+  query: z.strictObject({
+    ...paginationQuery.shape,
+    projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    flagIds: z.optional(idList),
+  }),
+  response: z.extend(
+    z.object({
       features: z.array(
         z.object({
           id: z.string(),
@@ -44,11 +48,12 @@ export const getStaleFeatures = defineEndpoint({
           dateUpdated: z.string(),
           valueType: z.enum(valueTypes),
           customFields: z.record(z.string(), z.unknown()),
-          environments: z.record(z.string(), z.object({ value: z.string().nullable() })),
+          environments: z.record(z.string(), z.object({ value: z.nullable(z.string()) })),
         }),
       ),
-    })
-    .extend(paginationFields.shape),
+    }),
+    paginationFields.shape,
+  ),
 });
 
 export const featureCleanupEndpoints = [revertFeature, getStaleFeatures];

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint, type EndpointSpec } from './spec';
 import { dateInput, deletedResponse, idParams, paginationFields, paginationQuery } from './common';
 import { jsonCondition } from './saved-groups';
@@ -14,12 +14,12 @@ const prerequisitesPatch = z.array(z.object({ id: z.string(), condition: z.strin
 /** A sparse change to one feature rule: an absent key leaves the field alone, `null` clears it to its default (see `applyRulePatch`). */
 export const rulePatch = z.object({
   ruleId: z.string(),
-  coverage: z.number().nullable().optional(),
-  condition: z.string().nullable().optional(),
-  savedGroups: savedGroupsPatch.nullable().optional(),
-  prerequisites: prerequisitesPatch.nullable().optional(),
-  force: z.unknown().optional(),
-  enabled: z.boolean().nullable().optional(),
+  coverage: z.optional(z.nullable(z.number())),
+  condition: z.optional(z.nullable(z.string())),
+  savedGroups: z.optional(z.nullable(savedGroupsPatch)),
+  prerequisites: z.optional(z.nullable(prerequisitesPatch)),
+  force: z.optional(z.unknown()),
+  enabled: z.optional(z.nullable(z.boolean())),
 });
 export type RulePatch = z.infer<typeof rulePatch>;
 
@@ -40,7 +40,7 @@ export type RampTrigger = z.infer<typeof rampTrigger>;
 export const rampStep = z.object({
   trigger: rampTrigger,
   actions: z.array(rampAction),
-  approvalNotes: z.string().nullable().optional(),
+  approvalNotes: z.optional(z.nullable(z.string())),
 });
 export type RampStep = z.infer<typeof rampStep>;
 
@@ -48,22 +48,22 @@ export const rampTarget = z.object({
   id: z.string(),
   entityType: z.literal('feature'),
   entityId: z.string(),
-  ruleId: z.string().nullable().optional(),
-  environment: z.string().nullable().optional(),
+  ruleId: z.optional(z.nullable(z.string())),
+  environment: z.optional(z.nullable(z.string())),
   status: z.enum(['pending-join', 'active']),
-  activatingRevisionVersion: z.number().int().nullable().optional(),
+  activatingRevisionVersion: z.optional(z.nullable(z.int())),
 });
 export type RampTarget = z.infer<typeof rampTarget>;
 
 export const rampEndCondition = z.object({
-  trigger: z.object({ type: z.literal('scheduled'), at: z.string() }).optional(),
+  trigger: z.optional(z.object({ type: z.literal('scheduled'), at: z.string() })),
 });
 export type RampEndCondition = z.infer<typeof rampEndCondition>;
 
 export const rampSchedule = z.object({
   id: z.string(),
   /** Named by the spec (section 2.2); the reference document leaves it out. */
-  organization: z.string().optional(),
+  organization: z.optional(z.string()),
   dateCreated: z.string(),
   dateUpdated: z.string(),
   name: z.string(),
@@ -71,50 +71,48 @@ export const rampSchedule = z.object({
   entityId: z.string(),
   targets: z.array(rampTarget),
   steps: z.array(rampStep),
-  endActions: z.array(rampAction).optional(),
-  startDate: z.string().nullable().optional(),
-  endCondition: rampEndCondition.nullable().optional(),
+  endActions: z.optional(z.array(rampAction)),
+  startDate: z.optional(z.nullable(z.string())),
+  endCondition: z.optional(z.nullable(rampEndCondition)),
   status: z.enum(rampStatuses),
-  currentStepIndex: z.number().int().min(-1),
-  startedAt: z.string().nullable().optional(),
-  phaseStartedAt: z.string().nullable().optional(),
-  pausedAt: z.string().nullable().optional(),
-  nextStepAt: z.string().nullable(),
-  nextProcessAt: z.string().nullable().optional(),
-  elapsedMs: z.number().int().nullable().optional(),
+  currentStepIndex: z.number().check(z.int(), z.gte(-1)),
+  startedAt: z.optional(z.nullable(z.string())),
+  phaseStartedAt: z.optional(z.nullable(z.string())),
+  pausedAt: z.optional(z.nullable(z.string())),
+  nextStepAt: z.nullable(z.string()),
+  nextProcessAt: z.optional(z.nullable(z.string())),
+  elapsedMs: z.optional(z.nullable(z.int())),
 });
 export type RampSchedule = z.infer<typeof rampSchedule>;
 
 // ---- Request bodies ----
 
 const dateTime = dateInput;
-const shortId = z.string().min(1).max(256);
+const shortId = z.string().check(z.minLength(1), z.maxLength(256));
 /** A rule condition: a JSON object as a string, or empty for none. */
 const ruleCondition = z.union([z.literal(''), jsonCondition]);
 /** Ten years: longer intervals are mistakes, and keep every computed date representable. */
 const MAX_INTERVAL_SECONDS = 10 * 365 * 24 * 3600;
 
 const triggerInput = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('interval'), seconds: z.number().positive().max(MAX_INTERVAL_SECONDS) }),
+  z.strictObject({ type: z.literal('interval'), seconds: z.number().check(z.positive(), z.lte(MAX_INTERVAL_SECONDS)) }),
   z.strictObject({ type: z.literal('approval') }),
   z.strictObject({ type: z.literal('scheduled'), at: dateTime }),
 ]);
 
 const patchFields = {
-  coverage: z.number().min(0).max(1).nullable().optional(),
-  condition: ruleCondition.nullable().optional(),
-  savedGroups: z
-    .array(z.strictObject({ match: z.enum(['all', 'none', 'any']), ids: z.array(shortId).max(100) }))
-    .max(100)
-    .nullable()
-    .optional(),
-  prerequisites: z
-    .array(z.strictObject({ id: shortId, condition: ruleCondition }))
-    .max(100)
-    .nullable()
-    .optional(),
-  force: z.unknown().optional(),
-  enabled: z.boolean().nullable().optional(),
+  coverage: z.optional(z.nullable(z.number().check(z.gte(0), z.lte(1)))),
+  condition: z.optional(z.nullable(ruleCondition)),
+  savedGroups: z.optional(
+    z.nullable(
+      z
+        .array(z.strictObject({ match: z.enum(['all', 'none', 'any']), ids: z.array(shortId).check(z.maxLength(100)) }))
+        .check(z.maxLength(100)),
+    ),
+  ),
+  prerequisites: z.optional(z.nullable(z.array(z.strictObject({ id: shortId, condition: ruleCondition })).check(z.maxLength(100)))),
+  force: z.optional(z.unknown()),
+  enabled: z.optional(z.nullable(z.boolean())),
 };
 
 /**
@@ -122,64 +120,64 @@ const patchFields = {
  * active target; `patch.ruleId` may be left out (the target's rule is filled in), except in PUT,
  * where the reference requires it.
  */
-const patchInput = z.strictObject({ ruleId: shortId.optional(), ...patchFields });
+const patchInput = z.strictObject({ ruleId: z.optional(shortId), ...patchFields });
 const actionInput = z.strictObject({
-  targetType: z.literal('feature-rule').optional(),
-  targetId: shortId.optional(),
+  targetType: z.optional(z.literal('feature-rule')),
+  targetId: z.optional(shortId),
   patch: patchInput,
 });
 export type RampActionInput = z.infer<typeof actionInput>;
-const putActionInput = actionInput.extend({ patch: patchInput.extend({ ruleId: shortId }) });
+const putActionInput = z.extend(actionInput, { patch: z.extend(patchInput, { ruleId: shortId }) });
 
-const stepInput = <A extends z.ZodType<RampActionInput>>(action: A) =>
+const stepInput = <A extends z.ZodMiniType<RampActionInput>>(action: A) =>
   z.strictObject({
     trigger: triggerInput,
-    actions: z.array(action).max(100).optional(),
-    approvalNotes: z.string().max(10_000).nullable().optional(),
+    actions: z.optional(z.array(action).check(z.maxLength(100))),
+    approvalNotes: z.optional(z.nullable(z.string().check(z.maxLength(10_000)))),
   });
 export type RampStepInput = z.infer<ReturnType<typeof stepInput<typeof actionInput>>>;
 
 const endConditionInput = z.strictObject({
-  trigger: z.strictObject({ type: z.literal('scheduled'), at: dateTime }).optional(),
+  trigger: z.optional(z.strictObject({ type: z.literal('scheduled'), at: dateTime })),
 });
 export type RampEndConditionInput = z.infer<typeof endConditionInput>;
 
-const name = z.string().trim().min(1).max(256);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
 const MAX_STEPS = 100;
 
 export const createRampScheduleBody = z.strictObject({
   name,
-  featureId: shortId.optional(),
-  ruleId: shortId.optional(),
-  environment: shortId.optional(),
-  steps: z.array(stepInput(actionInput)).max(MAX_STEPS).optional(),
-  endActions: z.array(actionInput).max(100).optional(),
-  startDate: dateTime.nullable().optional(),
-  endCondition: endConditionInput.optional(),
-  templateId: shortId.optional(),
+  featureId: z.optional(shortId),
+  ruleId: z.optional(shortId),
+  environment: z.optional(shortId),
+  steps: z.optional(z.array(stepInput(actionInput)).check(z.maxLength(MAX_STEPS))),
+  endActions: z.optional(z.array(actionInput).check(z.maxLength(100))),
+  startDate: z.optional(z.nullable(dateTime)),
+  endCondition: z.optional(endConditionInput),
+  templateId: z.optional(shortId),
 });
 export type CreateRampScheduleBody = z.infer<typeof createRampScheduleBody>;
 
 export const updateRampScheduleBody = z.strictObject({
-  name: name.optional(),
-  steps: z.array(stepInput(putActionInput)).max(MAX_STEPS).optional(),
-  endActions: z.array(putActionInput).max(100).optional(),
-  startDate: dateTime.nullable().optional(),
-  endCondition: endConditionInput.nullable().optional(),
+  name: z.optional(name),
+  steps: z.optional(z.array(stepInput(putActionInput)).check(z.maxLength(MAX_STEPS))),
+  endActions: z.optional(z.array(putActionInput).check(z.maxLength(100))),
+  startDate: z.optional(z.nullable(dateTime)),
+  endCondition: z.optional(z.nullable(endConditionInput)),
 });
 export type UpdateRampScheduleBody = z.infer<typeof updateRampScheduleBody>;
 
-export const addTargetBody = z.strictObject({ featureId: shortId, ruleId: shortId, environment: shortId.optional() });
+export const addTargetBody = z.strictObject({ featureId: shortId, ruleId: shortId, environment: z.optional(shortId) });
 export type AddTargetBody = z.infer<typeof addTargetBody>;
 
 export const ejectTargetBody = z.strictObject({
-  targetId: shortId.optional(),
-  ruleId: shortId.optional(),
-  environment: shortId.optional(),
+  targetId: z.optional(shortId),
+  ruleId: z.optional(shortId),
+  environment: z.optional(shortId),
 });
 export type EjectTargetBody = z.infer<typeof ejectTargetBody>;
 
-export const jumpBody = z.strictObject({ targetStepIndex: z.number().int().min(-1) });
+export const jumpBody = z.strictObject({ targetStepIndex: z.number().check(z.int(), z.gte(-1)) });
 
 // ---- Endpoints ----
 
@@ -193,8 +191,8 @@ export const listRampSchedules = defineEndpoint({
   summary: 'List ramp schedules',
   tag,
   permission: 'read',
-  query: paginationQuery.extend({ featureId: shortId.optional(), status: z.enum(rampStatuses).optional() }),
-  response: z.object({ rampSchedules: z.array(rampSchedule) }).extend(paginationFields.shape),
+  query: z.extend(paginationQuery, { featureId: z.optional(shortId), status: z.optional(z.enum(rampStatuses)) }),
+  response: z.extend(z.object({ rampSchedules: z.array(rampSchedule) }), paginationFields.shape),
 });
 
 export const createRampSchedule = defineEndpoint({

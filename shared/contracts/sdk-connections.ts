@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
@@ -9,57 +9,57 @@ export const sdkConnection = z.object({
   name: z.string(),
   organization: z.string(),
   languages: z.array(z.string()),
-  sdkVersion: z.string().optional(),
+  sdkVersion: z.optional(z.string()),
   environment: z.string(),
   /** The first project only, for older clients; `projects` has them all. */
   project: z.string(),
-  projects: z.array(z.string()).optional(),
+  projects: z.optional(z.array(z.string())),
   encryptPayload: z.boolean(),
   encryptionKey: z.string(),
-  includeVisualExperiments: z.boolean().optional(),
-  includeDraftExperiments: z.boolean().optional(),
-  includeExperimentNames: z.boolean().optional(),
-  includeRedirectExperiments: z.boolean().optional(),
-  includeRuleIds: z.boolean().optional(),
-  includeProjectIdInMetadata: z.boolean().optional(),
-  includeCustomFieldsInMetadata: z.boolean().optional(),
-  allowedCustomFieldsInMetadata: z.array(z.string()).optional(),
-  includeTagsInMetadata: z.boolean().optional(),
+  includeVisualExperiments: z.optional(z.boolean()),
+  includeDraftExperiments: z.optional(z.boolean()),
+  includeExperimentNames: z.optional(z.boolean()),
+  includeRedirectExperiments: z.optional(z.boolean()),
+  includeRuleIds: z.optional(z.boolean()),
+  includeProjectIdInMetadata: z.optional(z.boolean()),
+  includeCustomFieldsInMetadata: z.optional(z.boolean()),
+  allowedCustomFieldsInMetadata: z.optional(z.array(z.string())),
+  includeTagsInMetadata: z.optional(z.boolean()),
   key: z.string(),
   proxyEnabled: z.boolean(),
   proxyHost: z.string(),
   proxySigningKey: z.string(),
-  sseEnabled: z.boolean().optional(),
-  hashSecureAttributes: z.boolean().optional(),
-  remoteEvalEnabled: z.boolean().optional(),
-  savedGroupReferencesEnabled: z.boolean().optional(),
+  sseEnabled: z.optional(z.boolean()),
+  hashSecureAttributes: z.optional(z.boolean()),
+  remoteEvalEnabled: z.optional(z.boolean()),
+  savedGroupReferencesEnabled: z.optional(z.boolean()),
 });
 export type SdkConnection = z.infer<typeof sdkConnection>;
 
 /** The settings a client may set, on create and (all optional) on update. */
 const settings = {
   // At least 3 characters, spaces included, as GrowthBook counts them; GrowthBook sets no upper limit.
-  name: z.string().min(3, 'Name length must be at least 3 characters').max(10_000),
+  name: z.string().check(z.minLength(3, 'Name length must be at least 3 characters'), z.maxLength(10_000)),
   // Checked against GrowthBook's SDK languages (and `sdkVersion` against the language's versions) by `resolveSdkVersion`.
-  language: z.string().min(1).max(64),
-  sdkVersion: z.string().max(64).optional(),
-  environment: z.string().min(1).max(256),
-  projects: stringList.optional(),
-  encryptPayload: z.boolean().optional(),
-  includeVisualExperiments: z.boolean().optional(),
-  includeDraftExperiments: z.boolean().optional(),
-  includeExperimentNames: z.boolean().optional(),
-  includeRedirectExperiments: z.boolean().optional(),
-  includeRuleIds: z.boolean().optional(),
-  includeProjectIdInMetadata: z.boolean().optional(),
-  includeCustomFieldsInMetadata: z.boolean().optional(),
-  allowedCustomFieldsInMetadata: stringList.optional(),
-  includeTagsInMetadata: z.boolean().optional(),
-  proxyEnabled: z.boolean().optional(),
-  proxyHost: z.string().max(2048).optional(),
-  hashSecureAttributes: z.boolean().optional(),
-  remoteEvalEnabled: z.boolean().optional(),
-  savedGroupReferencesEnabled: z.boolean().optional(),
+  language: z.string().check(z.minLength(1), z.maxLength(64)),
+  sdkVersion: z.optional(z.string().check(z.maxLength(64))),
+  environment: z.string().check(z.minLength(1), z.maxLength(256)),
+  projects: z.optional(stringList),
+  encryptPayload: z.optional(z.boolean()),
+  includeVisualExperiments: z.optional(z.boolean()),
+  includeDraftExperiments: z.optional(z.boolean()),
+  includeExperimentNames: z.optional(z.boolean()),
+  includeRedirectExperiments: z.optional(z.boolean()),
+  includeRuleIds: z.optional(z.boolean()),
+  includeProjectIdInMetadata: z.optional(z.boolean()),
+  includeCustomFieldsInMetadata: z.optional(z.boolean()),
+  allowedCustomFieldsInMetadata: z.optional(stringList),
+  includeTagsInMetadata: z.optional(z.boolean()),
+  proxyEnabled: z.optional(z.boolean()),
+  proxyHost: z.optional(z.string().check(z.maxLength(2048))),
+  hashSecureAttributes: z.optional(z.boolean()),
+  remoteEvalEnabled: z.optional(z.boolean()),
+  savedGroupReferencesEnabled: z.optional(z.boolean()),
 };
 
 const sdkConnectionResponse = z.object({ sdkConnection });
@@ -71,12 +71,12 @@ export const listSdkConnections = defineEndpoint({
   summary: 'List SDK connections',
   tag: 'sdk-connections',
   permission: 'read',
-  query: paginationQuery.extend({
-    projectId: z.string().max(256).optional(),
-    withProxy: z.string().max(16).optional(),
-    multiOrg: z.string().max(16).optional(),
+  query: z.extend(paginationQuery, {
+    projectId: z.optional(z.string().check(z.maxLength(256))),
+    withProxy: z.optional(z.string().check(z.maxLength(16))),
+    multiOrg: z.optional(z.string().check(z.maxLength(16))),
   }),
-  response: z.object({ connections: z.array(sdkConnection) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ connections: z.array(sdkConnection) }), paginationFields.shape),
 });
 
 export const postSdkConnection = defineEndpoint({
@@ -111,10 +111,10 @@ export const putSdkConnection = defineEndpoint({
   params: idParams,
   body: z.strictObject({
     ...settings,
-    name: settings.name.optional(),
+    name: z.optional(settings.name),
     // "" keeps the connection's language, as in GrowthBook.
-    language: z.string().max(64).optional(),
-    environment: settings.environment.optional(),
+    language: z.optional(z.string().check(z.maxLength(64))),
+    environment: z.optional(settings.environment),
   }),
   response: sdkConnectionResponse,
 });
@@ -138,7 +138,7 @@ export const lookupSdkConnectionByKey = defineEndpoint({
   summary: 'Find an SDK connection by its client key',
   tag: 'sdk-connections',
   permission: 'read',
-  params: z.object({ key: z.string().min(1).max(256) }),
+  params: z.object({ key: z.string().check(z.minLength(1), z.maxLength(256)) }),
   response: sdkConnectionResponse,
 });
 

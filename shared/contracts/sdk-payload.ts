@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 
 const sdkRule = z.record(z.string(), z.unknown());
@@ -6,19 +6,19 @@ const sdkRule = z.record(z.string(), z.unknown());
 /** The body GrowthBook SDKs fetch: `features` in clear, or `encryptedFeatures` when the connection encrypts. */
 export const sdkPayloadBody = z.object({
   status: z.literal(200),
-  features: z.record(z.string(), z.object({ defaultValue: z.unknown(), rules: z.array(sdkRule).optional() })),
-  encryptedFeatures: z.string().optional(),
+  features: z.record(z.string(), z.object({ defaultValue: z.unknown(), rules: z.optional(z.array(sdkRule)) })),
+  encryptedFeatures: z.optional(z.string()),
   /** Visual-editor and URL-redirect experiments, for connections that include them. */
-  experiments: z.array(z.record(z.string(), z.unknown())).optional(),
-  encryptedExperiments: z.string().optional(),
+  experiments: z.optional(z.array(z.record(z.string(), z.unknown()))),
+  encryptedExperiments: z.optional(z.string()),
   dateUpdated: z.string(),
   /** With `savedGroupReferencesEnabled`: the values of the saved groups the rules reference by id. */
-  savedGroups: z.record(z.string(), z.array(z.union([z.string(), z.number()]))).optional(),
-  encryptedSavedGroups: z.string().optional(),
+  savedGroups: z.optional(z.record(z.string(), z.array(z.union([z.string(), z.number()])))),
+  encryptedSavedGroups: z.optional(z.string()),
 });
 
 const clientKeyParams = z.object({
-  clientKey: z.string().max(256).regex(/^sdk-[A-Za-z0-9_-]+$/, 'must be an SDK connection key (sdk-...)'),
+  clientKey: z.string().check(z.maxLength(256), z.regex(/^sdk-[A-Za-z0-9_-]+$/, 'must be an SDK connection key (sdk-...)')),
 });
 
 export const getFeaturesForSdk = defineEndpoint({
@@ -29,9 +29,7 @@ export const getFeaturesForSdk = defineEndpoint({
   summary: 'The SDK payload of a client key (public: the key is the only credential)',
   tag: 'sdk-payload',
   permission: 'public',
-  params: z.object({
-    clientKey: z.string().max(256).regex(/^sdk-[A-Za-z0-9_-]+$/, 'must be an SDK connection key (sdk-...)'),
-  }),
+  params: clientKeyParams,
   response: sdkPayloadBody,
 });
 
@@ -42,16 +40,16 @@ export const getSdkPayload = defineEndpoint({
   summary: 'The SDK payload of one of the organization’s client keys',
   tag: 'sdk-payload',
   permission: 'read',
-  params: z.object({ key: z.string().min(1).max(256) }),
+  params: z.object({ key: z.string().check(z.minLength(1), z.maxLength(256)) }),
   response: sdkPayloadBody,
 });
 
 /** What a GrowthBook SDK with `remoteEval: true` posts: the user, and what it forces. Unknown fields are ignored, as SDKs add some. */
 export const remoteEvalBody = z.object({
-  attributes: z.record(z.string(), z.unknown()).optional(),
-  forcedVariations: z.record(z.string(), z.number().int().min(0)).optional(),
-  forcedFeatures: z.array(z.tuple([z.string(), z.unknown()])).max(10_000).optional(),
-  url: z.string().max(8192).optional(),
+  attributes: z.optional(z.record(z.string(), z.unknown())),
+  forcedVariations: z.optional(z.record(z.string(), z.number().check(z.int(), z.gte(0)))),
+  forcedFeatures: z.optional(z.array(z.tuple([z.string(), z.unknown()])).check(z.maxLength(10_000))),
+  url: z.optional(z.string().check(z.maxLength(8192))),
 });
 export type RemoteEvalBody = z.infer<typeof remoteEvalBody>;
 
