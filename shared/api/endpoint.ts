@@ -1,6 +1,5 @@
 import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type { EndpointSpec } from '../contracts/spec';
@@ -150,7 +149,7 @@ export function endpoint<Spec extends EndpointSpec>(
   // Query strings are strict, as GrowthBook's: a misspelt filter (`?projectID=`) is a 400, not the whole list.
   const query = spec.query && strict(spec.query);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
-    .use(injectLambdaContext(logger)) // every log line carries the request id
+    .use({ before: (request: Request) => logger.addContext(request.context) }) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))
     .use(jsonBody())
     .use(authorize(spec))

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, stringList } from './common';
 
@@ -7,12 +7,12 @@ export const archetype = z.object({
   dateCreated: z.string(),
   dateUpdated: z.string(),
   name: z.string(),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   owner: z.string(),
-  ownerEmail: z.string().optional(),
+  ownerEmail: z.optional(z.string()),
   isPublic: z.boolean(),
   attributes: z.record(z.string(), z.unknown()),
-  projects: z.array(z.string()).optional(),
+  projects: z.optional(z.array(z.string())),
 });
 export type Archetype = z.infer<typeof archetype>;
 
@@ -27,18 +27,18 @@ function parsedIfJson(value: unknown): unknown {
 }
 
 /** Attribute values: an object, or (as GrowthBook's own sample sends it) a JSON-encoded object. */
-const attributeValues = z.preprocess(
-  parsedIfJson,
+const attributeValues = z.pipe(
+  z.transform(parsedIfJson),
   z.record(z.string(), z.unknown(), { error: 'must be an object or a JSON-encoded object, e.g. {"country": "US"}' }),
 );
 
 const archetypeFields = {
-  name: z.string().trim().min(1).max(256),
-  description: z.string().max(10_000),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.string().check(z.maxLength(10_000)),
   isPublic: z.boolean(),
   attributes: attributeValues,
   projects: stringList,
-  owner: z.string().max(256),
+  owner: z.string().check(z.maxLength(256)),
 };
 const archetypeResponse = z.object({ archetype });
 
@@ -62,7 +62,7 @@ export const postArchetype = defineEndpoint({
   tag: 'archetypes',
   permission: 'manageArchetype',
   projectScoped: true,
-  body: z.strictObject(archetypeFields).partial().required({ name: true, isPublic: true }),
+  body: z.required(z.partial(z.strictObject(archetypeFields)), { name: true, isPublic: true }),
   response: archetypeResponse,
 });
 
@@ -86,7 +86,7 @@ export const putArchetype = defineEndpoint({
   permission: 'manageArchetype',
   projectScoped: true,
   params: idParams,
-  body: z.strictObject(archetypeFields).partial(),
+  body: z.partial(z.strictObject(archetypeFields)),
   response: archetypeResponse,
 });
 

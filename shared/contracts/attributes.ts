@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { stringList } from './common';
 
@@ -17,28 +17,28 @@ export const attributeFormats = ['', 'version', 'date', 'isoCountryCode'] as con
 export const attribute = z.object({
   property: z.string(),
   datatype: z.enum(attributeDatatypes),
-  description: z.string().optional(),
-  hashAttribute: z.boolean().optional(),
-  archived: z.boolean().optional(),
-  enum: z.string().optional(),
-  format: z.enum(attributeFormats).optional(),
-  projects: z.array(z.string()).optional(),
-  tags: z.array(z.string()).optional(),
+  description: z.optional(z.string()),
+  hashAttribute: z.optional(z.boolean()),
+  archived: z.optional(z.boolean()),
+  enum: z.optional(z.string()),
+  format: z.optional(z.enum(attributeFormats)),
+  projects: z.optional(z.array(z.string())),
+  tags: z.optional(z.array(z.string())),
 });
 export type Attribute = z.infer<typeof attribute>;
 
-const property = z.string().min(1).max(256);
+const property = z.string().check(z.minLength(1), z.maxLength(256));
 
 /** The fields of an attribute besides its property, all optional on update. */
 const attributeFields = z.strictObject({
   datatype: z.enum(attributeDatatypes),
-  description: z.string().max(10_000).optional(),
-  archived: z.boolean().optional(),
-  hashAttribute: z.boolean().optional(),
-  enum: z.string().max(100_000).optional(),
-  format: z.enum(attributeFormats).optional(),
-  projects: stringList.optional(),
-  tags: stringList.optional(),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  archived: z.optional(z.boolean()),
+  hashAttribute: z.optional(z.boolean()),
+  enum: z.optional(z.string().check(z.maxLength(100_000))),
+  format: z.optional(z.enum(attributeFormats)),
+  projects: z.optional(stringList),
+  tags: z.optional(stringList),
 });
 
 const attributeResponse = z.object({ attribute });
@@ -64,7 +64,7 @@ export const postAttribute = defineEndpoint({
   tag: 'attributes',
   permission: 'manageTargetingAttributes',
   projectScoped: true,
-  body: attributeFields.extend({ property }),
+  body: z.extend(attributeFields, { property }),
   response: attributeResponse,
 });
 
@@ -77,7 +77,7 @@ export const putAttribute = defineEndpoint({
   permission: 'manageTargetingAttributes',
   projectScoped: true,
   params: propertyParams,
-  body: attributeFields.partial(),
+  body: z.partial(attributeFields),
   response: attributeResponse,
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, stringList } from './common';
 
@@ -8,13 +8,13 @@ const fieldTypes = z.enum(['text', 'textarea', 'markdown', 'enum', 'multiselect'
 const section = z.enum(['feature', 'experiment']);
 const date = z.union([z.iso.datetime({ offset: true }), z.iso.date()]);
 const defaultValue = z.union([
-  z.string().max(10_000),
+  z.string().check(z.maxLength(10_000)),
   z.number(),
   z.boolean(),
   date,
-  z.array(z.string().max(10_000)).max(1000),
-  z.array(z.number()).max(1000),
-  z.array(z.boolean()).max(1000),
+  z.array(z.string().check(z.maxLength(10_000))).check(z.maxLength(1000)),
+  z.array(z.number()).check(z.maxLength(1000)),
+  z.array(z.boolean()).check(z.maxLength(1000)),
 ]);
 
 export const customField = z.object({
@@ -22,31 +22,31 @@ export const customField = z.object({
   dateCreated: z.string(),
   dateUpdated: z.string(),
   name: z.string(),
-  description: z.string().optional(),
-  placeholder: z.string().optional(),
-  defaultValue: defaultValue.optional(),
+  description: z.optional(z.string()),
+  placeholder: z.optional(z.string()),
+  defaultValue: z.optional(defaultValue),
   type: fieldTypes,
-  values: z.string().optional(),
+  values: z.optional(z.string()),
   required: z.boolean(),
-  index: z.boolean().optional(),
-  creator: z.string().optional(),
-  projects: z.array(z.string()).optional(),
+  index: z.optional(z.boolean()),
+  creator: z.optional(z.string()),
+  projects: z.optional(z.array(z.string())),
   section,
-  active: z.boolean().optional(),
+  active: z.optional(z.boolean()),
 });
 export type CustomField = z.infer<typeof customField>;
 
 const createBody = z.strictObject({
-  id: z.string().min(1).max(256),
-  name: z.string().trim().min(1).max(256),
-  description: z.string().max(10_000).optional(),
-  placeholder: z.string().max(10_000).optional(),
-  defaultValue: defaultValue.optional(),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  placeholder: z.optional(z.string().check(z.maxLength(10_000))),
+  defaultValue: z.optional(defaultValue),
   type: fieldTypes,
-  values: z.string().max(100_000).optional(),
+  values: z.optional(z.string().check(z.maxLength(100_000))),
   required: z.boolean(),
-  index: z.boolean().optional(),
-  projects: stringList.optional(),
+  index: z.optional(z.boolean()),
+  projects: z.optional(stringList),
   section,
 });
 const customFieldResponse = z.object({ customField });
@@ -58,7 +58,7 @@ export const listCustomFields = defineEndpoint({
   summary: 'List custom fields (with projectId: those of that project and those of every project)',
   tag: 'custom-fields',
   permission: 'read',
-  query: z.strictObject({ projectId: z.string().min(1).max(256).optional() }),
+  query: z.strictObject({ projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.array(customField),
 });
 
@@ -92,7 +92,7 @@ export const updateCustomField = defineEndpoint({
   tag: 'custom-fields',
   permission: 'manageCustomFields',
   params: idParams,
-  body: createBody.omit({ id: true }).partial(),
+  body: z.partial(z.omit(createBody, { id: true })),
   response: customFieldResponse,
 });
 
@@ -105,7 +105,7 @@ export const deleteCustomField = defineEndpoint({
   permission: 'manageCustomFields',
   params: idParams,
   // GrowthBook's delete takes the field's position too; the id alone names it here.
-  query: z.strictObject({ index: z.coerce.number().int().min(0).optional() }),
+  query: z.strictObject({ index: z.optional(z.coerce.number().check(z.int(), z.gte(0))) }),
   response: deletedResponse,
 });
 

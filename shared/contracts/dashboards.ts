@@ -1,55 +1,55 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams } from './common';
 
 export const DASHBOARD_GRID_COLUMNS = 24;
 
 const layout = z.strictObject({
-  x: z.number().int().min(0).max(DASHBOARD_GRID_COLUMNS - 1),
-  y: z.number().int().min(0),
-  w: z.number().int().min(1).max(DASHBOARD_GRID_COLUMNS),
-  h: z.number().int().min(1),
-  static: z.boolean().optional(),
+  x: z.int().check(z.gte(0), z.lte(DASHBOARD_GRID_COLUMNS - 1)),
+  y: z.int().check(z.gte(0)),
+  w: z.int().check(z.gte(1), z.lte(DASHBOARD_GRID_COLUMNS)),
+  h: z.int().check(z.gte(1)),
+  static: z.optional(z.boolean()),
 });
 
 /** Fields every block has, whatever its type. */
 const blockBase = {
-  title: z.string().max(1024),
-  description: z.string().max(10_000),
-  snapshotId: z.string().max(256).optional(),
-  layout: layout.optional(),
+  title: z.string().check(z.maxLength(1024)),
+  description: z.string().check(z.maxLength(10_000)),
+  snapshotId: z.optional(z.string().check(z.maxLength(256))),
+  layout: z.optional(layout),
 };
 
-const ids = z.array(z.string().max(256)).max(1000);
+const ids = z.array(z.string().check(z.maxLength(256))).check(z.maxLength(1000));
 const differenceType = z.enum(['absolute', 'relative', 'scaled']);
 const columnsFilter = z.array(
   z.enum(['Metric & Variation Names', 'Baseline Average', 'Variation Averages', 'Chance to Win', 'CI Graph', 'Lift']),
 );
-const sortBy = z.enum(['metrics', 'metricTags', 'significance', 'change']).nullable();
-const sortDirection = z.enum(['asc', 'desc']).nullable();
+const sortBy = z.nullable(z.enum(['metrics', 'metricTags', 'significance', 'change']));
+const sortDirection = z.nullable(z.enum(['asc', 'desc']));
 
 // The block types a client can create, by `type`.
 
-const markdownBlock = z.strictObject({ type: z.literal('markdown'), ...blockBase, content: z.string().max(100_000) });
+const markdownBlock = z.strictObject({ type: z.literal('markdown'), ...blockBase, content: z.string().check(z.maxLength(100_000)) });
 
 const experimentMetadataBlock = z.strictObject({
   type: z.literal('experiment-metadata'),
   ...blockBase,
-  experimentId: z.string().min(1),
+  experimentId: z.string().check(z.minLength(1)),
   showDescription: z.boolean(),
   showHypothesis: z.boolean(),
   showVariationImages: z.boolean(),
-  variationIds: ids.optional(),
+  variationIds: z.optional(ids),
 });
 
 const experimentMetricBlock = z.strictObject({
   type: z.literal('experiment-metric'),
   ...blockBase,
-  snapshotId: z.string().max(256),
-  experimentId: z.string().min(1),
+  snapshotId: z.string().check(z.maxLength(256)),
+  experimentId: z.string().check(z.minLength(1)),
   metricIds: ids,
   variationIds: ids,
-  baselineRow: z.number().int().min(0),
+  baselineRow: z.int().check(z.gte(0)),
   differenceType,
   columnsFilter,
   sliceTagsFilter: ids,
@@ -61,13 +61,13 @@ const experimentMetricBlock = z.strictObject({
 const experimentDimensionBlock = z.strictObject({
   type: z.literal('experiment-dimension'),
   ...blockBase,
-  snapshotId: z.string().max(256),
-  experimentId: z.string().min(1),
+  snapshotId: z.string().check(z.maxLength(256)),
+  experimentId: z.string().check(z.minLength(1)),
   dimensionId: z.string(),
   dimensionValues: ids,
   metricIds: ids,
   variationIds: ids,
-  baselineRow: z.number().int().min(0),
+  baselineRow: z.int().check(z.gte(0)),
   differenceType,
   columnsFilter,
   metricTagFilter: ids,
@@ -78,9 +78,9 @@ const experimentDimensionBlock = z.strictObject({
 const experimentTimeSeriesBlock = z.strictObject({
   type: z.literal('experiment-time-series'),
   ...blockBase,
-  snapshotId: z.string().max(256),
-  experimentId: z.string().min(1),
-  metricId: z.string().optional(),
+  snapshotId: z.string().check(z.maxLength(256)),
+  experimentId: z.string().check(z.minLength(1)),
+  metricId: z.optional(z.string()),
   metricIds: ids,
   variationIds: ids,
   differenceType,
@@ -93,7 +93,7 @@ const experimentTimeSeriesBlock = z.strictObject({
 const experimentTrafficBlock = z.strictObject({
   type: z.literal('experiment-traffic'),
   ...blockBase,
-  experimentId: z.string().min(1),
+  experimentId: z.string().check(z.minLength(1)),
   showTable: z.boolean(),
   showTimeseries: z.boolean(),
 });
@@ -102,24 +102,24 @@ const sqlExplorerBlock = z.strictObject({
   type: z.literal('sql-explorer'),
   ...blockBase,
   savedQueryId: z.string(),
-  dataVizConfigIndex: z.number().int().min(0).optional(),
+  dataVizConfigIndex: z.optional(z.int().check(z.gte(0))),
   blockConfig: z.array(z.string()),
 });
 
 const metricExplorerBlock = z.strictObject({
   type: z.literal('metric-explorer'),
   ...blockBase,
-  factMetricId: z.string().min(1),
+  factMetricId: z.string().check(z.minLength(1)),
   visualizationType: z.enum(['histogram', 'bigNumber', 'timeseries']),
   valueType: z.enum(['avg', 'sum']),
   metricAnalysisId: z.string(),
   analysisSettings: z.strictObject({
     userIdType: z.string(),
-    lookbackDays: z.number().min(0),
+    lookbackDays: z.number().check(z.gte(0)),
     populationType: z.enum(['metric', 'factTable', 'exposureQuery', 'population', 'segment']),
-    populationId: z.string().nullable(),
-    additionalNumeratorFilters: ids.optional(),
-    additionalDenominatorFilters: ids.optional(),
+    populationId: z.nullable(z.string()),
+    additionalNumeratorFilters: z.optional(ids),
+    additionalDenominatorFilters: z.optional(ids),
     startDate: z.string(),
     endDate: z.string(),
   }),
@@ -133,17 +133,17 @@ const rowFilter = z.strictObject({
     '=', '!=', '<', '<=', '>', '>=', 'in', 'not_in', 'contains', 'not_contains', 'starts_with', 'ends_with',
     'is_null', 'not_null', 'is_true', 'is_false', 'sql_expr', 'saved_filter',
   ]),
-  column: z.string().optional(),
-  values: z.array(z.string()).optional(),
+  column: z.optional(z.string()),
+  values: z.optional(z.array(z.string())),
 });
 
 const explorationDimension = z.discriminatedUnion('dimensionType', [
   z.strictObject({
     dimensionType: z.literal('date'),
-    column: z.string().nullable(),
+    column: z.nullable(z.string()),
     dateGranularity: z.enum(['auto', 'hour', 'day', 'week', 'month', 'year']),
   }),
-  z.strictObject({ dimensionType: z.literal('dynamic'), column: z.string().nullable(), maxValues: z.number() }),
+  z.strictObject({ dimensionType: z.literal('dynamic'), column: z.nullable(z.string()), maxValues: z.number() }),
   z.strictObject({ dimensionType: z.literal('static'), column: z.string(), values: z.array(z.string()) }),
   z.strictObject({
     dimensionType: z.literal('slice'),
@@ -153,14 +153,14 @@ const explorationDimension = z.discriminatedUnion('dimensionType', [
 
 const explorationDateRange = z.strictObject({
   predefined: z.enum(['today', 'last7Days', 'last30Days', 'last90Days', 'customLookback', 'customDateRange']),
-  lookbackValue: z.number().nullable().optional(),
-  lookbackUnit: z.enum(['hour', 'day', 'week', 'month']).nullable().optional(),
-  startDate: z.string().nullable().optional(),
-  endDate: z.string().nullable().optional(),
+  lookbackValue: z.optional(z.nullable(z.number())),
+  lookbackUnit: z.optional(z.nullable(z.enum(['hour', 'day', 'week', 'month']))),
+  startDate: z.optional(z.nullable(z.string())),
+  endDate: z.optional(z.nullable(z.string())),
 });
 
 /** The config of an exploration over `dataset`, whose kind `type` names. */
-const explorationConfig = <T extends string, D extends z.ZodType>(type: T, dataset: D) =>
+const explorationConfig = <T extends string, D extends z.ZodMiniType>(type: T, dataset: D) =>
   z.strictObject({
     datasource: z.string(),
     dimensions: z.array(explorationDimension),
@@ -168,7 +168,7 @@ const explorationConfig = <T extends string, D extends z.ZodType>(type: T, datas
       'line', 'area', 'timeseries-table', 'table', 'bar', 'stackedBar', 'horizontalBar', 'stackedHorizontalBar', 'bigNumber',
     ]),
     dateRange: explorationDateRange,
-    showAs: z.enum(['total', 'per_unit']).optional(),
+    showAs: z.optional(z.enum(['total', 'per_unit'])),
     type: z.literal(type),
     dataset,
   });
@@ -183,23 +183,23 @@ const metricDataset = z.strictObject({
       rowFilters: z.array(rowFilter),
       type: z.literal('metric'),
       metricId: z.string(),
-      unit: z.string().nullable(),
-      denominatorUnit: z.string().nullable(),
+      unit: z.nullable(z.string()),
+      denominatorUnit: z.nullable(z.string()),
     }),
   ),
 });
 
 const factTableDataset = z.strictObject({
   type: z.literal('fact_table'),
-  factTableId: z.string().nullable(),
+  factTableId: z.nullable(z.string()),
   values: z.array(
     z.strictObject({
       name: z.string(),
       rowFilters: z.array(rowFilter),
       type: z.literal('fact_table'),
       valueType,
-      valueColumn: z.string().nullable(),
-      unit: z.string().nullable(),
+      valueColumn: z.nullable(z.string()),
+      unit: z.nullable(z.string()),
     }),
   ),
 });
@@ -216,13 +216,13 @@ const dataSourceDataset = z.strictObject({
       rowFilters: z.array(rowFilter),
       type: z.literal('data_source'),
       valueType,
-      valueColumn: z.string().nullable(),
-      unit: z.string().nullable(),
+      valueColumn: z.nullable(z.string()),
+      unit: z.nullable(z.string()),
     }),
   ),
 });
 
-const explorationBlock = <T extends string, C extends z.ZodType>(type: T, config: C) =>
+const explorationBlock = <T extends string, C extends z.ZodMiniType>(type: T, config: C) =>
   z.strictObject({ type: z.literal(type), ...blockBase, explorerAnalysisId: z.string(), config });
 
 const metricExplorationBlock = explorationBlock('metric-exploration', explorationConfig('metric', metricDataset));
@@ -231,7 +231,7 @@ const dataSourceExplorationBlock = explorationBlock('data-source-exploration', e
 
 /** The identity the server gives a block. */
 const identity = { organization: z.string(), id: z.string(), uid: z.string() };
-const optionalIdentity = { organization: z.string().optional(), id: z.string().optional(), uid: z.string().optional() };
+const optionalIdentity = { organization: z.optional(z.string()), id: z.optional(z.string()), uid: z.optional(z.string()) };
 
 /** A block a client sends to create, validated by its `type`. */
 export const newBlock = z.discriminatedUnion('type', [
@@ -248,17 +248,17 @@ export type NewBlock = z.infer<typeof newBlock>;
 
 /** A block as stored and shown: its content and the identity the server gave it. */
 export const dashboardBlock = z.discriminatedUnion('type', [
-  markdownBlock.extend(identity),
-  experimentMetadataBlock.extend(identity),
-  experimentMetricBlock.extend(identity),
-  experimentDimensionBlock.extend(identity),
-  experimentTimeSeriesBlock.extend(identity),
-  experimentTrafficBlock.extend(identity),
-  sqlExplorerBlock.extend(identity),
-  metricExplorerBlock.extend(identity),
-  metricExplorationBlock.extend(identity),
-  factTableExplorationBlock.extend(identity),
-  dataSourceExplorationBlock.extend(identity),
+  z.extend(markdownBlock, identity),
+  z.extend(experimentMetadataBlock, identity),
+  z.extend(experimentMetricBlock, identity),
+  z.extend(experimentDimensionBlock, identity),
+  z.extend(experimentTimeSeriesBlock, identity),
+  z.extend(experimentTrafficBlock, identity),
+  z.extend(sqlExplorerBlock, identity),
+  z.extend(metricExplorerBlock, identity),
+  z.extend(metricExplorationBlock, identity),
+  z.extend(factTableExplorationBlock, identity),
+  z.extend(dataSourceExplorationBlock, identity),
 ]);
 export type DashboardBlock = z.infer<typeof dashboardBlock>;
 
@@ -267,56 +267,56 @@ export type DashboardBlock = z.infer<typeof dashboardBlock>;
  * create) or one of this dashboard's blocks sent back with its identity; the handler checks which.
  */
 export const updateBlock = z.discriminatedUnion('type', [
-  markdownBlock.extend(optionalIdentity),
-  experimentMetadataBlock.extend(optionalIdentity),
-  experimentMetricBlock.extend(optionalIdentity),
-  experimentDimensionBlock.extend(optionalIdentity),
-  experimentTimeSeriesBlock.extend(optionalIdentity),
-  experimentTrafficBlock.extend(optionalIdentity),
-  sqlExplorerBlock.extend(optionalIdentity),
-  metricExplorerBlock.extend(optionalIdentity),
-  metricExplorationBlock.extend(optionalIdentity),
-  factTableExplorationBlock.extend(optionalIdentity),
-  dataSourceExplorationBlock.extend(optionalIdentity),
+  z.extend(markdownBlock, optionalIdentity),
+  z.extend(experimentMetadataBlock, optionalIdentity),
+  z.extend(experimentMetricBlock, optionalIdentity),
+  z.extend(experimentDimensionBlock, optionalIdentity),
+  z.extend(experimentTimeSeriesBlock, optionalIdentity),
+  z.extend(experimentTrafficBlock, optionalIdentity),
+  z.extend(sqlExplorerBlock, optionalIdentity),
+  z.extend(metricExplorerBlock, optionalIdentity),
+  z.extend(metricExplorationBlock, optionalIdentity),
+  z.extend(factTableExplorationBlock, optionalIdentity),
+  z.extend(dataSourceExplorationBlock, optionalIdentity),
 ]);
 export type UpdateBlock = z.infer<typeof updateBlock>;
 
 /** Block types a client may create; the others come only from running an exploration. */
-export const creatableBlockTypes: string[] = newBlock.options.map((option) => option.shape.type.value);
+export const creatableBlockTypes: string[] = newBlock.def.options.map((option) => option.shape.type.def.values[0]);
 
 const editLevel = z.enum(['published', 'private']);
 const updateSchedule = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('stale'), hours: z.number().positive() }),
-  z.strictObject({ type: z.literal('cron'), cron: z.string().min(1).max(256) }),
+  z.strictObject({ type: z.literal('stale'), hours: z.number().check(z.positive()) }),
+  z.strictObject({ type: z.literal('cron'), cron: z.string().check(z.minLength(1), z.maxLength(256)) }),
 ]);
 
 export const dashboard = z.strictObject({
   id: z.string(),
   uid: z.string(),
   organization: z.string(),
-  experimentId: z.string().optional(),
+  experimentId: z.optional(z.string()),
   isDefault: z.boolean(),
   isDeleted: z.boolean(),
   userId: z.string(),
   editLevel,
   shareLevel: editLevel,
   enableAutoUpdates: z.boolean(),
-  updateSchedule: updateSchedule.optional(),
+  updateSchedule: z.optional(updateSchedule),
   title: z.string(),
-  grid: z
-    .strictObject({ cols: z.number().int().min(1).max(DASHBOARD_GRID_COLUMNS), rowHeight: z.number().int().min(8) })
-    .optional(),
-  projects: z.array(z.string()).optional(),
-  nextUpdate: z.string().optional(),
-  lastUpdated: z.string().optional(),
+  grid: z.optional(
+    z.strictObject({ cols: z.int().check(z.gte(1), z.lte(DASHBOARD_GRID_COLUMNS)), rowHeight: z.int().check(z.gte(8)) }),
+  ),
+  projects: z.optional(z.array(z.string())),
+  nextUpdate: z.optional(z.string()),
+  lastUpdated: z.optional(z.string()),
   dateCreated: z.string(),
   dateUpdated: z.string(),
   blocks: z.array(dashboardBlock),
 });
 export type Dashboard = z.infer<typeof dashboard>;
 
-const title = z.string().trim().min(1).max(1024);
-const projects = z.array(z.string().min(1).max(256)).max(100);
+const title = z.string().check(z.trim(), z.minLength(1), z.maxLength(1024));
+const projects = z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(100));
 const dashboardResponse = z.object({ dashboard });
 const dashboardsResponse = z.object({ dashboards: z.array(dashboard) });
 
@@ -345,10 +345,10 @@ export const createDashboard = defineEndpoint({
     editLevel,
     shareLevel: editLevel,
     enableAutoUpdates: z.boolean(),
-    updateSchedule: updateSchedule.optional(),
-    experimentId: z.string().min(1).max(256).optional(),
-    projects: projects.optional(),
-    blocks: z.array(newBlock).max(200),
+    updateSchedule: z.optional(updateSchedule),
+    experimentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    projects: z.optional(projects),
+    blocks: z.array(newBlock).check(z.maxLength(200)),
   }),
   response: dashboardResponse,
 });
@@ -374,13 +374,13 @@ export const updateDashboard = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: z.strictObject({
-    title: title.optional(),
-    editLevel: editLevel.optional(),
-    shareLevel: editLevel.optional(),
-    enableAutoUpdates: z.boolean().optional(),
-    updateSchedule: updateSchedule.optional(),
-    projects: projects.optional(),
-    blocks: z.array(updateBlock).max(200).optional(),
+    title: z.optional(title),
+    editLevel: z.optional(editLevel),
+    shareLevel: z.optional(editLevel),
+    enableAutoUpdates: z.optional(z.boolean()),
+    updateSchedule: z.optional(updateSchedule),
+    projects: z.optional(projects),
+    blocks: z.optional(z.array(updateBlock).check(z.maxLength(200))),
   }),
   response: dashboardResponse,
 });
@@ -404,7 +404,7 @@ export const getDashboardsForExperiment = defineEndpoint({
   summary: "List an experiment's dashboards",
   tag: 'dashboards',
   permission: 'read',
-  params: z.object({ experimentId: z.string().min(1).max(256) }),
+  params: z.object({ experimentId: z.string().check(z.minLength(1), z.maxLength(256)) }),
   response: dashboardsResponse,
 });
 

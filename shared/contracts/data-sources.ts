@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
@@ -8,14 +8,17 @@ export type DataSourceType = (typeof dataSourceTypes)[number];
 
 /** Where an Athena data source runs its queries; access comes from the analysis role, never from stored secrets. */
 export const athenaParams = z.strictObject({
-  workGroup: z.string().trim().min(1).max(128),
-  database: z.string().trim().min(1).max(255),
-  catalog: z.string().trim().min(1).max(255).optional(),
-  outputLocation: z
-    .string()
-    .regex(/^s3:\/\/[a-z0-9.-]{3,63}(\/.*)?$/, 'must be an S3 URI such as s3://bucket/prefix/')
-    .max(1024)
-    .optional(),
+  workGroup: z.string().check(z.trim(), z.minLength(1), z.maxLength(128)),
+  database: z.string().check(z.trim(), z.minLength(1), z.maxLength(255)),
+  catalog: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(255))),
+  outputLocation: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^s3:\/\/[a-z0-9.-]{3,63}(\/.*)?$/, 'must be an S3 URI such as s3://bucket/prefix/'),
+        z.maxLength(1024),
+      ),
+  ),
 });
 export type AthenaParams = z.infer<typeof athenaParams>;
 
@@ -56,42 +59,55 @@ export const dataSource = z.discriminatedUnion('type', [
 ]);
 export type DataSource = z.infer<typeof dataSource>;
 
-const id = z.string().trim().min(1).max(256).regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _ . : -');
-const sql = z.string().trim().min(1).max(100_000);
-const description = z.string().max(10_000);
+const id = z
+  .string()
+  .check(
+    z.trim(),
+    z.minLength(1),
+    z.maxLength(256),
+    z.regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _ . : -'),
+  );
+const sql = z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000));
+const description = z.string().check(z.maxLength(10_000));
 
-const identifierTypeInput = z.strictObject({ id, description: description.optional() });
+const identifierTypeInput = z.strictObject({ id, description: z.optional(description) });
 const assignmentQueryInput = z.strictObject({
-  id: id.optional(),
-  name: z.string().trim().min(1).max(256),
-  description: description.optional(),
+  id: z.optional(id),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.optional(description),
   identifierType: id,
   sql,
-  includesNameColumns: z.boolean().optional(),
-  dimensionColumns: z.array(z.string().trim().min(1).max(256)).max(100).optional(),
+  includesNameColumns: z.optional(z.boolean()),
+  dimensionColumns: z.optional(
+    z.array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))).check(z.maxLength(100)),
+  ),
 });
 export type AssignmentQueryInput = z.infer<typeof assignmentQueryInput>;
-const identifierJoinQueryInput = z.strictObject({ identifierTypes: z.array(id).min(2).max(20), sql });
+const identifierJoinQueryInput = z.strictObject({
+  identifierTypes: z.array(id).check(z.minLength(2), z.maxLength(20)),
+  sql,
+});
 
 const bodyFields = {
-  name: z.string().trim().min(1).max(256),
-  description: description.optional(),
-  projectIds: stringList.optional(),
-  eventTracker: z.string().max(256).optional(),
-  identifierTypes: z.array(identifierTypeInput).min(1).max(50),
-  assignmentQueries: z.array(assignmentQueryInput).max(100).optional(),
-  identifierJoinQueries: z.array(identifierJoinQueryInput).max(100).optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.optional(description),
+  projectIds: z.optional(stringList),
+  eventTracker: z.optional(z.string().check(z.maxLength(256))),
+  identifierTypes: z.array(identifierTypeInput).check(z.minLength(1), z.maxLength(50)),
+  assignmentQueries: z.optional(z.array(assignmentQueryInput).check(z.maxLength(100))),
+  identifierJoinQueries: z.optional(z.array(identifierJoinQueryInput).check(z.maxLength(100))),
   type: z.enum(dataSourceTypes),
   // Checked against `type` once both are known (an update may change either), so errors name the right fields.
-  params: z
-    .record(z.string(), z.unknown())
-    .describe('athena: {workGroup, database, catalog?, outputLocation?}; duckdb: {}')
-    .optional(),
+  params: z.optional(
+    z
+      .record(z.string(), z.unknown())
+      .check(z.describe('athena: {workGroup, database, catalog?, outputLocation?}; duckdb: {}')),
+  ),
 };
 
 const createBody = z.strictObject(bodyFields);
 export type DataSourceCreate = z.infer<typeof createBody>;
-const updateBody = createBody.partial();
+const updateBody = z.partial(createBody);
 export type DataSourceUpdate = z.infer<typeof updateBody>;
 
 const dataSourceResponse = z.object({ dataSource });
@@ -103,8 +119,8 @@ export const listDataSources = defineEndpoint({
   summary: 'List data sources',
   tag: 'data-sources',
   permission: 'read',
-  query: paginationQuery.extend({ projectId: z.string().min(1).max(256).optional() }),
-  response: z.object({ dataSources: z.array(dataSource) }).extend(paginationFields.shape),
+  query: z.extend(paginationQuery, { projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
+  response: z.extend(z.object({ dataSources: z.array(dataSource) }), paginationFields.shape),
 });
 
 export const getDataSource = defineEndpoint({

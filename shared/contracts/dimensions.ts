@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery } from './common';
 
@@ -12,20 +12,20 @@ export const dimension = z.object({
   datasourceId: z.string(),
   identifierType: z.string(),
   name: z.string(),
-  description: z.string().optional(),
+  description: z.optional(z.string()),
   query: z.string(),
-  managedBy: z.enum(['', 'api', 'config']).optional(),
+  managedBy: z.optional(z.enum(['', 'api', 'config'])),
 });
 export type Dimension = z.infer<typeof dimension>;
 
 const fields = {
-  name: z.string().trim().min(1).max(256),
-  description: z.string().max(10_000).optional(),
-  owner: z.string().max(256).optional(),
-  datasourceId: z.string().min(1).max(256),
-  identifierType: z.string().min(1).max(256),
-  query: z.string().min(1).max(100_000),
-  managedBy: z.enum(['', 'api']).optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  owner: z.optional(z.string().check(z.maxLength(256))),
+  datasourceId: z.string().check(z.minLength(1), z.maxLength(256)),
+  identifierType: z.string().check(z.minLength(1), z.maxLength(256)),
+  query: z.string().check(z.minLength(1), z.maxLength(100_000)),
+  managedBy: z.optional(z.enum(['', 'api'])),
 };
 const dimensionResponse = z.object({ dimension });
 
@@ -36,8 +36,10 @@ export const listDimensions = defineEndpoint({
   summary: 'List dimensions',
   tag: 'dimensions',
   permission: 'read',
-  query: paginationQuery.extend({ datasourceId: z.string().min(1).max(256).optional() }).strict(),
-  response: z.object({ dimensions: z.array(dimension) }).extend(paginationFields.shape),
+  query: z.strictObject(
+    z.extend(paginationQuery, { datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }).shape,
+  ),
+  response: z.extend(z.object({ dimensions: z.array(dimension) }), paginationFields.shape),
 });
 
 export const postDimension = defineEndpoint({
@@ -70,7 +72,7 @@ export const updateDimension = defineEndpoint({
   tag: 'dimensions',
   permission: 'createDimensions',
   params: idParams,
-  body: z.strictObject(fields).partial(),
+  body: z.partial(z.strictObject(fields)),
   response: dimensionResponse,
 });
 

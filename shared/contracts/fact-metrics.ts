@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
@@ -32,33 +32,33 @@ const managedBy = z.enum(['', 'api', 'admin']);
 
 const rowFilter = z.object({
   operator: rowFilterOperator,
-  values: z.array(z.string()).optional(),
-  column: z.string().optional(),
+  values: z.optional(z.array(z.string())),
+  column: z.optional(z.string()),
 });
 const inlineFilters = z.record(z.string(), z.array(z.string()));
 const quantileSettings = z.object({
   type: z.enum(['event', 'unit']),
   ignoreZeros: z.boolean(),
   quantile: z.number(),
-  quantileEventCountColumn: z.string().optional(),
+  quantileEventCountColumn: z.optional(z.string()),
 });
 const cappingSettings = z.object({
   type: z.enum(['none', 'absolute', 'percentile']),
-  value: z.number().optional(),
-  ignoreZeros: z.boolean().optional(),
+  value: z.optional(z.number()),
+  ignoreZeros: z.optional(z.boolean()),
 });
 const windowSettings = z.object({
   type: z.enum(['none', 'conversion', 'lookback']),
-  delayValue: z.number().optional(),
-  delayUnit: windowUnit.optional(),
-  windowValue: z.number().optional(),
-  windowUnit: windowUnit.optional(),
+  delayValue: z.optional(z.number()),
+  delayUnit: z.optional(windowUnit),
+  windowValue: z.optional(z.number()),
+  windowUnit: z.optional(windowUnit),
 });
 const priorSettings = z.object({ override: z.boolean(), proper: z.boolean(), mean: z.number(), stddev: z.number() });
 const regressionAdjustmentSettings = z.object({
   override: z.boolean(),
-  enabled: z.boolean().optional(),
-  days: z.number().optional(),
+  enabled: z.optional(z.boolean()),
+  days: z.optional(z.number()),
 });
 
 export const factMetric = z.object({
@@ -66,7 +66,7 @@ export const factMetric = z.object({
   name: z.string(),
   description: z.string(),
   owner: z.string(),
-  ownerEmail: z.string().optional(),
+  ownerEmail: z.optional(z.string()),
   projects: z.array(z.string()),
   tags: z.array(z.string()),
   datasource: z.string(),
@@ -74,31 +74,31 @@ export const factMetric = z.object({
   numerator: z.object({
     factTableId: z.string(),
     column: z.string(),
-    aggregation: aggregation.optional(),
-    filters: z.array(z.string()).optional(),
-    inlineFilters: inlineFilters.optional(),
-    rowFilters: z.array(rowFilter).optional(),
-    aggregateFilterColumn: z.string().optional(),
-    aggregateFilter: z.string().optional(),
+    aggregation: z.optional(aggregation),
+    filters: z.optional(z.array(z.string())),
+    inlineFilters: z.optional(inlineFilters),
+    rowFilters: z.optional(z.array(rowFilter)),
+    aggregateFilterColumn: z.optional(z.string()),
+    aggregateFilter: z.optional(z.string()),
   }),
-  denominator: z
-    .object({
+  denominator: z.optional(
+    z.object({
       factTableId: z.string(),
       column: z.string(),
-      filters: z.array(z.string()).optional(),
-      inlineFilters: inlineFilters.optional(),
-      rowFilters: z.array(rowFilter).optional(),
-    })
-    .optional(),
+      filters: z.optional(z.array(z.string())),
+      inlineFilters: z.optional(inlineFilters),
+      rowFilters: z.optional(z.array(rowFilter)),
+    }),
+  ),
   inverse: z.boolean(),
-  quantileSettings: quantileSettings.optional(),
+  quantileSettings: z.optional(quantileSettings),
   cappingSettings,
   windowSettings,
   priorSettings,
   regressionAdjustmentSettings,
   riskThresholdSuccess: z.number(),
   riskThresholdDanger: z.number(),
-  displayAsPercentage: z.boolean().optional(),
+  displayAsPercentage: z.optional(z.boolean()),
   minPercentChange: z.number(),
   maxPercentChange: z.number(),
   minSampleSize: z.number(),
@@ -106,93 +106,93 @@ export const factMetric = z.object({
   managedBy,
   dateCreated: z.string(),
   dateUpdated: z.string(),
-  archived: z.boolean().optional(),
-  metricAutoSlices: z.array(z.string()).optional(),
+  archived: z.optional(z.boolean()),
+  metricAutoSlices: z.optional(z.array(z.string())),
 });
 export type FactMetric = z.infer<typeof factMetric>;
 
 // Request shapes: strict, bounded, with the rules the reference document states.
-const column = z.string().trim().max(256);
+const column = z.string().check(z.trim(), z.maxLength(256));
 const rowFilterInput = z.strictObject({
   operator: rowFilterOperator,
-  values: stringList.optional(),
-  column: column.min(1).optional(),
+  values: z.optional(stringList),
+  column: z.optional(column.check(z.minLength(1))),
 });
 const sideInput = {
-  factTableId: z.string().min(1).max(256),
-  aggregation: aggregation.optional(),
-  filters: stringList.optional(),
-  inlineFilters: z.record(z.string().max(256), stringList).optional(),
-  rowFilters: z.array(rowFilterInput).max(100).optional(),
+  factTableId: z.string().check(z.minLength(1), z.maxLength(256)),
+  aggregation: z.optional(aggregation),
+  filters: z.optional(stringList),
+  inlineFilters: z.optional(z.record(z.string().check(z.maxLength(256)), stringList)),
+  rowFilters: z.optional(z.array(rowFilterInput).check(z.maxLength(100))),
 };
 const numeratorInput = z.strictObject({
   ...sideInput,
-  column: column.optional(),
-  aggregateFilterColumn: column.min(1).optional(),
-  aggregateFilter: z.string().trim().min(1).max(256).optional(),
+  column: z.optional(column),
+  aggregateFilterColumn: z.optional(column.check(z.minLength(1))),
+  aggregateFilter: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
 });
-const denominatorInput = z.strictObject({ ...sideInput, column: column.min(1) });
-const nonNegative = z.number().min(0);
+const denominatorInput = z.strictObject({ ...sideInput, column: column.check(z.minLength(1)) });
+const nonNegative = z.number().check(z.gte(0));
 
 const metricFields = {
-  name: z.string().trim().min(1).max(256),
-  description: z.string().max(10_000).optional(),
-  owner: z.string().max(256).optional(),
-  projects: stringList.optional(),
-  tags: stringList.optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  owner: z.optional(z.string().check(z.maxLength(256))),
+  projects: z.optional(stringList),
+  tags: z.optional(stringList),
   metricType: z.enum(metricTypes),
   numerator: numeratorInput,
-  denominator: denominatorInput.optional(),
-  inverse: z.boolean().optional(),
-  quantileSettings: z
-    .strictObject({
+  denominator: z.optional(denominatorInput),
+  inverse: z.optional(z.boolean()),
+  quantileSettings: z.optional(
+    z.strictObject({
       type: z.enum(['event', 'unit']),
       ignoreZeros: z.boolean(),
-      quantile: z.number().min(0.001).max(0.999).multipleOf(0.001),
-      quantileEventCountColumn: column.min(1).optional(),
-    })
-    .optional(),
-  cappingSettings: z
-    .strictObject({
+      quantile: z.number().check(z.gte(0.001), z.lte(0.999), z.multipleOf(0.001)),
+      quantileEventCountColumn: z.optional(column.check(z.minLength(1))),
+    }),
+  ),
+  cappingSettings: z.optional(
+    z.strictObject({
       type: z.enum(['none', 'absolute', 'percentile']),
-      value: nonNegative.optional(),
-      ignoreZeros: z.boolean().optional(),
-    })
-    .optional(),
-  windowSettings: z
-    .strictObject({
+      value: z.optional(nonNegative),
+      ignoreZeros: z.optional(z.boolean()),
+    }),
+  ),
+  windowSettings: z.optional(
+    z.strictObject({
       type: z.enum(['none', 'conversion', 'lookback']),
-      delayHours: z.number().optional(),
-      delayValue: z.number().optional(),
-      delayUnit: windowUnit.optional(),
-      windowValue: nonNegative.optional(),
-      windowUnit: windowUnit.optional(),
-    })
-    .optional(),
-  priorSettings: z
-    .strictObject({ override: z.boolean(), proper: z.boolean(), mean: z.number(), stddev: z.number().gt(0) })
-    .optional(),
-  regressionAdjustmentSettings: z
-    .strictObject({ override: z.boolean(), enabled: z.boolean().optional(), days: nonNegative.optional() })
-    .optional(),
-  riskThresholdSuccess: nonNegative.optional(),
-  riskThresholdDanger: nonNegative.optional(),
-  displayAsPercentage: z.boolean().optional(),
-  minPercentChange: nonNegative.optional(),
-  maxPercentChange: nonNegative.optional(),
-  minSampleSize: nonNegative.optional(),
-  targetMDE: nonNegative.optional(),
-  managedBy: managedBy.optional(),
-  metricAutoSlices: stringList.optional(),
+      delayHours: z.optional(z.number()),
+      delayValue: z.optional(z.number()),
+      delayUnit: z.optional(windowUnit),
+      windowValue: z.optional(nonNegative),
+      windowUnit: z.optional(windowUnit),
+    }),
+  ),
+  priorSettings: z.optional(
+    z.strictObject({ override: z.boolean(), proper: z.boolean(), mean: z.number(), stddev: z.number().check(z.gt(0)) }),
+  ),
+  regressionAdjustmentSettings: z.optional(
+    z.strictObject({ override: z.boolean(), enabled: z.optional(z.boolean()), days: z.optional(nonNegative) }),
+  ),
+  riskThresholdSuccess: z.optional(nonNegative),
+  riskThresholdDanger: z.optional(nonNegative),
+  displayAsPercentage: z.optional(z.boolean()),
+  minPercentChange: z.optional(nonNegative),
+  maxPercentChange: z.optional(nonNegative),
+  minSampleSize: z.optional(nonNegative),
+  targetMDE: z.optional(nonNegative),
+  managedBy: z.optional(managedBy),
+  metricAutoSlices: z.optional(stringList),
 };
 
 /** Body of a new fact metric. */
 export const factMetricCreateBody = z.strictObject(metricFields);
 /** `data` of a bulk-imported fact metric: a new one's fields, plus `archived`. */
-export const factMetricImportBody = z.strictObject({ ...metricFields, archived: z.boolean().optional() });
+export const factMetricImportBody = z.strictObject({ ...metricFields, archived: z.optional(z.boolean()) });
 export type FactMetricInput = z.infer<typeof factMetricImportBody>;
 
-const factMetricUpdateBody = factMetricImportBody.partial();
+const factMetricUpdateBody = z.partial(factMetricImportBody);
 export type FactMetricUpdate = z.infer<typeof factMetricUpdateBody>;
 
 const factMetricResponse = z.object({ factMetric });
@@ -204,12 +204,12 @@ export const listFactMetrics = defineEndpoint({
   summary: 'List fact metrics',
   tag: 'fact-metrics',
   permission: 'read',
-  query: paginationQuery.extend({
-    datasourceId: z.string().min(1).max(256).optional(),
-    projectId: z.string().min(1).max(256).optional(),
-    factTableId: z.string().min(1).max(256).optional(),
+  query: z.extend(paginationQuery, {
+    datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    factTableId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   }),
-  response: z.object({ factMetrics: z.array(factMetric) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ factMetrics: z.array(factMetric) }), paginationFields.shape),
 });
 
 export const postFactMetric = defineEndpoint({

@@ -1,25 +1,25 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
 const datatype = z.enum(['number', 'string', 'date', 'boolean', 'json', 'binary', 'other', '']);
 const numberFormat = z.enum(['', 'currency', 'time:seconds', 'memory:bytes', 'memory:kilobytes']);
-const jsonFields = z.record(z.string(), z.object({ datatype: datatype.optional() }));
+const jsonFields = z.record(z.string(), z.object({ datatype: z.optional(datatype) }));
 
 export const factTableColumn = z.object({
   column: z.string(),
   datatype,
-  numberFormat: numberFormat.optional(),
-  jsonFields: jsonFields.optional(),
-  name: z.string().optional(),
-  description: z.string().optional(),
-  alwaysInlineFilter: z.boolean().optional(),
-  deleted: z.boolean().optional(),
-  isAutoSliceColumn: z.boolean().optional(),
-  autoSlices: z.array(z.string()).optional(),
-  lockedAutoSlices: z.array(z.string()).optional(),
-  dateCreated: z.string().optional(),
-  dateUpdated: z.string().optional(),
+  numberFormat: z.optional(numberFormat),
+  jsonFields: z.optional(jsonFields),
+  name: z.optional(z.string()),
+  description: z.optional(z.string()),
+  alwaysInlineFilter: z.optional(z.boolean()),
+  deleted: z.optional(z.boolean()),
+  isAutoSliceColumn: z.optional(z.boolean()),
+  autoSlices: z.optional(z.array(z.string())),
+  lockedAutoSlices: z.optional(z.array(z.string())),
+  dateCreated: z.optional(z.string()),
+  dateUpdated: z.optional(z.string()),
 });
 export type FactTableColumn = z.infer<typeof factTableColumn>;
 
@@ -31,16 +31,16 @@ export const factTable = z.object({
   name: z.string(),
   description: z.string(),
   owner: z.string(),
-  ownerEmail: z.string().optional(),
+  ownerEmail: z.optional(z.string()),
   projects: z.array(z.string()),
   tags: z.array(z.string()),
   datasource: z.string(),
   userIdTypes: z.array(z.string()),
   sql: z.string(),
-  eventName: z.string().optional(),
-  columns: z.array(factTableColumn).optional(),
-  columnsError: z.string().nullable().optional(),
-  archived: z.boolean().optional(),
+  eventName: z.optional(z.string()),
+  columns: z.optional(z.array(factTableColumn)),
+  columnsError: z.optional(z.nullable(z.string())),
+  archived: z.optional(z.boolean()),
   managedBy: factTableManagedBy,
   dateCreated: z.string(),
   dateUpdated: z.string(),
@@ -58,76 +58,81 @@ export const factTableFilter = z.object({
 });
 export type FactTableFilter = z.infer<typeof factTableFilter>;
 
-const name = z.string().trim().min(1).max(256);
-const owner = z.string().max(256);
-const description = z.string().max(10_000);
-const sql = z.string().trim().min(1).max(100_000);
-const userIdTypes = z.array(z.string().trim().min(1).max(256)).min(1).max(100);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+const owner = z.string().check(z.maxLength(256));
+const description = z.string().check(z.maxLength(10_000));
+const sql = z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000));
+const userIdTypes = z
+  .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256)))
+  .check(z.minLength(1), z.maxLength(100));
 
 /** Fields of a new fact table: the create body, and `data` of a bulk-imported one. */
 export const factTableCreateBody = z.strictObject({
   name,
-  description: description.optional(),
-  owner: owner.optional(),
-  projects: stringList.optional(),
-  tags: stringList.optional(),
-  datasource: z.string().trim().min(1).max(256),
+  description: z.optional(description),
+  owner: z.optional(owner),
+  projects: z.optional(stringList),
+  tags: z.optional(stringList),
+  datasource: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
   userIdTypes,
   sql,
-  eventName: z.string().max(256).optional(),
-  managedBy: factTableManagedBy.optional(),
+  eventName: z.optional(z.string().check(z.maxLength(256))),
+  managedBy: z.optional(factTableManagedBy),
 });
 export type FactTableCreate = z.infer<typeof factTableCreateBody>;
 
 /** A column in an update: only `column` and `datatype` are required; read-only dates are accepted and ignored. */
 const columnInput = z.strictObject({
-  column: z.string().trim().min(1).max(256),
+  column: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
   datatype,
-  numberFormat: numberFormat.optional(),
-  jsonFields: jsonFields.optional(),
-  name: z.string().max(256).optional(),
-  description: description.optional(),
-  alwaysInlineFilter: z.boolean().optional(),
-  deleted: z.boolean().optional(),
-  isAutoSliceColumn: z.boolean().optional(),
-  autoSlices: stringList.optional(),
-  lockedAutoSlices: stringList.optional(),
-  dateCreated: z.string().optional(),
-  dateUpdated: z.string().optional(),
+  numberFormat: z.optional(numberFormat),
+  jsonFields: z.optional(jsonFields),
+  name: z.optional(z.string().check(z.maxLength(256))),
+  description: z.optional(description),
+  alwaysInlineFilter: z.optional(z.boolean()),
+  deleted: z.optional(z.boolean()),
+  isAutoSliceColumn: z.optional(z.boolean()),
+  autoSlices: z.optional(stringList),
+  lockedAutoSlices: z.optional(stringList),
+  dateCreated: z.optional(z.string()),
+  dateUpdated: z.optional(z.string()),
 });
 export type FactTableColumnInput = z.infer<typeof columnInput>;
 
 const factTableUpdateBody = z.strictObject({
-  name: name.optional(),
-  description: description.optional(),
-  owner: owner.optional(),
-  projects: stringList.optional(),
-  tags: stringList.optional(),
-  userIdTypes: userIdTypes.optional(),
-  sql: sql.optional(),
-  eventName: z.string().max(256).optional(),
-  columns: z.array(columnInput).max(1000).optional(),
-  columnsError: z.string().max(10_000).nullable().optional(),
-  managedBy: factTableManagedBy.optional(),
-  archived: z.boolean().optional(),
+  name: z.optional(name),
+  description: z.optional(description),
+  owner: z.optional(owner),
+  projects: z.optional(stringList),
+  tags: z.optional(stringList),
+  userIdTypes: z.optional(userIdTypes),
+  sql: z.optional(sql),
+  eventName: z.optional(z.string().check(z.maxLength(256))),
+  columns: z.optional(z.array(columnInput).check(z.maxLength(1000))),
+  columnsError: z.optional(z.nullable(z.string().check(z.maxLength(10_000)))),
+  managedBy: z.optional(factTableManagedBy),
+  archived: z.optional(z.boolean()),
 });
 export type FactTableUpdate = z.infer<typeof factTableUpdateBody>;
 
 /** Fields of a new fact table filter: the create body, and `data` of a bulk-imported one. */
 export const factTableFilterCreateBody = z.strictObject({
   name,
-  description: description.optional(),
-  value: z.string().trim().min(1).max(100_000),
-  managedBy: filterManagedBy.optional(),
+  description: z.optional(description),
+  value: z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000)),
+  managedBy: z.optional(filterManagedBy),
 });
 export type FactTableFilterCreate = z.infer<typeof factTableFilterCreateBody>;
 
-const factTableFilterUpdateBody = factTableFilterCreateBody.partial();
+const factTableFilterUpdateBody = z.partial(factTableFilterCreateBody);
 export type FactTableFilterUpdate = z.infer<typeof factTableFilterUpdateBody>;
 
 const factTableResponse = z.object({ factTable });
 const filterResponse = z.object({ factTableFilter });
-const filterParams = z.object({ factTableId: z.string().min(1).max(256), id: z.string().min(1).max(256) });
+const filterParams = z.object({
+  factTableId: z.string().check(z.minLength(1), z.maxLength(256)),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+});
 
 export const listFactTables = defineEndpoint({
   operationId: 'listFactTables',
@@ -136,11 +141,11 @@ export const listFactTables = defineEndpoint({
   summary: 'List fact tables',
   tag: 'fact-tables',
   permission: 'read',
-  query: paginationQuery.extend({
-    datasourceId: z.string().min(1).max(256).optional(),
-    projectId: z.string().min(1).max(256).optional(),
+  query: z.extend(paginationQuery, {
+    datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+    projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   }),
-  response: z.object({ factTables: z.array(factTable) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ factTables: z.array(factTable) }), paginationFields.shape),
 });
 
 export const postFactTable = defineEndpoint({
@@ -198,9 +203,9 @@ export const listFactTableFilters = defineEndpoint({
   summary: 'List the filters of a fact table',
   tag: 'fact-tables',
   permission: 'read',
-  params: z.object({ factTableId: z.string().min(1).max(256) }),
+  params: z.object({ factTableId: z.string().check(z.minLength(1), z.maxLength(256)) }),
   query: paginationQuery,
-  response: z.object({ factTableFilters: z.array(factTableFilter) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ factTableFilters: z.array(factTableFilter) }), paginationFields.shape),
 });
 
 export const postFactTableFilter = defineEndpoint({
@@ -211,7 +216,7 @@ export const postFactTableFilter = defineEndpoint({
   tag: 'fact-tables',
   permission: 'manageFactFilters',
   projectScoped: true,
-  params: z.object({ factTableId: z.string().min(1).max(256) }),
+  params: z.object({ factTableId: z.string().check(z.minLength(1), z.maxLength(256)) }),
   body: factTableFilterCreateBody,
   response: filterResponse,
 });

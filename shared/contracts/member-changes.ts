@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, stringList } from './common';
 
 // Changing a member's roles and removing a member: GrowthBook's updateMemberRole and deleteMember.
 // Roles are strings here and checked by the handler, so an unknown role gets a message naming it.
 
-const id = z.string().min(1).max(256);
+const id = z.string().check(z.minLength(1), z.maxLength(256));
 
 export const updateMemberRole = defineEndpoint({
   operationId: 'updateMemberRole',
@@ -17,19 +17,20 @@ export const updateMemberRole = defineEndpoint({
   params: idParams,
   body: z.strictObject({
     member: z.strictObject({
-      role: z.string().max(256).optional(),
-      environments: stringList.optional(),
-      projectRoles: z
-        .array(
-          z.strictObject({
-            project: id,
-            role: z.string().min(1).max(256),
-            environments: stringList,
-            limitAccessByEnvironment: z.boolean().optional(),
-          }),
-        )
-        .max(1000)
-        .optional(),
+      role: z.optional(z.string().check(z.maxLength(256))),
+      environments: z.optional(stringList),
+      projectRoles: z.optional(
+        z
+          .array(
+            z.strictObject({
+              project: id,
+              role: z.string().check(z.minLength(1), z.maxLength(256)),
+              environments: stringList,
+              limitAccessByEnvironment: z.optional(z.boolean()),
+            }),
+          )
+          .check(z.maxLength(1000)),
+      ),
     }),
   }),
   response: z.object({
@@ -38,9 +39,9 @@ export const updateMemberRole = defineEndpoint({
       role: z.string(),
       environments: z.array(z.string()),
       limitAccessByEnvironment: z.boolean(),
-      projectRoles: z
-        .array(z.object({ project: z.string(), role: z.string(), limitAccessByEnvironment: z.boolean(), environments: z.array(z.string()) }))
-        .optional(),
+      projectRoles: z.optional(
+        z.array(z.object({ project: z.string(), role: z.string(), limitAccessByEnvironment: z.boolean(), environments: z.array(z.string()) })),
+      ),
     }),
   }),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { roles } from '../permissions';
 import { defineEndpoint } from './spec';
 import { paginationFields, paginationQuery } from './common';
@@ -7,11 +7,11 @@ export const role = z.enum(roles);
 
 /** A per-project role, as members and teams carry them. */
 export const projectRole = z.object({
-  project: z.string().min(1),
+  project: z.string().check(z.minLength(1)),
   role,
   limitAccessByEnvironment: z.boolean(),
   environments: z.array(z.string()),
-  teams: z.array(z.string()).optional(),
+  teams: z.optional(z.array(z.string())),
 });
 export type ProjectRole = z.infer<typeof projectRole>;
 
@@ -30,12 +30,12 @@ export type Member = z.infer<typeof member>;
 export type StoredMember = Omit<Member, 'teams'>;
 
 /** A member as GrowthBook's `GET /members` answers it: the role is `globalRole`. */
-export const apiMember = member.omit({ role: true }).extend({
+export const apiMember = z.extend(z.omit(member, { role: true }), {
   globalRole: role,
   environments: z.array(z.string()),
   limitAccessByEnvironment: z.boolean(),
   managedbyIdp: z.boolean(),
-  lastLoginDate: z.string().optional(),
+  lastLoginDate: z.optional(z.string()),
 });
 export type ApiMember = z.infer<typeof apiMember>;
 
@@ -46,12 +46,12 @@ export const listMembers = defineEndpoint({
   summary: 'List the members of the organization',
   tag: 'members',
   permission: 'manageTeam',
-  query: paginationQuery.extend({
-    userName: z.string().max(256).optional(),
-    userEmail: z.string().max(320).optional(),
-    globalRole: z.string().max(64).optional(),
+  query: z.extend(paginationQuery, {
+    userName: z.optional(z.string().check(z.maxLength(256))),
+    userEmail: z.optional(z.string().check(z.maxLength(320))),
+    globalRole: z.optional(z.string().check(z.maxLength(64))),
   }),
-  response: z.object({ members: z.array(apiMember) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ members: z.array(apiMember) }), paginationFields.shape),
 });
 
 export const memberEndpoints = [listMembers];

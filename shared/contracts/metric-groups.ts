@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, stringList } from './common';
 
@@ -20,12 +20,12 @@ export const metricGroup = z.object({
 export type MetricGroup = z.infer<typeof metricGroup>;
 
 const createBody = z.strictObject({
-  name: z.string().trim().min(1).max(256),
-  description: z.string().max(10_000),
-  tags: stringList.optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.string().check(z.maxLength(10_000)),
+  tags: z.optional(stringList),
   projects: stringList,
-  metrics: z.array(z.string().min(1).max(256)).max(1000),
-  datasource: z.string().min(1).max(256),
+  metrics: z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(1000)),
+  datasource: z.string().check(z.minLength(1), z.maxLength(256)),
 });
 const metricGroupResponse = z.object({ metricGroup });
 
@@ -70,7 +70,7 @@ export const updateMetricGroup = defineEndpoint({
   tag: 'metric-groups',
   permission: 'createMetricGroups',
   params: idParams,
-  body: createBody.extend({ archived: z.boolean() }).partial(),
+  body: z.partial(z.extend(createBody, { archived: z.boolean() })),
   response: metricGroupResponse,
 });
 

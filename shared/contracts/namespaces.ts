@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery } from './common';
 
@@ -10,14 +10,14 @@ export const namespace = z.object({
   description: z.string(),
   status: z.enum(['active', 'inactive']),
   format: z.enum(['legacy', 'multiRange']),
-  hashAttribute: z.string().optional(),
-  seed: z.string().optional(),
+  hashAttribute: z.optional(z.string()),
+  seed: z.optional(z.string()),
 });
 export type Namespace = z.infer<typeof namespace>;
 /** A namespace as stored, with the dates the store keeps. */
 export type StoredNamespace = Namespace & { dateCreated: string; dateUpdated: string };
 
-const displayName = z.string().trim().min(1).max(256);
+const displayName = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
 const namespaceResponse = z.object({ namespace });
 
 export const listNamespaces = defineEndpoint({
@@ -27,8 +27,8 @@ export const listNamespaces = defineEndpoint({
   summary: 'List namespaces',
   tag: 'namespaces',
   permission: 'read',
-  query: paginationQuery.strict(),
-  response: z.object({ namespaces: z.array(namespace) }).extend(paginationFields.shape),
+  query: z.strictObject(paginationQuery.shape),
+  response: z.extend(z.object({ namespaces: z.array(namespace) }), paginationFields.shape),
 });
 
 export const getNamespace = defineEndpoint({
@@ -51,10 +51,10 @@ export const postNamespace = defineEndpoint({
   permission: 'manageNamespaces',
   body: z.strictObject({
     displayName,
-    description: z.string().max(10_000).optional(),
-    status: z.enum(['active', 'inactive']).optional(),
-    format: z.enum(['legacy', 'multiRange']).optional(),
-    hashAttribute: z.string().min(1).max(256).optional(),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    status: z.optional(z.enum(['active', 'inactive'])),
+    format: z.optional(z.enum(['legacy', 'multiRange'])),
+    hashAttribute: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   }),
   response: namespaceResponse,
 });
@@ -68,10 +68,10 @@ export const putNamespace = defineEndpoint({
   permission: 'manageNamespaces',
   params: idParams,
   body: z.strictObject({
-    displayName: displayName.optional(),
-    description: z.string().max(10_000).optional(),
-    status: z.enum(['active', 'inactive']).optional(),
-    hashAttribute: z.string().min(1).max(256).optional(),
+    displayName: z.optional(displayName),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    status: z.optional(z.enum(['active', 'inactive'])),
+    hashAttribute: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   }),
   response: namespaceResponse,
 });
@@ -95,7 +95,7 @@ export const postNamespaceRotateSeed = defineEndpoint({
   tag: 'namespaces',
   permission: 'manage',
   params: idParams,
-  body: z.strictObject({ seed: z.string().max(256).optional() }),
+  body: z.strictObject({ seed: z.optional(z.string().check(z.maxLength(256))) }),
   response: namespaceResponse,
 });
 
@@ -117,8 +117,8 @@ export const getNamespaceMemberships = defineEndpoint({
   tag: 'namespaces',
   permission: 'read',
   params: idParams,
-  query: paginationQuery.strict(),
-  response: z.object({ experiments: z.array(namespaceExperimentMember) }).extend(paginationFields.shape),
+  query: z.strictObject(paginationQuery.shape),
+  response: z.extend(z.object({ experiments: z.array(namespaceExperimentMember) }), paginationFields.shape),
 });
 
 export const namespaceEndpoints = [

@@ -1,11 +1,11 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery } from './common';
 
 const projectSettings = z.object({
-  statsEngine: z.string().optional(),
-  confidenceLevel: z.number().optional(),
-  pValueThreshold: z.number().optional(),
+  statsEngine: z.optional(z.string()),
+  confidenceLevel: z.optional(z.number()),
+  pValueThreshold: z.optional(z.number()),
 });
 
 export const project = z.object({
@@ -13,22 +13,24 @@ export const project = z.object({
   name: z.string(),
   dateCreated: z.string(),
   dateUpdated: z.string(),
-  description: z.string().optional(),
-  publicId: z.string().optional(),
-  settings: projectSettings.optional(),
+  description: z.optional(z.string()),
+  publicId: z.optional(z.string()),
+  settings: z.optional(projectSettings),
 });
 export type Project = z.infer<typeof project>;
 
-const name = z.string().trim().min(1).max(256);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
 const publicId = z
   .string()
-  .min(1)
-  .max(64)
-  .regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be a slug of lowercase letters, numbers and single dashes');
+  .check(
+    z.minLength(1),
+    z.maxLength(64),
+    z.regex(/^[a-z0-9]+(-[a-z0-9]+)*$/, 'must be a slug of lowercase letters, numbers and single dashes'),
+  );
 const settingsInput = z.strictObject({
-  statsEngine: z.enum(['bayesian', 'frequentist']).optional(),
-  confidenceLevel: z.number().gt(0).lt(1).optional(),
-  pValueThreshold: z.number().gt(0).lt(1).optional(),
+  statsEngine: z.optional(z.enum(['bayesian', 'frequentist'])),
+  confidenceLevel: z.optional(z.number().check(z.gt(0), z.lt(1))),
+  pValueThreshold: z.optional(z.number().check(z.gt(0), z.lt(1))),
 });
 const projectResponse = z.object({ project });
 
@@ -40,7 +42,7 @@ export const listProjects = defineEndpoint({
   tag: 'projects',
   permission: 'read',
   query: paginationQuery,
-  response: z.object({ projects: z.array(project) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ projects: z.array(project) }), paginationFields.shape),
 });
 
 export const postProject = defineEndpoint({
@@ -52,9 +54,9 @@ export const postProject = defineEndpoint({
   permission: 'createProjects',
   body: z.strictObject({
     name,
-    description: z.string().max(10_000).optional(),
-    publicId: publicId.optional(),
-    settings: settingsInput.optional(),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    publicId: z.optional(publicId),
+    settings: z.optional(settingsInput),
   }),
   response: projectResponse,
 });
@@ -80,10 +82,10 @@ export const putProject = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: z.strictObject({
-    name: name.optional(),
-    description: z.string().max(10_000).optional(),
-    publicId: publicId.optional(),
-    settings: settingsInput.optional(),
+    name: z.optional(name),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    publicId: z.optional(publicId),
+    settings: z.optional(settingsInput),
   }),
   response: projectResponse,
 });

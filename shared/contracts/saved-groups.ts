@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
@@ -8,46 +8,49 @@ export const savedGroup = z.object({
   dateCreated: z.string(),
   dateUpdated: z.string(),
   name: z.string(),
-  owner: z.string().optional(),
-  ownerEmail: z.string().optional(),
-  condition: z.string().optional(),
-  attributeKey: z.string().optional(),
-  values: z.array(z.string()).optional(),
-  description: z.string().optional(),
-  projects: z.array(z.string()).optional(),
-  archived: z.boolean().optional(),
-  useEmptyListGroup: z.boolean().optional(),
+  owner: z.optional(z.string()),
+  ownerEmail: z.optional(z.string()),
+  condition: z.optional(z.string()),
+  attributeKey: z.optional(z.string()),
+  values: z.optional(z.array(z.string())),
+  description: z.optional(z.string()),
+  projects: z.optional(z.array(z.string())),
+  archived: z.optional(z.boolean()),
+  useEmptyListGroup: z.optional(z.boolean()),
 });
 export type SavedGroup = z.infer<typeof savedGroup>;
 
 /** A JSON-encoded condition: must parse to an object; `""` means none and is stored as `"{}"`, as in GrowthBook. */
-export const jsonCondition = z.string().overwrite((text) => (text.trim() === '' ? '{}' : text)).refine(
-  (text) => {
-    try {
-      const parsed = JSON.parse(text);
-      return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-    } catch {
-      return false;
-    }
-  },
-  { message: 'must be a JSON-encoded object, e.g. {"country": "US"}' },
+export const jsonCondition = z.string().check(
+  z.overwrite((text) => (text.trim() === '' ? '{}' : text)),
+  z.refine(
+    (text) => {
+      try {
+        const parsed = JSON.parse(text);
+        return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+      } catch {
+        return false;
+      }
+    },
+    { message: 'must be a JSON-encoded object, e.g. {"country": "US"}' },
+  ),
 );
 
-const name = z.string().trim().min(1).max(256);
-const owner = z.string().max(256);
+const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
+const owner = z.string().check(z.maxLength(256));
 const savedGroupResponse = z.object({ savedGroup });
 
 const createBody = z.strictObject({
   name,
-  type: z.enum(['condition', 'list']).optional(),
-  condition: jsonCondition.optional(),
-  attributeKey: z.string().min(1).max(256).optional(),
+  type: z.optional(z.enum(['condition', 'list'])),
+  condition: z.optional(jsonCondition),
+  attributeKey: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
   // Limited by size (1 MiB, as in GrowthBook), not by count; see assertValuesSize.
-  values: z.array(z.string()).optional(),
-  owner: owner.optional(),
-  description: z.string().max(10_000).optional(),
-  projects: stringList.optional(),
-  bypassApproval: z.boolean().optional(),
+  values: z.optional(z.array(z.string())),
+  owner: z.optional(owner),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  projects: z.optional(stringList),
+  bypassApproval: z.optional(z.boolean()),
 });
 
 export const listSavedGroups = defineEndpoint({
@@ -58,7 +61,7 @@ export const listSavedGroups = defineEndpoint({
   tag: 'saved-groups',
   permission: 'read',
   query: paginationQuery,
-  response: z.object({ savedGroups: z.array(savedGroup) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ savedGroups: z.array(savedGroup) }), paginationFields.shape),
 });
 
 export const postSavedGroup = defineEndpoint({
@@ -94,7 +97,7 @@ export const updateSavedGroup = defineEndpoint({
   projectScoped: true,
   params: idParams,
   // A group's type and attribute are fixed at creation; everything else may change.
-  body: createBody.omit({ type: true, attributeKey: true }).partial(),
+  body: z.partial(z.omit(createBody, { type: true, attributeKey: true })),
   response: savedGroupResponse,
 });
 

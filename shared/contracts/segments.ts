@@ -1,53 +1,53 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
 export const segment = z.object({
   id: z.string(),
   owner: z.string(),
-  ownerEmail: z.string().optional(),
+  ownerEmail: z.optional(z.string()),
   datasourceId: z.string(),
   identifierType: z.string(),
   name: z.string(),
-  description: z.string().optional(),
-  query: z.string().optional(),
+  description: z.optional(z.string()),
+  query: z.optional(z.string()),
   dateCreated: z.string(),
   dateUpdated: z.string(),
-  managedBy: z.enum(['', 'api', 'config']).optional(),
-  type: z.enum(['SQL', 'FACT']).optional(),
-  factTableId: z.string().optional(),
-  filters: z.array(z.string()).optional(),
-  projects: z.array(z.string()).optional(),
+  managedBy: z.optional(z.enum(['', 'api', 'config'])),
+  type: z.optional(z.enum(['SQL', 'FACT'])),
+  factTableId: z.optional(z.string()),
+  filters: z.optional(z.array(z.string())),
+  projects: z.optional(z.array(z.string())),
 });
 export type Segment = z.infer<typeof segment>;
 
 const fields = {
-  name: z.string().trim().min(1).max(256),
-  owner: z.string().max(256),
-  description: z.string().max(10_000),
-  datasourceId: z.string().min(1).max(256),
-  identifierType: z.string().min(1).max(256),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  owner: z.string().check(z.maxLength(256)),
+  description: z.string().check(z.maxLength(10_000)),
+  datasourceId: z.string().check(z.minLength(1), z.maxLength(256)),
+  identifierType: z.string().check(z.minLength(1), z.maxLength(256)),
   projects: stringList,
   managedBy: z.enum(['', 'api']),
   type: z.enum(['SQL', 'FACT']),
   // `""` where the type does not use it, as GET answers it, so a segment read can be sent back.
-  query: z.string().trim().max(100_000),
-  factTableId: z.string().max(256),
+  query: z.string().check(z.trim(), z.maxLength(100_000)),
+  factTableId: z.string().check(z.maxLength(256)),
   filters: stringList,
 };
 
 const updateBody = z.strictObject({
-  name: fields.name.optional(),
-  owner: fields.owner.optional(),
-  description: fields.description.optional(),
-  datasourceId: fields.datasourceId.optional(),
-  identifierType: fields.identifierType.optional(),
-  projects: fields.projects.optional(),
-  managedBy: fields.managedBy.optional(),
-  type: fields.type.optional(),
-  query: fields.query.optional(),
-  factTableId: fields.factTableId.optional(),
-  filters: fields.filters.optional(),
+  name: z.optional(fields.name),
+  owner: z.optional(fields.owner),
+  description: z.optional(fields.description),
+  datasourceId: z.optional(fields.datasourceId),
+  identifierType: z.optional(fields.identifierType),
+  projects: z.optional(fields.projects),
+  managedBy: z.optional(fields.managedBy),
+  type: z.optional(fields.type),
+  query: z.optional(fields.query),
+  factTableId: z.optional(fields.factTableId),
+  filters: z.optional(fields.filters),
 });
 export type SegmentUpdate = z.infer<typeof updateBody>;
 
@@ -60,8 +60,8 @@ export const listSegments = defineEndpoint({
   summary: 'List segments',
   tag: 'segments',
   permission: 'read',
-  query: paginationQuery.extend({ datasourceId: z.string().min(1).max(256).optional() }),
-  response: z.object({ segments: z.array(segment) }).extend(paginationFields.shape),
+  query: z.extend(paginationQuery, { datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
+  response: z.extend(z.object({ segments: z.array(segment) }), paginationFields.shape),
 });
 
 export const postSegment = defineEndpoint({
@@ -74,16 +74,16 @@ export const postSegment = defineEndpoint({
   projectScoped: true,
   body: z.strictObject({
     name: fields.name,
-    owner: fields.owner.optional(),
-    description: fields.description.optional(),
+    owner: z.optional(fields.owner),
+    description: z.optional(fields.description),
     datasourceId: fields.datasourceId,
     identifierType: fields.identifierType,
-    projects: fields.projects.optional(),
-    managedBy: fields.managedBy.optional(),
+    projects: z.optional(fields.projects),
+    managedBy: z.optional(fields.managedBy),
     type: fields.type,
-    query: fields.query.optional(),
-    factTableId: fields.factTableId.optional(),
-    filters: fields.filters.optional(),
+    query: z.optional(fields.query),
+    factTableId: z.optional(fields.factTableId),
+    filters: z.optional(fields.filters),
   }),
   response: segmentResponse,
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, queryBoolean, stringList } from './common';
 import { projectRole, role } from './members';
@@ -15,41 +15,43 @@ export const team = z.object({
   environments: z.array(z.string()),
   members: z.array(z.string()),
   managedByIdp: z.boolean(),
-  projectRoles: z.array(projectRole).optional(),
-  managedBy: z.object({ type: z.literal('vercel'), resourceId: z.string() }).optional(),
-  defaultProject: z.string().optional(),
+  projectRoles: z.optional(z.array(projectRole)),
+  managedBy: z.optional(z.object({ type: z.literal('vercel'), resourceId: z.string() })),
+  defaultProject: z.optional(z.string()),
 });
 export type Team = z.infer<typeof team>;
 
-const id = z.string().min(1).max(256);
+const id = z.string().check(z.minLength(1), z.maxLength(256));
 
 /** One role per project: two entries for the same project would make the member's role ambiguous. */
 const projectRoles = z
-  .array(z.strictObject({ ...projectRole.shape, project: id, environments: stringList, teams: stringList.optional() }))
-  .max(1000)
-  .superRefine((entries, ctx) => {
-    entries.forEach((entry, i) => {
-      if (entries.findIndex((other) => other.project === entry.project) !== i) {
-        ctx.addIssue({ code: 'custom', path: [i, 'project'], message: `project ${entry.project} already has a role in this list` });
-      }
-    });
-  });
+  .array(z.strictObject({ ...projectRole.shape, project: id, environments: stringList, teams: z.optional(stringList) }))
+  .check(
+    z.maxLength(1000),
+    z.superRefine((entries, ctx) => {
+      entries.forEach((entry, i) => {
+        if (entries.findIndex((other) => other.project === entry.project) !== i) {
+          ctx.addIssue({ code: 'custom', path: [i, 'project'], message: `project ${entry.project} already has a role in this list` });
+        }
+      });
+    }),
+  );
 
 /** The writable fields of a team; `members` are changed through `/teams/{id}/members` only. */
 const teamFields = {
-  name: z.string().trim().min(1).max(256),
-  createdBy: z.string().max(256),
-  description: z.string().max(10_000),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  createdBy: z.string().check(z.maxLength(256)),
+  description: z.string().check(z.maxLength(10_000)),
   role,
   limitAccessByEnvironment: z.boolean(),
   environments: stringList,
   projectRoles,
-  managedBy: z.strictObject({ type: z.literal('vercel'), resourceId: z.string().min(1).max(256) }),
-  defaultProject: z.string().max(256),
+  managedBy: z.strictObject({ type: z.literal('vercel'), resourceId: z.string().check(z.minLength(1), z.maxLength(256)) }),
+  defaultProject: z.string().check(z.maxLength(256)),
 };
 
 const teamResponse = z.object({ team });
-const memberList = z.strictObject({ members: z.array(id).max(1000) });
+const memberList = z.strictObject({ members: z.array(id).check(z.maxLength(1000)) });
 const statusResponse = z.object({ status: z.number() });
 
 export const listTeams = defineEndpoint({
@@ -71,10 +73,7 @@ export const createTeam = defineEndpoint({
   summary: 'Create a team',
   tag: 'teams',
   permission: 'manageTeam',
-  body: z
-    .strictObject(teamFields)
-    .partial()
-    .required({ name: true, description: true, role: true }),
+  body: z.required(z.partial(z.strictObject(teamFields)), { name: true, description: true, role: true }),
   response: teamResponse,
 });
 
@@ -97,7 +96,7 @@ export const updateTeam = defineEndpoint({
   tag: 'teams',
   permission: 'manageTeam',
   params: idParams,
-  body: z.strictObject(teamFields).partial(),
+  body: z.partial(z.strictObject(teamFields)),
   response: teamResponse,
 });
 
@@ -109,7 +108,7 @@ export const deleteTeam = defineEndpoint({
   tag: 'teams',
   permission: 'manageTeam',
   params: idParams,
-  query: z.object({ deleteMembers: queryBoolean.optional() }),
+  query: z.object({ deleteMembers: z.optional(queryBoolean) }),
   response: deletedResponse,
 });
 
