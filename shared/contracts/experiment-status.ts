@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { idParams } from './common';
 import { experimentWithEnhancedStatus } from './experiments';
@@ -12,22 +12,22 @@ export const experimentResults = z.enum(['dnf', 'won', 'lost', 'inconclusive']);
 
 const stopBody = z.strictObject({
   results: experimentResults,
-  winnerVariationId: z.string().min(1).max(256).optional(),
-  releasedVariationId: z.string().min(1).max(256).optional(),
-  enableTemporaryRollout: z.boolean().optional(),
-  reason: z.string().max(10_000).optional(),
-  analysis: z.string().max(100_000).optional(),
-  dateEnded: dateTime.optional(),
+  winnerVariationId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  releasedVariationId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  enableTemporaryRollout: z.optional(z.boolean()),
+  reason: z.optional(z.string().check(z.maxLength(10_000))),
+  analysis: z.optional(z.string().check(z.maxLength(100_000))),
+  dateEnded: z.optional(dateTime),
 });
 export type StopExperimentBody = z.infer<typeof stopBody>;
 
 // The whole desired schedule: what is absent is cleared. Scheduled stops are named so a request
 // that sends them gets a clear refusal rather than an unknown-field error (see the handler).
 const scheduleBody = z.strictObject({
-  startAt: dateTime.nullable().optional(),
-  stopAt: dateTime.nullable().optional(),
-  stopAfter: z.unknown().optional(),
-  scheduledStopPlan: z.unknown().optional(),
+  startAt: z.optional(z.nullable(dateTime)),
+  stopAt: z.optional(z.nullable(dateTime)),
+  stopAfter: z.optional(z.unknown()),
+  scheduledStopPlan: z.optional(z.unknown()),
 });
 export type PutExperimentScheduleBody = z.infer<typeof scheduleBody>;
 
@@ -40,8 +40,8 @@ export const postExperimentStart = defineEndpoint({
   permission: 'runExperiments',
   projectScoped: true,
   params: idParams,
-  body: z.strictObject({ skipChecklist: z.boolean().optional() }),
-  response: z.object({ experiment: experimentWithEnhancedStatus, message: z.string().optional() }),
+  body: z.strictObject({ skipChecklist: z.optional(z.boolean()) }),
+  response: z.object({ experiment: experimentWithEnhancedStatus, message: z.optional(z.string()) }),
 });
 
 export const postExperimentStop = defineEndpoint({
@@ -67,7 +67,7 @@ export const putExperimentSchedule = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: scheduleBody,
-  response: z.object({ experiment: experimentWithEnhancedStatus, warnings: z.array(z.string()).optional() }),
+  response: z.object({ experiment: experimentWithEnhancedStatus, warnings: z.optional(z.array(z.string())) }),
 });
 
 export const getExperimentNames = defineEndpoint({
@@ -77,7 +77,7 @@ export const getExperimentNames = defineEndpoint({
   summary: 'The id and name of every experiment that is not archived',
   tag: 'experiments',
   permission: 'read',
-  query: z.strictObject({ projectId: z.string().min(1).max(256).optional() }),
+  query: z.strictObject({ projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.object({ experiments: z.array(z.object({ id: z.string(), name: z.string() })) }),
 });
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, stringList } from './common';
 import { jsonCondition } from './saved-groups';
@@ -8,58 +8,58 @@ import { customMetricSlice, prerequisite, statsEngine } from './experiments';
 export const TEMPLATE_ID_PREFIX = 'tmplt__';
 
 const targeting = z.strictObject({
-  coverage: z.number().min(0).max(1),
-  savedGroups: z
-    .array(z.strictObject({ match: z.enum(['all', 'none', 'any']), ids: z.array(z.string().min(1)) }))
-    .optional(),
-  prerequisites: z.array(prerequisite).optional(),
+  coverage: z.number().check(z.gte(0), z.lte(1)),
+  savedGroups: z.optional(
+    z.array(z.strictObject({ match: z.enum(['all', 'none', 'any']), ids: z.array(z.string().check(z.minLength(1))) })),
+  ),
+  prerequisites: z.optional(z.array(prerequisite)),
   condition: jsonCondition,
 });
 
 const templateMetadata = z.strictObject({
-  name: z.string().trim().min(1).max(256),
-  description: z.string().max(10_000).optional(),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
 });
 
-const idList = z.array(z.string().min(1).max(256)).max(1000);
+const idList = z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(1000));
 
 /** The fields a client sets on a template; create requires some of them. */
 const templateFields = z.strictObject({
-  project: z.string().max(256).optional(),
+  project: z.optional(z.string().check(z.maxLength(256))),
   templateMetadata,
   type: z.enum(['standard']),
-  hypothesis: z.string().max(10_000).optional(),
-  description: z.string().max(10_000).optional(),
-  tags: stringList.optional(),
-  customFields: z.record(z.string(), z.string()).optional(),
-  datasource: z.string().max(256),
-  exposureQueryId: z.string().max(256),
-  hashAttribute: z.string().max(256).optional(),
-  fallbackAttribute: z.string().max(256).optional(),
-  disableStickyBucketing: z.boolean().optional(),
-  goalMetrics: idList.optional(),
-  secondaryMetrics: idList.optional(),
-  guardrailMetrics: idList.optional(),
-  activationMetric: z.string().max(256).optional(),
+  hypothesis: z.optional(z.string().check(z.maxLength(10_000))),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  tags: z.optional(stringList),
+  customFields: z.optional(z.record(z.string(), z.string())),
+  datasource: z.string().check(z.maxLength(256)),
+  exposureQueryId: z.string().check(z.maxLength(256)),
+  hashAttribute: z.optional(z.string().check(z.maxLength(256))),
+  fallbackAttribute: z.optional(z.string().check(z.maxLength(256))),
+  disableStickyBucketing: z.optional(z.boolean()),
+  goalMetrics: z.optional(idList),
+  secondaryMetrics: z.optional(idList),
+  guardrailMetrics: z.optional(idList),
+  activationMetric: z.optional(z.string().check(z.maxLength(256))),
   statsEngine,
-  segment: z.string().max(256).optional(),
-  skipPartialData: z.boolean().optional(),
+  segment: z.optional(z.string().check(z.maxLength(256))),
+  skipPartialData: z.optional(z.boolean()),
   targeting,
-  customMetricSlices: z.array(customMetricSlice).optional(),
+  customMetricSlices: z.optional(z.array(customMetricSlice)),
 });
 export type TemplateFields = z.infer<typeof templateFields>;
 
-export const experimentTemplate = templateFields.extend({
+export const experimentTemplate = z.extend(templateFields, {
   id: z.string(),
   dateCreated: z.string(),
   dateUpdated: z.string(),
   owner: z.string(),
-  ownerEmail: z.string().optional(),
-  templateMetadata: templateMetadata.extend({ name: z.string() }),
+  ownerEmail: z.optional(z.string()),
+  templateMetadata: z.extend(templateMetadata, { name: z.string() }),
 });
 export type ExperimentTemplate = z.infer<typeof experimentTemplate>;
 
-const templateParams = z.object({ id: z.string().min(1).max(256) });
+const templateParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(256)) });
 const templateResponse = z.object({ experimentTemplate });
 
 export const listExperimentTemplates = defineEndpoint({
@@ -69,7 +69,7 @@ export const listExperimentTemplates = defineEndpoint({
   summary: 'List experiment templates',
   tag: 'experiment-templates',
   permission: 'read',
-  query: z.object({ projectId: z.string().min(1).optional() }),
+  query: z.object({ projectId: z.optional(z.string().check(z.minLength(1))) }),
   response: z.object({ experimentTemplates: z.array(experimentTemplate) }),
 });
 
@@ -105,7 +105,7 @@ export const updateExperimentTemplate = defineEndpoint({
   permission: 'manageTemplates',
   projectScoped: true,
   params: templateParams,
-  body: templateFields.partial(),
+  body: z.partial(templateFields),
   response: templateResponse,
 });
 
@@ -130,9 +130,11 @@ export const bulkImportExperimentTemplates = defineEndpoint({
   permission: 'manageTemplates',
   projectScoped: true,
   body: z.strictObject({
-    templates: z.array(z.strictObject({ id: z.string().trim().min(1).max(256), data: templateFields })).max(1000),
+    templates: z
+      .array(z.strictObject({ id: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)), data: templateFields }))
+      .check(z.maxLength(1000)),
   }),
-  response: z.object({ added: z.number().int(), updated: z.number().int() }),
+  response: z.object({ added: z.int(), updated: z.int() }),
 });
 
 export const experimentTemplateEndpoints = [

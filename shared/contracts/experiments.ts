@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { dateInput, idParams, paginationFields, paginationQuery, stringList } from './common';
 import { jsonCondition } from './saved-groups';
@@ -12,8 +12,8 @@ export const statsEngine = z.enum(['bayesian', 'frequentist']);
 export const attributionModel = z.enum(['firstExposure', 'experimentDuration', 'lookbackOverride']);
 export const experimentStatus = z.enum(['draft', 'running', 'stopped']);
 
-const probability = z.number().min(0).max(1);
-const idList = z.array(z.string().min(1).max(256)).max(1000);
+const probability = z.number().check(z.gte(0), z.lte(1));
+const idList = z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.maxLength(1000));
 
 export const savedGroupTargeting = z.strictObject({
   matchType: z.enum(['all', 'any', 'none']),
@@ -21,7 +21,7 @@ export const savedGroupTargeting = z.strictObject({
 });
 
 export const prerequisite = z.strictObject({
-  id: z.string().min(1).max(256),
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
   condition: jsonCondition,
 });
 
@@ -32,52 +32,52 @@ export const customMetricSlice = z.strictObject({
 export const lookbackOverride = z.strictObject({
   type: z.enum(['date', 'window']),
   value: z.union([z.number(), z.iso.datetime({ offset: true })]),
-  valueUnit: z.enum(['minutes', 'hours', 'days', 'weeks']).optional(),
+  valueUnit: z.optional(z.enum(['minutes', 'hours', 'days', 'weeks'])),
 });
 
 export const metricOverride = z.strictObject({
-  id: z.string().min(1),
-  windowType: z.enum(['conversion', 'lookback', '']).optional(),
-  windowHours: z.number().optional(),
-  delayHours: z.number().optional(),
-  properPriorOverride: z.boolean().optional(),
-  properPriorEnabled: z.boolean().optional(),
-  properPriorMean: z.number().optional(),
-  properPriorStdDev: z.number().optional(),
-  regressionAdjustmentOverride: z.boolean().optional(),
-  regressionAdjustmentEnabled: z.boolean().optional(),
-  regressionAdjustmentDays: z.number().optional(),
+  id: z.string().check(z.minLength(1)),
+  windowType: z.optional(z.enum(['conversion', 'lookback', ''])),
+  windowHours: z.optional(z.number()),
+  delayHours: z.optional(z.number()),
+  properPriorOverride: z.optional(z.boolean()),
+  properPriorEnabled: z.optional(z.boolean()),
+  properPriorMean: z.optional(z.number()),
+  properPriorStdDev: z.optional(z.number()),
+  regressionAdjustmentOverride: z.optional(z.boolean()),
+  regressionAdjustmentEnabled: z.optional(z.boolean()),
+  regressionAdjustmentDays: z.optional(z.number()),
 });
 
 export const decisionFrameworkSettings = z.strictObject({
-  decisionCriteriaId: z.string().optional(),
-  decisionFrameworkMetricOverrides: z
-    .array(z.strictObject({ id: z.string().min(1), targetMDE: z.number().gt(0).optional() }))
-    .optional(),
+  decisionCriteriaId: z.optional(z.string()),
+  decisionFrameworkMetricOverrides: z.optional(
+    z.array(z.strictObject({ id: z.string().check(z.minLength(1)), targetMDE: z.optional(z.number().check(z.gt(0))) })),
+  ),
 });
 
 const range = z.tuple([z.number(), z.number()]);
 
 export const namespace = z.strictObject({
-  namespaceId: z.string().min(1),
-  enabled: z.boolean().optional(),
-  range: range.optional(),
-  ranges: z.array(range).optional(),
+  namespaceId: z.string().check(z.minLength(1)),
+  enabled: z.optional(z.boolean()),
+  range: z.optional(range),
+  ranges: z.optional(z.array(range)),
 });
 
 const metricOverrides = z.strictObject({
-  delayHours: z.number().optional(),
-  windowHours: z.number().optional(),
-  window: z.enum(['conversion', 'lookback', '']).optional(),
-  winRiskThreshold: z.number().optional(),
-  loseRiskThreshold: z.number().optional(),
-  properPriorOverride: z.boolean().optional(),
-  properPriorEnabled: z.boolean().optional(),
-  properPriorMean: z.number().optional(),
-  properPriorStdDev: z.number().optional(),
-  regressionAdjustmentOverride: z.boolean().optional(),
-  regressionAdjustmentEnabled: z.boolean().optional(),
-  regressionAdjustmentDays: z.number().optional(),
+  delayHours: z.optional(z.number()),
+  windowHours: z.optional(z.number()),
+  window: z.optional(z.enum(['conversion', 'lookback', ''])),
+  winRiskThreshold: z.optional(z.number()),
+  loseRiskThreshold: z.optional(z.number()),
+  properPriorOverride: z.optional(z.boolean()),
+  properPriorEnabled: z.optional(z.boolean()),
+  properPriorMean: z.optional(z.number()),
+  properPriorStdDev: z.optional(z.number()),
+  regressionAdjustmentOverride: z.optional(z.boolean()),
+  regressionAdjustmentEnabled: z.optional(z.boolean()),
+  regressionAdjustmentDays: z.optional(z.number()),
 });
 
 /** A metric of an experiment, with the overrides the experiment sets for it. */
@@ -91,18 +91,18 @@ export const analysisSettings = z.strictObject({
   queryFilter: z.string(),
   inProgressConversions: z.enum(['include', 'exclude']),
   attributionModel,
-  lookbackOverride: lookbackOverride.optional(),
+  lookbackOverride: z.optional(lookbackOverride),
   statsEngine,
-  regressionAdjustmentEnabled: z.boolean().optional(),
-  sequentialTestingEnabled: z.boolean().optional(),
-  sequentialTestingTuningParameter: z.number().optional(),
-  postStratificationEnabled: z.boolean().nullable().optional(),
-  decisionFrameworkSettings: decisionFrameworkSettings.optional(),
-  metricOverrides: z.array(metricOverride).optional(),
+  regressionAdjustmentEnabled: z.optional(z.boolean()),
+  sequentialTestingEnabled: z.optional(z.boolean()),
+  sequentialTestingTuningParameter: z.optional(z.number()),
+  postStratificationEnabled: z.optional(z.nullable(z.boolean())),
+  decisionFrameworkSettings: z.optional(decisionFrameworkSettings),
+  metricOverrides: z.optional(z.array(metricOverride)),
   goals: z.array(experimentMetric),
   secondaryMetrics: z.array(experimentMetric),
   guardrails: z.array(experimentMetric),
-  activationMetric: experimentMetric.optional(),
+  activationMetric: z.optional(experimentMetric),
 });
 
 export const variation = z.strictObject({
@@ -121,10 +121,10 @@ export const phase = z.strictObject({
   seed: z.string(),
   coverage: z.number(),
   trafficSplit: z.array(z.strictObject({ variationId: z.string(), weight: z.number() })),
-  namespace: namespace.optional(),
+  namespace: z.optional(namespace),
   targetingCondition: z.string(),
-  prerequisites: z.array(prerequisite).optional(),
-  savedGroupTargeting: z.array(savedGroupTargeting).optional(),
+  prerequisites: z.optional(z.array(prerequisite)),
+  savedGroupTargeting: z.optional(z.array(savedGroupTargeting)),
 });
 
 const resultSummary = z.strictObject({
@@ -149,167 +149,167 @@ export const experiment = z.strictObject({
   description: z.string(),
   tags: z.array(z.string()),
   owner: z.string(),
-  ownerEmail: z.string().optional(),
+  ownerEmail: z.optional(z.string()),
   archived: z.boolean(),
   status: z.string(),
   autoRefresh: z.boolean(),
   hashAttribute: z.string(),
-  fallbackAttribute: z.string().optional(),
+  fallbackAttribute: z.optional(z.string()),
   hashVersion,
-  disableStickyBucketing: z.boolean().optional(),
-  bucketVersion: z.number().optional(),
-  minBucketVersion: z.number().optional(),
+  disableStickyBucketing: z.optional(z.boolean()),
+  bucketVersion: z.optional(z.number()),
+  minBucketVersion: z.optional(z.number()),
   variations: z.array(variation),
   phases: z.array(phase),
   settings: analysisSettings,
-  resultSummary: resultSummary.optional(),
-  shareLevel: z.enum(['public', 'organization']).optional(),
-  publicUrl: z.string().optional(),
-  banditScheduleValue: z.number().optional(),
-  banditScheduleUnit: timeUnit.optional(),
-  banditBurnInValue: z.number().optional(),
-  banditBurnInUnit: timeUnit.optional(),
-  banditConversionWindowValue: z.number().optional(),
-  banditConversionWindowUnit: timeUnit.optional(),
-  linkedFeatures: z.array(z.string()).optional(),
-  hasVisualChangesets: z.boolean().optional(),
-  hasURLRedirects: z.boolean().optional(),
-  customFields: z.record(z.string(), z.unknown()).optional(),
-  customMetricSlices: z.array(customMetricSlice).optional(),
-  defaultDashboardId: z.string().optional(),
-  templateId: z.string().optional(),
-  statusUpdateSchedule: statusUpdateSchedule.nullable().optional(),
-  nextScheduledStatusUpdate: z
-    .strictObject({ type: z.literal('start'), date: z.iso.datetime({ offset: true }) })
-    .nullable()
-    .optional(),
+  resultSummary: z.optional(resultSummary),
+  shareLevel: z.optional(z.enum(['public', 'organization'])),
+  publicUrl: z.optional(z.string()),
+  banditScheduleValue: z.optional(z.number()),
+  banditScheduleUnit: z.optional(timeUnit),
+  banditBurnInValue: z.optional(z.number()),
+  banditBurnInUnit: z.optional(timeUnit),
+  banditConversionWindowValue: z.optional(z.number()),
+  banditConversionWindowUnit: z.optional(timeUnit),
+  linkedFeatures: z.optional(z.array(z.string())),
+  hasVisualChangesets: z.optional(z.boolean()),
+  hasURLRedirects: z.optional(z.boolean()),
+  customFields: z.optional(z.record(z.string(), z.unknown())),
+  customMetricSlices: z.optional(z.array(customMetricSlice)),
+  defaultDashboardId: z.optional(z.string()),
+  templateId: z.optional(z.string()),
+  statusUpdateSchedule: z.optional(z.nullable(statusUpdateSchedule)),
+  nextScheduledStatusUpdate: z.optional(
+    z.nullable(z.strictObject({ type: z.literal('start'), date: z.iso.datetime({ offset: true }) })),
+  ),
 });
 export type Experiment = z.infer<typeof experiment>;
 export type ExperimentPhase = z.infer<typeof phase>;
 export type ExperimentVariation = z.infer<typeof variation>;
 
 /** GET of one experiment adds a summary status for display. */
-export const experimentWithEnhancedStatus = experiment.extend({
-  enhancedStatus: z
-    .strictObject({
+export const experimentWithEnhancedStatus = z.extend(experiment, {
+  enhancedStatus: z.optional(
+    z.strictObject({
       status: z.enum(['Running', 'Stopped', 'Draft', 'Scheduled', 'Archived']),
-      detailedStatus: z.string().optional(),
-    })
-    .optional(),
+      detailedStatus: z.optional(z.string()),
+    }),
+  ),
 });
 
 // Request bodies.
 
 const variationInput = z.strictObject({
-  id: z.string().min(1).max(256).optional(),
-  key: z.string().min(1).max(256),
-  name: z.string().min(1).max(256),
-  description: z.string().max(10_000).optional(),
-  screenshots: z
-    .array(
+  id: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  key: z.string().check(z.minLength(1), z.maxLength(256)),
+  name: z.string().check(z.minLength(1), z.maxLength(256)),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  screenshots: z.optional(z.array(
       z.strictObject({
-        path: z.string().min(1),
-        width: z.number().optional(),
-        height: z.number().optional(),
-        description: z.string().optional(),
+        path: z.string().check(z.minLength(1)),
+        width: z.optional(z.number()),
+        height: z.optional(z.number()),
+        description: z.optional(z.string()),
       }),
-    )
-    .optional(),
+    )),
 });
 export type VariationInput = z.infer<typeof variationInput>;
 
 const dateTime = dateInput;
 
 const phaseInput = z.strictObject({
-  name: z.string().min(1).max(256),
+  name: z.string().check(z.minLength(1), z.maxLength(256)),
   dateStarted: dateTime,
-  dateEnded: dateTime.optional(),
-  reasonForStopping: z.string().optional(),
-  seed: z.string().optional(),
-  coverage: probability.optional(),
-  namespace: namespace.optional(),
-  prerequisites: z.array(prerequisite).optional(),
-  reason: z.string().optional(),
+  dateEnded: z.optional(dateTime),
+  reasonForStopping: z.optional(z.string()),
+  seed: z.optional(z.string()),
+  coverage: z.optional(probability),
+  namespace: z.optional(namespace),
+  prerequisites: z.optional(z.array(prerequisite)),
+  reason: z.optional(z.string()),
   condition: z.optional(jsonCondition),
-  savedGroupTargeting: z.array(savedGroupTargeting).optional(),
-  variationWeights: z.array(probability).optional(),
+  savedGroupTargeting: z.optional(z.array(savedGroupTargeting)),
+  variationWeights: z.optional(z.array(probability)),
 });
 export type PhaseInput = z.infer<typeof phaseInput>;
 
 /** Fields that create and update share, all optional here. */
 const experimentFields = {
-  datasourceId: z.string().max(256).optional(),
-  assignmentQueryId: z.string().max(256).optional(),
-  bypassDuplicateKeyCheck: z.boolean().optional(),
-  type: z.enum(['standard', 'multi-armed-bandit']).optional(),
-  project: z.string().max(256).optional(),
-  hypothesis: z.string().max(10_000).optional(),
-  description: z.string().max(10_000).optional(),
-  tags: stringList.optional(),
-  metrics: idList.optional(),
-  secondaryMetrics: idList.optional(),
-  guardrailMetrics: idList.optional(),
-  activationMetric: z.string().max(256).optional(),
-  segmentId: z.string().max(256).optional(),
-  queryFilter: z.string().max(10_000).optional(),
-  owner: z.string().max(256).optional(),
-  archived: z.boolean().optional(),
-  status: experimentStatus.optional(),
-  autoRefresh: z.boolean().optional(),
-  hashAttribute: z.string().min(1).max(256).optional(),
-  fallbackAttribute: z.string().max(256).optional(),
-  hashVersion: hashVersion.optional(),
-  disableStickyBucketing: z.boolean().optional(),
-  bucketVersion: z.number().int().min(0).optional(),
-  minBucketVersion: z.number().int().min(0).optional(),
-  releasedVariationId: z.string().max(256).optional(),
-  excludeFromPayload: z.boolean().optional(),
-  inProgressConversions: z.enum(['loose', 'strict']).optional(),
-  attributionModel: attributionModel.optional(),
-  lookbackOverride: lookbackOverride.optional(),
-  statsEngine: statsEngine.optional(),
-  variations: z.array(variationInput).min(2).max(100).optional(),
-  phases: z.array(phaseInput).max(100).optional(),
-  regressionAdjustmentEnabled: z.boolean().optional(),
-  sequentialTestingEnabled: z.boolean().optional(),
-  sequentialTestingTuningParameter: z.number().positive().optional(),
-  shareLevel: z.enum(['public', 'organization']).optional(),
-  banditScheduleValue: z.number().positive().optional(),
-  banditScheduleUnit: timeUnit.optional(),
-  banditBurnInValue: z.number().min(0).optional(),
-  banditBurnInUnit: timeUnit.optional(),
-  banditConversionWindowValue: z.number().positive().optional(),
-  banditConversionWindowUnit: timeUnit.optional(),
-  postStratificationEnabled: z.boolean().nullable().optional(),
-  decisionFrameworkSettings: decisionFrameworkSettings.optional(),
-  metricOverrides: z.array(metricOverride).optional(),
-  defaultDashboardId: z.string().max(256).optional(),
-  customFields: z.record(z.string(), z.string()).optional(),
-  customMetricSlices: z.array(customMetricSlice).optional(),
+  datasourceId: z.optional(z.string().check(z.maxLength(256))),
+  assignmentQueryId: z.optional(z.string().check(z.maxLength(256))),
+  bypassDuplicateKeyCheck: z.optional(z.boolean()),
+  type: z.optional(z.enum(['standard', 'multi-armed-bandit'])),
+  project: z.optional(z.string().check(z.maxLength(256))),
+  hypothesis: z.optional(z.string().check(z.maxLength(10_000))),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  tags: z.optional(stringList),
+  metrics: z.optional(idList),
+  secondaryMetrics: z.optional(idList),
+  guardrailMetrics: z.optional(idList),
+  activationMetric: z.optional(z.string().check(z.maxLength(256))),
+  segmentId: z.optional(z.string().check(z.maxLength(256))),
+  queryFilter: z.optional(z.string().check(z.maxLength(10_000))),
+  owner: z.optional(z.string().check(z.maxLength(256))),
+  archived: z.optional(z.boolean()),
+  status: z.optional(experimentStatus),
+  autoRefresh: z.optional(z.boolean()),
+  hashAttribute: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  fallbackAttribute: z.optional(z.string().check(z.maxLength(256))),
+  hashVersion: z.optional(hashVersion),
+  disableStickyBucketing: z.optional(z.boolean()),
+  bucketVersion: z.optional(z.int().check(z.gte(0))),
+  minBucketVersion: z.optional(z.int().check(z.gte(0))),
+  releasedVariationId: z.optional(z.string().check(z.maxLength(256))),
+  excludeFromPayload: z.optional(z.boolean()),
+  inProgressConversions: z.optional(z.enum(['loose', 'strict'])),
+  attributionModel: z.optional(attributionModel),
+  lookbackOverride: z.optional(lookbackOverride),
+  statsEngine: z.optional(statsEngine),
+  variations: z.optional(z.array(variationInput).check(z.minLength(2), z.maxLength(100))),
+  phases: z.optional(z.array(phaseInput).check(z.maxLength(100))),
+  regressionAdjustmentEnabled: z.optional(z.boolean()),
+  sequentialTestingEnabled: z.optional(z.boolean()),
+  sequentialTestingTuningParameter: z.optional(z.number().check(z.positive())),
+  shareLevel: z.optional(z.enum(['public', 'organization'])),
+  banditScheduleValue: z.optional(z.number().check(z.positive())),
+  banditScheduleUnit: z.optional(timeUnit),
+  banditBurnInValue: z.optional(z.number().check(z.gte(0))),
+  banditBurnInUnit: z.optional(timeUnit),
+  banditConversionWindowValue: z.optional(z.number().check(z.positive())),
+  banditConversionWindowUnit: z.optional(timeUnit),
+  postStratificationEnabled: z.optional(z.nullable(z.boolean())),
+  decisionFrameworkSettings: z.optional(decisionFrameworkSettings),
+  metricOverrides: z.optional(z.array(metricOverride)),
+  defaultDashboardId: z.optional(z.string().check(z.maxLength(256))),
+  customFields: z.optional(z.record(z.string(), z.string())),
+  customMetricSlices: z.optional(z.array(customMetricSlice)),
 };
 
 const postExperimentBody = z.strictObject({
   ...experimentFields,
-  trackingKey: z.string().trim().min(1).max(256),
-  name: z.string().trim().min(1).max(256),
-  variations: experimentFields.variations.unwrap(),
-  templateId: z.string().min(1).max(256).optional(),
-  statusUpdateSchedule: statusUpdateSchedule.optional(),
+  trackingKey: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+  variations: experimentFields.variations.def.innerType,
+  templateId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  statusUpdateSchedule: z.optional(statusUpdateSchedule),
 });
 export type PostExperimentBody = z.infer<typeof postExperimentBody>;
 
 const updateExperimentBody = z.strictObject({
   ...experimentFields,
-  trackingKey: z.string().trim().min(1).max(256).optional(),
-  name: z.string().trim().min(1).max(256).optional(),
-  phases: z
-    .array(phaseInput.extend({ namespace: namespace.omit({ ranges: true }).required({ range: true }).optional() }))
-    .max(100)
-    .optional(),
-  results: z.enum(['dnf', 'won', 'lost', 'inconclusive']).optional(),
-  winner: z.number().int().min(0).optional(),
-  analysis: z.string().max(100_000).optional(),
-  statusUpdateSchedule: statusUpdateSchedule.nullable().optional(),
+  trackingKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
+  name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
+  phases: z.optional(
+    z
+      .array(
+        z.extend(phaseInput, { namespace: z.optional(z.required(z.omit(namespace, { ranges: true }), { range: true })) }),
+      )
+      .check(z.maxLength(100)),
+  ),
+  results: z.optional(z.enum(['dnf', 'won', 'lost', 'inconclusive'])),
+  winner: z.optional(z.int().check(z.gte(0))),
+  analysis: z.optional(z.string().check(z.maxLength(100_000))),
+  statusUpdateSchedule: z.optional(z.nullable(statusUpdateSchedule)),
 });
 export type UpdateExperimentBody = z.infer<typeof updateExperimentBody>;
 
@@ -322,14 +322,14 @@ export const listExperiments = defineEndpoint({
   summary: 'List experiments',
   tag: 'experiments',
   permission: 'read',
-  query: paginationQuery.extend({
-    projectId: z.string().min(1).optional(),
-    datasourceId: z.string().min(1).optional(),
-    trackingKey: z.string().min(1).optional(),
-    experimentId: z.string().min(1).optional(),
-    status: experimentStatus.optional(),
+  query: z.extend(paginationQuery, {
+    projectId: z.optional(z.string().check(z.minLength(1))),
+    datasourceId: z.optional(z.string().check(z.minLength(1))),
+    trackingKey: z.optional(z.string().check(z.minLength(1))),
+    experimentId: z.optional(z.string().check(z.minLength(1))),
+    status: z.optional(experimentStatus),
   }),
-  response: z.object({ experiments: z.array(experiment) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ experiments: z.array(experiment) }), paginationFields.shape),
 });
 
 export const postExperiment = defineEndpoint({

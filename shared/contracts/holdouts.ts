@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { idParams, paginationFields, paginationQuery, stringList } from './common';
 
@@ -28,13 +28,16 @@ export const holdout = z.object({
   holdoutSize: z.number(),
   hashAttribute: z.string(),
   environments: z.record(z.string(), z.object({ enabled: z.boolean() })),
-  dateStarted: z.string().optional(),
-  dateStopped: z.string().optional(),
+  dateStarted: z.optional(z.string()),
+  dateStopped: z.optional(z.string()),
 });
 export type Holdout = z.infer<typeof holdout>;
 
-const holdoutSize = z.number().min(0).max(0.5);
-const environments = z.record(z.string().min(1).max(64), z.strictObject({ enabled: z.boolean() }));
+const holdoutSize = z.number().check(z.gte(0), z.lte(0.5));
+const environments = z.record(
+  z.string().check(z.minLength(1), z.maxLength(64)),
+  z.strictObject({ enabled: z.boolean() }),
+);
 const holdoutResponse = z.object({ holdout });
 
 export const listHoldouts = defineEndpoint({
@@ -44,11 +47,11 @@ export const listHoldouts = defineEndpoint({
   summary: 'List holdouts',
   tag: 'holdouts',
   permission: 'read',
-  query: paginationQuery.extend({
-    projectId: z.string().max(256).optional(),
-    stage: z.enum(holdoutStages).optional(),
+  query: z.extend(paginationQuery, {
+    projectId: z.optional(z.string().check(z.maxLength(256))),
+    stage: z.optional(z.enum(holdoutStages)),
   }),
-  response: z.object({ holdouts: z.array(holdout) }).extend(paginationFields.shape),
+  response: z.extend(z.object({ holdouts: z.array(holdout) }), paginationFields.shape),
 });
 
 export const createHoldout = defineEndpoint({
@@ -60,14 +63,14 @@ export const createHoldout = defineEndpoint({
   permission: 'write',
   projectScoped: true,
   body: z.strictObject({
-    name: z.string().trim().min(1).max(256),
-    description: z.string().max(10_000).optional(),
-    projects: stringList.optional(),
-    tags: stringList.optional(),
-    trackingKey: z.string().trim().min(1).max(256).optional(),
-    holdoutSize: holdoutSize.optional(),
-    hashAttribute: z.string().trim().min(1).max(256).optional(),
-    environments: environments.optional(),
+    name: z.string().check(z.trim(), z.minLength(1), z.maxLength(256)),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    projects: z.optional(stringList),
+    tags: z.optional(stringList),
+    trackingKey: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
+    holdoutSize: z.optional(holdoutSize),
+    hashAttribute: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
+    environments: z.optional(environments),
   }),
   response: holdoutResponse,
 });
@@ -93,14 +96,14 @@ export const updateHoldout = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: z.strictObject({
-    name: z.string().trim().min(1).max(256).optional(),
-    description: z.string().max(10_000).optional(),
-    projects: stringList.optional(),
-    tags: stringList.optional(),
-    archived: z.boolean().optional(),
-    holdoutSize: holdoutSize.optional(),
-    hashAttribute: z.string().trim().min(1).max(256).optional(),
-    environments: environments.optional(),
+    name: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
+    description: z.optional(z.string().check(z.maxLength(10_000))),
+    projects: z.optional(stringList),
+    tags: z.optional(stringList),
+    archived: z.optional(z.boolean()),
+    holdoutSize: z.optional(holdoutSize),
+    hashAttribute: z.optional(z.string().check(z.trim(), z.minLength(1), z.maxLength(256))),
+    environments: z.optional(environments),
   }),
   response: holdoutResponse,
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { idParams } from './common';
 import { analysisSettings, experiment } from './experiments';
@@ -46,10 +46,10 @@ export const postExperimentSnapshot = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: z.strictObject({
-    triggeredBy: z.enum(['manual', 'schedule']).default('manual'),
+    triggeredBy: z._default(z.enum(['manual', 'schedule']), 'manual'),
     // "" asks for the overall results, as leaving it out does.
-    dimension: z.string().max(256).optional(),
-    phase: z.number().int().min(0).optional(),
+    dimension: z.optional(z.string().check(z.maxLength(256))),
+    phase: z.optional(z.int().check(z.gte(0))),
   }),
   response: snapshotResponse,
 });
@@ -74,9 +74,9 @@ const variationAnalysis = z.strictObject({
   percentChange: z.number(),
   ciLow: z.number(),
   ciHigh: z.number(),
-  pValue: z.number().optional(),
-  risk: z.number().optional(),
-  chanceToBeatControl: z.number().optional(),
+  pValue: z.optional(z.number()),
+  risk: z.optional(z.number()),
+  chanceToBeatControl: z.optional(z.number()),
 });
 
 /** GrowthBook's `ExperimentResults`: one entry per dimension value, each with its SRM check and metrics. */
@@ -87,7 +87,7 @@ export const experimentResults = z.strictObject({
   phase: z.string(),
   dateStart: z.string(),
   dateEnd: z.string(),
-  dimension: z.strictObject({ type: z.string(), id: z.string().optional() }),
+  dimension: z.strictObject({ type: z.string(), id: z.optional(z.string()) }),
   settings: analysisSettings,
   queryIds: z.array(z.string()),
   results: z.array(
@@ -98,12 +98,12 @@ export const experimentResults = z.strictObject({
       metrics: z.array(
         z.strictObject({
           metricId: z.string(),
-          metricName: z.string().optional(),
+          metricName: z.optional(z.string()),
           variations: z.array(
             z.strictObject({
               variationId: z.string(),
-              variationName: z.string().optional(),
-              users: z.number().optional(),
+              variationName: z.optional(z.string()),
+              users: z.optional(z.number()),
               analyses: z.array(variationAnalysis),
             }),
           ),
@@ -124,8 +124,8 @@ export const getExperimentResults = defineEndpoint({
   params: idParams,
   query: z.object({
     // GrowthBook's phase is a string; empty means the latest phase, as leaving it out does.
-    phase: z.string().regex(/^\d*$/, 'must be a phase index (0, 1, ...)').optional(),
-    dimension: z.string().max(256).optional(),
+    phase: z.optional(z.string().check(z.regex(/^\d*$/, 'must be a phase index (0, 1, ...)'))),
+    dimension: z.optional(z.string().check(z.maxLength(256))),
   }),
   response: z.object({ experiment, result: experimentResults }),
 });

@@ -1,12 +1,12 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams } from './common';
 
 // URL redirect tests: each variation of an experiment sends visitors of one origin URL to its own destination.
 
 const destinationURL = z.strictObject({
-  url: z.string().max(2048),
-  variation: z.string().min(1).max(256),
+  url: z.string().check(z.maxLength(2048)),
+  variation: z.string().check(z.minLength(1), z.maxLength(256)),
 });
 
 export const urlRedirect = z.object({
@@ -21,14 +21,14 @@ export const urlRedirect = z.object({
 export type UrlRedirect = z.infer<typeof urlRedirect>;
 
 const createBody = z.strictObject({
-  experiment: z.string().min(1).max(256),
-  urlPattern: z.string().min(1, 'A URL redirect needs an origin URL').max(2048),
-  destinationURLs: z.array(destinationURL).max(100),
-  persistQueryString: z.boolean().optional(),
+  experiment: z.string().check(z.minLength(1), z.maxLength(256)),
+  urlPattern: z.string().check(z.minLength(1, 'A URL redirect needs an origin URL'), z.maxLength(2048)),
+  destinationURLs: z.array(destinationURL).check(z.maxLength(100)),
+  persistQueryString: z.optional(z.boolean()),
 });
 export type CreateUrlRedirectBody = z.infer<typeof createBody>;
 
-const updateBody = createBody.omit({ experiment: true }).partial();
+const updateBody = z.partial(z.omit(createBody, { experiment: true }));
 export type UpdateUrlRedirectBody = z.infer<typeof updateBody>;
 
 const urlRedirectResponse = z.object({ urlRedirect });
@@ -40,7 +40,7 @@ export const listUrlRedirects = defineEndpoint({
   summary: 'List URL redirects',
   tag: 'url-redirects',
   permission: 'read',
-  query: z.strictObject({ experimentId: z.string().min(1).max(256).optional() }),
+  query: z.strictObject({ experimentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.object({ urlRedirects: z.array(urlRedirect) }),
 });
 

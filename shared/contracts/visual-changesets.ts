@@ -1,30 +1,30 @@
-import * as z from 'zod';
+import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { idParams, queryBoolean } from './common';
 import { experiment } from './experiments';
 
 export const urlPattern = z.strictObject({
-  include: z.boolean().optional(),
+  include: z.optional(z.boolean()),
   type: z.enum(['simple', 'regex']),
-  pattern: z.string().min(1).max(2048),
+  pattern: z.string().check(z.minLength(1), z.maxLength(2048)),
 });
 
 export const domMutation = z.strictObject({
-  selector: z.string().min(1).max(2048),
+  selector: z.string().check(z.minLength(1), z.maxLength(2048)),
   action: z.enum(['append', 'set', 'remove']),
-  attribute: z.string().min(1).max(256),
-  value: z.string().optional(),
-  parentSelector: z.string().optional(),
-  insertBeforeSelector: z.string().optional(),
+  attribute: z.string().check(z.minLength(1), z.maxLength(256)),
+  value: z.optional(z.string()),
+  parentSelector: z.optional(z.string()),
+  insertBeforeSelector: z.optional(z.string()),
 });
 
 /** What one variation changes on the page. */
 const visualChangeFields = {
-  description: z.string().max(10_000).optional(),
-  css: z.string().optional(),
-  js: z.string().optional(),
-  variation: z.string().min(1).max(256),
-  domMutations: z.array(domMutation).max(1000).optional(),
+  description: z.optional(z.string().check(z.maxLength(10_000))),
+  css: z.optional(z.string()),
+  js: z.optional(z.string()),
+  variation: z.string().check(z.minLength(1), z.maxLength(256)),
+  domMutations: z.optional(z.array(domMutation).check(z.maxLength(1000))),
 };
 
 /** A visual change as stored: it keeps its id, which the API shape leaves out. */
@@ -36,7 +36,7 @@ export const visualChangeset = z.strictObject({
   urlPatterns: z.array(urlPattern),
   editorUrl: z.string(),
   experiment: z.string(),
-  visualChanges: z.array(storedVisualChange.omit({ id: true })),
+  visualChanges: z.array(z.omit(storedVisualChange, { id: true })),
 });
 
 /** A visual changeset as stored: its visual changes carry their ids. */
@@ -46,12 +46,18 @@ export type StoredVisualChangeset = Omit<z.infer<typeof visualChangeset>, 'visua
   dateUpdated: string;
 };
 
-const visualChangeInput = z.strictObject({ id: z.string().min(1).max(256).optional(), ...visualChangeFields });
+const visualChangeInput = z.strictObject({
+  id: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  ...visualChangeFields,
+});
 export type VisualChangeInput = z.infer<typeof visualChangeInput>;
 
-const urlPatterns = z.array(urlPattern).max(100);
-const editorUrl = z.string().min(1).max(2048);
-const visualChangeParams = z.object({ id: z.string().min(1).max(256), visualChangeId: z.string().min(1).max(256) });
+const urlPatterns = z.array(urlPattern).check(z.maxLength(100));
+const editorUrl = z.string().check(z.minLength(1), z.maxLength(2048));
+const visualChangeParams = z.object({
+  id: z.string().check(z.minLength(1), z.maxLength(256)),
+  visualChangeId: z.string().check(z.minLength(1), z.maxLength(256)),
+});
 
 export const listVisualChangesets = defineEndpoint({
   operationId: 'listVisualChangesets',
@@ -87,8 +93,8 @@ export const getVisualChangeset = defineEndpoint({
   tag: 'visual-changesets',
   permission: 'read',
   params: idParams,
-  query: z.object({ includeExperiment: queryBoolean.optional() }),
-  response: z.object({ visualChangeset, experiment: experiment.optional() }),
+  query: z.object({ includeExperiment: z.optional(queryBoolean) }),
+  response: z.object({ visualChangeset, experiment: z.optional(experiment) }),
 });
 
 export const putVisualChangeset = defineEndpoint({
@@ -101,9 +107,9 @@ export const putVisualChangeset = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: z.strictObject({
-    editorUrl: editorUrl.optional(),
-    urlPatterns: urlPatterns.optional(),
-    visualChanges: z.array(visualChangeInput).max(100).optional(),
+    editorUrl: z.optional(editorUrl),
+    urlPatterns: z.optional(urlPatterns),
+    visualChanges: z.optional(z.array(visualChangeInput).check(z.maxLength(100))),
   }),
   response: z.object({ nModified: z.number(), visualChangeset }),
 });
@@ -130,7 +136,7 @@ export const putVisualChange = defineEndpoint({
   permission: 'manageVisualChanges',
   projectScoped: true,
   params: visualChangeParams,
-  body: visualChangeInput.partial(),
+  body: z.partial(visualChangeInput),
   response: z.object({ nModified: z.number() }),
 });
 

@@ -6,7 +6,7 @@ import type {
   VisualChangeInput,
   urlPattern,
 } from '../contracts/visual-changesets';
-import type * as z from 'zod';
+import type * as z from '../contracts/zod';
 import { newId } from '../ids';
 
 type UrlPattern = z.infer<typeof urlPattern>;
