@@ -254,18 +254,29 @@ describe('credentials in a bundle', () => {
   });
 });
 
-describe('analysis-only packages', () => {
-  it('enter no API, scheduler or event function', () => {
-    const handlers = [...new Set(allHandlers())].filter((handler) => existsSync(join(repoRoot, handler)) && !analysisHandlers.includes(handler));
+describe('packages in the functions', () => {
+  const handlers = [...new Set(allHandlers())].filter((handler) => existsSync(join(repoRoot, handler)) && !analysisHandlers.includes(handler));
+  let inputs: Map<string, string[]>;
+  beforeAll(() => {
+    inputs = bundleInputs(moduleGraph(handlers));
+  }, 60_000);
 
-    const inputs = bundleInputs(moduleGraph(handlers));
-
+  it('leave analysis-only packages out of every API, scheduler and event function', () => {
     const found = handlers.map((handler) => [handler, analysisOnlyPackagesIn(inputs.get(handler) ?? [])] as const);
     expect(handlers.filter((handler) => !inputs.get(handler)?.includes(handler))).toEqual([]);
     const offending = found.filter(([, packages]) => packages.length > 0);
     expect(offending).toEqual([]);
-  }, 60_000);
+  });
 
+  it("validate with zod/mini: zod's classic API, several times its cost at cold start, enters no function", () => {
+    const uses = (handler: string, folder: string) => (inputs.get(handler) ?? []).some((file) => file.startsWith(`node_modules/zod/v4/${folder}/`));
+
+    expect(uses(getHandler, 'mini')).toBe(true);
+    expect(handlers.filter((handler) => uses(handler, 'classic'))).toEqual([]);
+  });
+});
+
+describe('analysis-only packages', () => {
   it('are found in a bundle that imports one', () => {
     const entry = join(repoRoot, 'shared', 'analysis-only-import.ts'); // never written: esbuild reads it from stdin
 

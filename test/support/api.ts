@@ -99,7 +99,7 @@ export async function createTestOrg(name = 'Test org', options: { dataSources?: 
  * Asserts that `body` has exactly the documented shape: it parses with the endpoint's response
  * schema, and parsing (which drops unknown keys) leaves it unchanged, so nothing extra leaked.
  */
-export function expectShape(spec: { response: import('zod').ZodType | import('zod/mini').ZodMiniType }, body: unknown): void {
+export function expectShape(spec: { response: import('../../shared/contracts/zod').ZodMiniType }, body: unknown): void {
   const parsed = spec.response.safeParse(body);
   if (!parsed.success) throw new Error(`response does not match ${JSON.stringify(parsed.error.issues, null, 2)}`);
   expect(parsed.data).toEqual(body);
