@@ -1,10 +1,10 @@
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { type BuildOptions, type Metafile } from 'esbuild';
+import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
 import { buildOpenApiDocument } from '../shared/api/openapi';
 import { openApiDocumentFiles } from '../shared/api/openapi-document';
 import { openApiYaml } from '../shared/api/openapi-yaml';
@@ -52,7 +52,9 @@ export const bundleFile = (outdir: string, handler: string) => join(outdir, bund
 /**
  * Bundles handler files (relative to the repository root) in one esbuild run into
  * `<outdir>/<handler path without .ts>/index.mjs`. One run parses the shared code once. A bundle
- * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`.
+ * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`;
+ * one that reads form bodies gets the form parser, `qs.mjs`, which it imports on its first form body (see
+ * infra/esbuild-build.mjs).
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
   const metafile = buildWithPlugins({
@@ -70,8 +72,16 @@ export function bundleHandlers(handlers: string[], outdir: string): Metafile {
       for (const format of ['json', 'yaml'] as const) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFiles[format]), texts[format]);
     }
   }
+  const needFormParser = Object.entries(metafile.outputs).filter(([, output]) => output.imports.some((entry) => entry.external && entry.path === `./${formParserFile}`));
+  if (needFormParser.length > 0) {
+    const [parser] = buildSync({ ...esbuildOptions, sourcemap: false, write: false, absWorkingDir: repoRoot, stdin: { contents: "export { parse } from 'qs';", resolveDir: repoRoot } }).outputFiles;
+    for (const [output] of needFormParser) writeFileSync(join(repoRoot, dirname(output), formParserFile), parser.contents);
+  }
   return metafile;
 }
+
+/** The form parser shipped next to a bundle that reads form bodies. */
+export const formParserFile = 'qs.mjs';
 
 /**
  * One esbuild build with the plugin of infra/esbuild-build.mjs (only the schemas a function reaches are

@@ -1,4 +1,4 @@
-// Runs one esbuild build with the contracts plugin below and prints its metafile as JSON on stdout.
+// Runs one esbuild build with the plugins below and prints its metafile as JSON on stdout.
 // infra/bundling.ts runs this in a child process: plugins need esbuild's asynchronous API, while CDK
 // bundles synchronously. Usage: node esbuild-build.mjs < options.json
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -80,6 +80,19 @@ const contracts = {
 };
 
 /**
+ * The form parser (qs with the packages it needs, about 55 KB) is imported on a function's first form
+ * body only, but inlined in the bundle, every cold start compiles it. Its import is left to a file of
+ * its own next to the bundle, `qs.mjs` (written by infra/bundling.ts), which only a form body loads.
+ */
+const formParserFile = 'qs.mjs'; // as infra/bundling.ts names it
+const formParserApart = {
+  name: 'form-parser-apart',
+  setup(esbuild) {
+    esbuild.onResolve({ filter: /^qs$/ }, ({ kind }) => (kind === 'dynamic-import' ? { path: `./${formParserFile}`, external: true } : undefined));
+  },
+};
+
+/**
  * Names each source of a written source map by its path in the repository (`shared/api/endpoint.ts`)
  * rather than relative to the build's output folder, which spelled out the build machine's folders.
  */
@@ -91,7 +104,7 @@ function repositorySources(mapFile, root) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const options = JSON.parse(readFileSync(0, 'utf8'));
-  const { metafile } = await build({ ...options, plugins: [contracts] });
+  const { metafile } = await build({ ...options, plugins: [contracts, formParserApart] });
   const root = options.absWorkingDir ?? process.cwd();
   for (const output of Object.keys(metafile.outputs)) if (output.endsWith('.map')) repositorySources(resolve(root, output), root);
   process.stdout.write(JSON.stringify(metafile));

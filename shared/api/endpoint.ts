@@ -43,7 +43,7 @@ const isForm = (contentType: string) => /^application\/x-www-form-urlencoded\s*(
  * A form body as GrowthBook's API reads it (body-parser's extended mode): `a[b]=1&c[]=x` nests, and
  * every value is a string, so a field that needs a number or boolean is refused by validation.
  * qs (with its dependencies) is loaded on the first form body: JSON requests, nearly all of them,
- * never pay for it at cold start.
+ * never pay for it at cold start. In a bundle it is a file of its own (see infra/esbuild-build.mjs).
  */
 const parseForm = async (text: string) => (await import('qs')).parse(text, { depth: 32, parameterLimit: 1000, arrayLimit: 100 });
 
