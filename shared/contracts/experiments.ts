@@ -35,11 +35,8 @@ export const lookbackOverride = z.strictObject({
   valueUnit: z.optional(z.enum(['minutes', 'hours', 'days', 'weeks'])),
 });
 
-export const metricOverride = z.strictObject({
-  id: z.string().check(z.minLength(1)),
-  windowType: z.optional(z.enum(['conversion', 'lookback', ''])),
-  windowHours: z.optional(z.number()),
-  delayHours: z.optional(z.number()),
+/** A metric's prior and regression adjustment, overridden for one experiment. */
+const priorAndAdjustment = {
   properPriorOverride: z.optional(z.boolean()),
   properPriorEnabled: z.optional(z.boolean()),
   properPriorMean: z.optional(z.number()),
@@ -47,6 +44,14 @@ export const metricOverride = z.strictObject({
   regressionAdjustmentOverride: z.optional(z.boolean()),
   regressionAdjustmentEnabled: z.optional(z.boolean()),
   regressionAdjustmentDays: z.optional(z.number()),
+};
+
+export const metricOverride = z.strictObject({
+  id: z.string().check(z.minLength(1)),
+  windowType: z.optional(z.enum(['conversion', 'lookback', ''])),
+  windowHours: z.optional(z.number()),
+  delayHours: z.optional(z.number()),
+  ...priorAndAdjustment,
 });
 
 export const decisionFrameworkSettings = z.strictObject({
@@ -71,13 +76,7 @@ const metricOverrides = z.strictObject({
   window: z.optional(z.enum(['conversion', 'lookback', ''])),
   winRiskThreshold: z.optional(z.number()),
   loseRiskThreshold: z.optional(z.number()),
-  properPriorOverride: z.optional(z.boolean()),
-  properPriorEnabled: z.optional(z.boolean()),
-  properPriorMean: z.optional(z.number()),
-  properPriorStdDev: z.optional(z.number()),
-  regressionAdjustmentOverride: z.optional(z.boolean()),
-  regressionAdjustmentEnabled: z.optional(z.boolean()),
-  regressionAdjustmentDays: z.optional(z.number()),
+  ...priorAndAdjustment,
 });
 
 /** A metric of an experiment, with the overrides the experiment sets for it. */

@@ -2,6 +2,17 @@ import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
+/** What a connection's payload carries besides its features: each is an optional flag, as in GrowthBook. */
+const payloadFlags = {
+  includeVisualExperiments: z.optional(z.boolean()),
+  includeDraftExperiments: z.optional(z.boolean()),
+  includeExperimentNames: z.optional(z.boolean()),
+  includeRedirectExperiments: z.optional(z.boolean()),
+  includeRuleIds: z.optional(z.boolean()),
+  includeProjectIdInMetadata: z.optional(z.boolean()),
+  includeCustomFieldsInMetadata: z.optional(z.boolean()),
+};
+
 export const sdkConnection = z.object({
   id: z.string(),
   dateCreated: z.string(),
@@ -16,13 +27,7 @@ export const sdkConnection = z.object({
   projects: z.optional(z.array(z.string())),
   encryptPayload: z.boolean(),
   encryptionKey: z.string(),
-  includeVisualExperiments: z.optional(z.boolean()),
-  includeDraftExperiments: z.optional(z.boolean()),
-  includeExperimentNames: z.optional(z.boolean()),
-  includeRedirectExperiments: z.optional(z.boolean()),
-  includeRuleIds: z.optional(z.boolean()),
-  includeProjectIdInMetadata: z.optional(z.boolean()),
-  includeCustomFieldsInMetadata: z.optional(z.boolean()),
+  ...payloadFlags,
   allowedCustomFieldsInMetadata: z.optional(z.array(z.string())),
   includeTagsInMetadata: z.optional(z.boolean()),
   key: z.string(),
@@ -46,13 +51,7 @@ const settings = {
   environment: z.string().check(z.minLength(1), z.maxLength(256)),
   projects: z.optional(stringList),
   encryptPayload: z.optional(z.boolean()),
-  includeVisualExperiments: z.optional(z.boolean()),
-  includeDraftExperiments: z.optional(z.boolean()),
-  includeExperimentNames: z.optional(z.boolean()),
-  includeRedirectExperiments: z.optional(z.boolean()),
-  includeRuleIds: z.optional(z.boolean()),
-  includeProjectIdInMetadata: z.optional(z.boolean()),
-  includeCustomFieldsInMetadata: z.optional(z.boolean()),
+  ...payloadFlags,
   allowedCustomFieldsInMetadata: z.optional(stringList),
   includeTagsInMetadata: z.optional(z.boolean()),
   proxyEnabled: z.optional(z.boolean()),
