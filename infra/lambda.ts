@@ -77,9 +77,9 @@ export interface ServiceFunctionProps extends Pick<NodejsFunctionProps, 'deadLet
 
 /**
  * A Lambda function of the service: nodejs22.x on ARM64, bundled with esbuild (minified, SDK
- * included, source maps that the logger applies to logged stacks: shared/source-maps.ts), traced, with its own log group and a role that holds only that log
- * group, X-Ray and the table access it asks for. Memory, timeout, logging and environment are set
- * here and nowhere else.
+ * included, source maps that the logger applies to logged stacks: shared/source-maps.ts), traced,
+ * with its own log group and a role that holds only that log group, X-Ray and the table access it
+ * asks for. Memory, timeout, logging and environment are set here and nowhere else.
  */
 export class ServiceFunction extends NodejsFunction {
   /** The handler file, relative to the repository root. */

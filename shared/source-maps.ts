@@ -6,8 +6,9 @@ import { SourceMap } from 'node:module';
  *
  * Lambda runs each function's bundle without `--enable-source-maps`: with it, Node reads and parses
  * the bundle's source map at every cold start, whether an error ever needs it or not (13 % of the bare
- * handler's import and 20 % of `getFeature`'s, counted in instructions). Here a bundle's map (`index.mjs.map`, next to it) is read the first time a stack
- * that runs through the bundle is logged, then kept for the container's life.
+ * handler's import and 20 % of `getFeature`'s, counted in instructions). Here a bundle's map
+ * (`index.mjs.map`, next to it) is read the first time a stack that runs through the bundle is
+ * logged, then kept for the container's life.
  *
  * Frames of files without a map (the sources themselves, as the local server and tests run them, or
  * Node's own modules) are left as they are.
