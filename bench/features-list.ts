@@ -4,7 +4,6 @@
  * DYNAMODB_ENDPOINT when set, else starts its own DynamoDB Local. Units come from
  * ReturnConsumedCapacity (the store's `dynamoMeter`), for the whole request, key lookup excluded.
  */
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { printTable, round, saveResults, type Row } from './report';
 
 const SEED_BATCH = 25;
@@ -48,7 +47,7 @@ async function seed(orgId: string, count: number) {
     for (let batch = batches.shift(); batch; batch = batches.shift()) {
       let request: Record<string, unknown[]> | undefined = { [tableName()]: batch.map((Item) => ({ PutRequest: { Item } })) };
       while (request && Object.keys(request).length) {
-        const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+        const result = await db.batchWrite({ RequestItems: request as never });
         request = result.UnprocessedItems as typeof request;
       }
     }

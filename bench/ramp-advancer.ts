@@ -81,35 +81,27 @@ export async function benchRampAdvancer(
   const batchSizes = options.batchSizes ?? (process.env.BENCH_RAMP_BATCH_SIZES?.split(',').map(Number) || [1, 24]);
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const { startDynamoLocal, ensureTable } = await import('../infra/local/dynamodb');
-  const { resetDb } = await import('../shared/store/client');
   const saved = { DYNAMODB_ENDPOINT: process.env.DYNAMODB_ENDPOINT, TABLE_NAME: process.env.TABLE_NAME, LOG_LEVEL: process.env.LOG_LEVEL };
   const dynamo = await startDynamoLocal({ javaOptions: JAVA_OPTIONS });
   process.env.DYNAMODB_ENDPOINT = dynamo.endpoint;
   process.env.TABLE_NAME = 'switchyard-bench-ramp';
   process.env.LOG_LEVEL ??= 'CRITICAL';
   await ensureTable(dynamo.endpoint, process.env.TABLE_NAME);
-  resetDb();
   const dynamoCpu = () => processCpuMs(dynamo.process.pid);
   try {
     const { advanceDueSchedules } = await import('../functions/scheduler/advance-ramp-schedules');
-    const { db, dynamoMeter } = await import('../shared/store/client');
+    const { dynamoMeter, watchCommands } = await import('../shared/store/client');
     const { replayRate } = await import('./replay-ceiling');
     // Items each transaction writes (Put, Delete, Update; not condition checks), counted as they
     // are sent, and the largest transaction of the phase, to replay.
     let itemsWritten = 0;
     let largest: Array<Record<string, never>> = [];
-    db().middlewareStack.remove('benchItemsWritten');
-    db().middlewareStack.add(
-      (next, context) => async (args) => {
-        if (context.commandName === 'TransactWriteItemsCommand') {
-          const items = (args.input as { TransactItems: Array<Record<string, never>> }).TransactItems;
-          itemsWritten += items.filter((item) => item.Put || item.Delete || item.Update).length;
-          if (items.length > largest.length) largest = items;
-        }
-        return next(args);
-      },
-      { step: 'initialize', name: 'benchItemsWritten' },
-    );
+    const unwatch = watchCommands((command, input) => {
+      if (command !== 'TransactWriteItemsCommand') return;
+      const items = (input as { TransactItems: Array<Record<string, never>> }).TransactItems;
+      itemsWritten += items.filter((item) => item.Put || item.Delete || item.Update).length;
+      if (items.length > largest.length) largest = items;
+    });
     // Warms the JIT up (the full JIT compiles for a while at first, and a cold store is half as
     // fast), on the transactions of a first run.
     await seed(1, 48);
@@ -175,6 +167,7 @@ export async function benchRampAdvancer(
     });
     printTable('Ramp advancer goals (transitions/s)', goals);
     saveResults('ramp-advancer', { schedules, concurrency, batchSizes, javaOptions: JAVA_OPTIONS, rows, goals });
+    unwatch();
     return rows;
   } finally {
     dynamo.stop();
@@ -182,8 +175,7 @@ export async function benchRampAdvancer(
       if (value === undefined) delete process.env[name];
       else process.env[name] = value;
     }
-    resetDb();
-  }
+    }
 }
 
 if (require.main === module) {

@@ -4,7 +4,6 @@
  * items as fast as the store takes them, with none of our code between. A replay reads nothing and
  * never conflicts, so the advancer cannot beat it.
  */
-import { TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { db } from '../shared/store/client';
 
 type Op = Record<string, { Key?: Record<string, unknown>; Item?: Record<string, unknown>; [field: string]: unknown }>;
@@ -40,7 +39,7 @@ export async function replayRate(ops: Op[], lanes: number, seconds: number): Pro
     Array.from({ length: lanes }, async (_, lane) => {
       for (let round = 0; performance.now() < deadline; round++) {
         const TransactItems = ops.flatMap((op) => copyOp(op, `REPLAY#${run}#${lane}#`, round > 0) ?? []);
-        await db().send(new TransactWriteCommand({ TransactItems: TransactItems as never }));
+        await db.transactWrite({ TransactItems: TransactItems as never });
         done += 1;
       }
     }),

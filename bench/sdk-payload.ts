@@ -59,7 +59,7 @@ async function seedFlags(orgId: string, count: number): Promise<void> {
     for (let batch = batches.shift(); batch; batch = batches.shift()) {
       let request: Record<string, unknown[]> | undefined = { [tableName()]: batch.map((Item) => ({ PutRequest: { Item } })) };
       while (request && Object.keys(request).length) {
-        const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+        const result = await db.batchWrite({ RequestItems: request as never });
         request = result.UnprocessedItems as typeof request;
       }
     }
@@ -71,28 +71,22 @@ async function seedFlags(orgId: string, count: number): Promise<void> {
 const transactionalWcu = (item: unknown) => 2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 1024));
 
 async function writeCost(): Promise<Row[]> {
-  const { db, dynamoMeter } = await import('../shared/store/client');
+  const { dynamoMeter, watchCommands } = await import('../shared/store/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { changeFeature, features } = await import('../shared/store/features');
   const { payloadEntry } = await import('../shared/domain/sdk-payload');
   let payloadUnits = 0;
   let payloadItems = 0;
-  db().middlewareStack.remove('benchPayloadWrites');
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName === 'TransactWriteItemsCommand') {
-        for (const item of (args.input as { TransactItems: Array<Record<string, any>> }).TransactItems) {
-          const key = item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key;
-          if (!/^SDK_(ENTRY|VERSION)#/.test(key?.SK ?? '')) continue;
-          payloadItems += 1;
-          // An ADD to a version item writes the whole small item (keys, version, date, type).
-          payloadUnits += transactionalWcu(item.Put?.Item ?? { ...item.Update?.Key, version: 0, dateUpdated: new Date().toISOString(), entityType: 'SDK_VERSION' });
-        }
-      }
-      return next(args);
-    },
-    { step: 'initialize', name: 'benchPayloadWrites' },
-  );
+  const unwatch = watchCommands((command, input) => {
+    if (command !== 'TransactWriteItemsCommand') return;
+    for (const item of (input as { TransactItems: Array<Record<string, any>> }).TransactItems) {
+      const key = item.Put?.Item ?? item.Update?.Key ?? item.Delete?.Key;
+      if (!/^SDK_(ENTRY|VERSION)#/.test(key?.SK ?? '')) continue;
+      payloadItems += 1;
+      // An ADD to a version item writes the whole small item (keys, version, date, type).
+      payloadUnits += transactionalWcu(item.Put?.Item ?? { ...item.Update?.Key, version: 0, dateUpdated: new Date().toISOString(), entityType: 'SDK_VERSION' });
+    }
+  });
   const rows: Row[] = [];
   for (const count of [100, 1_000, 10_000]) {
     const { id: orgId } = await createOrganization(`Payload writes ${count}`);
@@ -117,33 +111,27 @@ async function writeCost(): Promise<Row[]> {
       'former design: payload WCU per change': 2 * Math.ceil(formerItemBytes / 1024),
     });
   }
+  unwatch();
   printTable("SDK payload writes: one flag's default value changed, one environment (target ≤ 10 payload WCU at 10,000 flags)", rows);
   return rows;
 }
 
 /** Concurrent updates of distinct flags in one organization: the version shards are the only shared items. */
 async function concurrentUpdates(): Promise<Row[]> {
-  const { db } = await import('../shared/store/client');
+  const { watchCommands } = await import('../shared/store/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { changeFeature } = await import('../shared/store/features');
   const { id: orgId } = await createOrganization('Payload contention');
   await seedFlags(orgId, 1_000);
   let transactions = 0;
   let lost = 0;
-  db().middlewareStack.remove('benchLostRaces');
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
-      transactions += 1;
-      try {
-        return await next(args);
-      } catch (error) {
-        lost += 1;
-        throw error;
-      }
-    },
-    { step: 'initialize', name: 'benchLostRaces' },
-  );
+  const unwatch = watchCommands((command) => {
+    if (command !== 'TransactWriteItemsCommand') return;
+    transactions += 1;
+    return (error) => {
+      if (error) lost += 1;
+    };
+  });
   const rows: Row[] = [];
   for (const concurrency of [10, 40]) {
     transactions = 0;
@@ -173,7 +161,7 @@ async function concurrentUpdates(): Promise<Row[]> {
     });
   }
   printTable('Concurrent flag updates in one organization, 1,000 flags, in-process (target ≥ 100 updates/s, none failed)', rows);
-  db().middlewareStack.remove('benchLostRaces');
+  unwatch();
   return rows;
 }
 
@@ -182,26 +170,19 @@ async function concurrentUpdates(): Promise<Row[]> {
  * organization's one references version in its transaction, so this measures that item's contention.
  */
 async function concurrentReferenceWrites(): Promise<Row[]> {
-  const { db } = await import('../shared/store/client');
+  const { watchCommands } = await import('../shared/store/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { savedGroups } = await import('../shared/store/saved-groups');
   const { id: orgId } = await createOrganization('References contention');
   const groups = 200;
   for (let n = 0; n < groups; n++) await savedGroups.create(orgId, { id: `grp_${n}`, name: `Group ${n}`, type: 'list', attributeKey: 'id', values: [] });
   let lost = 0;
-  db().middlewareStack.remove('benchLostReferenceRaces');
-  db().middlewareStack.add(
-    (next, context) => async (args) => {
-      if (context.commandName !== 'TransactWriteItemsCommand') return next(args);
-      try {
-        return await next(args);
-      } catch (error) {
-        lost += 1;
-        throw error;
-      }
-    },
-    { step: 'initialize', name: 'benchLostReferenceRaces' },
-  );
+  const unwatch = watchCommands((command) => {
+    if (command !== 'TransactWriteItemsCommand') return;
+    return (error) => {
+      if (error) lost += 1;
+    };
+  });
   const rows: Row[] = [];
   for (const concurrency of [10, 40]) {
     lost = 0;
@@ -229,7 +210,7 @@ async function concurrentReferenceWrites(): Promise<Row[]> {
     });
   }
   printTable('Concurrent saved-group updates in one organization: each bumps the one references version (target ≥ 100/s, none failed)', rows);
-  db().middlewareStack.remove('benchLostReferenceRaces');
+  unwatch();
   return rows;
 }
 

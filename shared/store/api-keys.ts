@@ -1,6 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { DeleteCommand, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Role } from '../permissions';
 import { db, tableName } from './client';
@@ -32,8 +30,7 @@ export async function createApiKey(
   const { secret = newSecret(input.role), ...fields } = input;
   const record: ApiKeyRecord = { ...fields, id: newId('key_'), dateCreated: new Date().toISOString() };
   try {
-    await db().send(
-      new PutCommand({
+    await db.put({
         TableName: tableName(),
         Item: {
           ...record,
@@ -44,10 +41,9 @@ export async function createApiKey(
           version: 1,
         },
         ConditionExpression: 'attribute_not_exists(PK)',
-      }),
-    );
+      });
   } catch (error) {
-    if (error instanceof ConditionalCheckFailedException) throw new ConflictError('already_exists', 'That key already exists');
+    if ((error as Error).name === 'ConditionalCheckFailedException') throw new ConflictError('already_exists', 'That key already exists');
     throw error;
   }
   return { record, secret };
@@ -55,7 +51,7 @@ export async function createApiKey(
 
 /** The key stored under this hash, if any. One GetItem. */
 export async function findApiKey(hash: string): Promise<ApiKeyRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.apiKey(hash) }));
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.apiKey(hash) });
   return Item ? toEntity<ApiKeyRecord>(Item) : undefined;
 }
 
@@ -80,5 +76,5 @@ export async function listApiKeys(orgId: string): Promise<ApiKeyRecord[]> {
 export async function revokeApiKey(orgId: string, id: string): Promise<void> {
   const item = (await keyItemsOf(orgId)).find((candidate) => candidate.id === id);
   if (!item) throw new NotFoundError(`API key ${id} not found`);
-  await db().send(new DeleteCommand({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } }));
+  await db.delete({ TableName: tableName(), Key: { PK: item.PK, SK: item.SK } });
 }

@@ -1,4 +1,3 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { AttributeDatatype } from '../domain/sdk-payload';
 import { db, tableName } from './client';
 import { keys } from './keys';
@@ -63,14 +62,12 @@ export async function saveAttributeTypes(
   current: StoredItem | undefined,
 ): Promise<boolean> {
   if (current?.complete) return false;
-  await db().send(
-    new PutCommand({
+  await db.put({
       TableName: tableName(),
       Item: attributeTypesItem(orgId, attributes, (current?.version ?? 0) + 1),
       ...(current
         ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
         : { ConditionExpression: 'attribute_not_exists(PK)' }),
-    }),
-  );
+    });
   return true;
 }

@@ -1,5 +1,7 @@
-import { DynamoDBClient, type ConsumedCapacity } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { AttributeValue, ConsumedCapacity, QueryInput, QueryOutput } from '@aws-sdk/client-dynamodb';
+import type * as Doc from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
+import { callDynamo } from './dynamo-http';
 
 /** The table every store module reads and writes. */
 export const tableName = () => process.env.TABLE_NAME ?? 'switchyard';
@@ -55,97 +57,125 @@ export function criticalPath(trace: TracedCall[]): number {
   return chain;
 }
 
-const dataCommands = new Set([
-  'GetItemCommand',
-  'PutItemCommand',
-  'UpdateItemCommand',
-  'DeleteItemCommand',
-  'QueryCommand',
-  'BatchGetItemCommand',
-  'BatchWriteItemCommand',
-  'TransactGetItemsCommand',
-  'TransactWriteItemsCommand',
-]);
-
-const writeCommands = new Set(['PutItemCommand', 'UpdateItemCommand', 'DeleteItemCommand', 'BatchWriteItemCommand', 'TransactWriteItemsCommand']);
+const writeCommands = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 /** Adds a response's consumed capacity (table and indexes) to the meter: write units for writes, read units for reads. */
-function meter(command: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined) {
+function meter(operation: string, consumed: ConsumedCapacity | ConsumedCapacity[] | undefined) {
   for (const entry of Array.isArray(consumed) ? consumed : consumed ? [consumed] : []) {
     const units = entry.CapacityUnits ?? (entry.ReadCapacityUnits ?? 0) + (entry.WriteCapacityUnits ?? 0);
-    if (writeCommands.has(command)) dynamoMeter.writeUnits += units;
+    if (writeCommands.has(operation)) dynamoMeter.writeUnits += units;
     else dynamoMeter.readUnits += units;
   }
 }
 
-/** Functions told every data command sent (name and input), whichever client sent it (tests count commands with this). */
-const watchers = new Set<(command: string, input: Record<string, unknown>) => void>();
+/**
+ * Told of every call as it is sent: the command's name (`GetItemCommand`, as the SDK names it) and
+ * its input as the store wrote it. What it returns, if a function, is told the call's error (or
+ * nothing) when the call ends.
+ */
+export type CommandWatcher = (command: string, input: Record<string, unknown>) => void | ((error: unknown) => void);
 
-/** Calls `watcher` with the name and input of every data command sent until the returned function is called. */
-export function watchCommands(watcher: (command: string, input: Record<string, unknown>) => void): () => void {
+/** Functions told every call sent (tests count commands with this; benches count what failed). */
+const watchers = new Set<CommandWatcher>();
+
+/** Calls `watcher` with the name and input of every call sent until the returned function is called. */
+export function watchCommands(watcher: CommandWatcher): () => void {
   watchers.add(watcher);
   return () => watchers.delete(watcher);
 }
 
-/** A low-level client whose every data call reports what it consumed, so cost per request is a measured number. */
-function lowLevelClient(options: { cacheMiddleware?: boolean } = {}): DynamoDBClient {
-  const endpoint = process.env.DYNAMODB_ENDPOINT;
-  const client = new DynamoDBClient({
-    maxAttempts: 4,
-    ...options,
-    ...(endpoint
-      ? { endpoint, region: process.env.AWS_REGION ?? 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }
-      : {}),
-  });
-  // No SDK logger is configured, yet its middleware walks every input and output through the
-  // schema's sensitive-data filter for the no-op logger on each call: a few % of a read's CPU.
-  client.middlewareStack.remove('loggerMiddleware');
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      if (!dataCommands.has(context.commandName ?? '')) return next(args);
-      (args.input as { ReturnConsumedCapacity?: string }).ReturnConsumedCapacity ??= 'INDEXES';
-      dynamoMeter.calls += 1; // a call that fails (a failed condition, say) is a round trip too
-      for (const watcher of watchers) watcher(context.commandName!, args.input as Record<string, unknown>);
-      const call: TracedCall = { command: context.commandName!, start: performance.now(), end: Infinity };
-      if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(call);
-      try {
-        const result = await next(args);
-        meter(context.commandName!, (result.output as { ConsumedCapacity?: ConsumedCapacity | ConsumedCapacity[] }).ConsumedCapacity);
-        return result;
-      } finally {
-        call.end = performance.now();
-      }
-    },
-    { step: 'initialize', name: 'consumedCapacityMeter' },
+/** One call, metered and traced: `input` is what watchers see, `wire` what is sent (attribute values marshalled). */
+async function call(operation: string, input: object, wire: object): Promise<Record<string, unknown>> {
+  const command = `${operation}Command`;
+  dynamoMeter.calls += 1; // a call that fails (a failed condition, say) is a round trip too
+  const settled = [...watchers].map((watcher) => watcher(command, input as Record<string, unknown>)).filter((done) => typeof done === 'function');
+  const traced: TracedCall = { command, start: performance.now(), end: Infinity };
+  if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(traced);
+  try {
+    const output = await callDynamo(operation, { ...wire, ReturnConsumedCapacity: 'INDEXES' });
+    meter(operation, output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
+    for (const done of settled) done(undefined);
+    return output;
+  } catch (error) {
+    for (const done of settled) done(error);
+    throw error;
+  } finally {
+    traced.end = performance.now();
+  }
+}
+
+type Item = Record<string, unknown>;
+type Wire = Record<string, AttributeValue>;
+/** An output as the SDK's document client types it, without the SDK's `$metadata`. */
+type Out<T> = Omit<T, '$metadata'>;
+
+// As the document client was configured: undefined attributes are left out; a class instance (a Date) is an error.
+const toWire = (item: Item): Wire => marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+const fromWire = (item: Wire): Item => unmarshall(item);
+
+/** A request (or a transaction's item) with its key, item and expression values in attribute values. */
+function marshalled<T extends object>(request: T): T {
+  const { Key, Item, ExpressionAttributeValues, ExclusiveStartKey } = request as Record<string, Item | undefined>;
+  return {
+    ...request,
+    ...(Key && { Key: toWire(Key) }),
+    ...(Item && { Item: toWire(Item) }),
+    ...(ExpressionAttributeValues && { ExpressionAttributeValues: toWire(ExpressionAttributeValues) }),
+    ...(ExclusiveStartKey && { ExclusiveStartKey: toWire(ExclusiveStartKey) }),
+  };
+}
+
+/** An answer with its item, old attributes, items and last key in plain values. */
+function unmarshalled<T>(output: Record<string, unknown>): T {
+  const { Item, Attributes, Items, LastEvaluatedKey } = output as Record<string, Wire & Wire[]>;
+  return {
+    ...output,
+    ...(Item && { Item: fromWire(Item) }),
+    ...(Attributes && { Attributes: fromWire(Attributes) }),
+    ...(Items && { Items: Items.map(fromWire) }),
+    ...(LastEvaluatedKey && { LastEvaluatedKey: fromWire(LastEvaluatedKey) }),
+  } as T;
+}
+
+const mapValues = <T, U>(record: Record<string, T>, f: (value: T) => U): Record<string, U> =>
+  Object.fromEntries(Object.entries(record).map(([key, value]) => [key, f(value)]));
+
+type WriteRequests<T> = Record<string, Array<{ PutRequest?: { Item: T }; DeleteRequest?: { Key: T } }>>;
+const writeRequests = <A, B>(requests: WriteRequests<A>, convert: (item: A) => B): WriteRequests<B> =>
+  mapValues(requests, (list) =>
+    list.map((request) =>
+      request.PutRequest ? { PutRequest: { Item: convert(request.PutRequest.Item) } } : { DeleteRequest: { Key: convert(request.DeleteRequest!.Key) } },
+    ),
   );
-  return client;
-}
-
-let documentClient: DynamoDBDocumentClient | undefined;
-let hotClient: DynamoDBClient | undefined;
-
-/** One document client per container, created on first use so cold start does no work for routes that never reach DynamoDB. */
-export function db(): DynamoDBDocumentClient {
-  documentClient ??= DynamoDBDocumentClient.from(lowLevelClient(), {
-    marshallOptions: { removeUndefinedValues: true, convertClassInstanceToMap: false },
-  });
-  return documentClient;
-}
 
 /**
- * The low-level client for the one read every SDK payload request makes (its version Query). It
- * resolves its middleware stack once per command class (the SDK's `cacheMiddleware`) instead of on
- * every call, and takes attribute values as they are, with no document marshalling. The document
- * client cannot share it: with `cacheMiddleware` a document command replays the first command sent.
- * Middleware added to it after its first call never runs: watch its calls with `watchCommands`.
+ * The table's client: DynamoDB's data calls with items in plain values, as the SDK's document
+ * client takes and gives them (the same inputs and outputs, typed by the SDK's own types).
  */
-export function hotDb(): DynamoDBClient {
-  hotClient ??= lowLevelClient({ cacheMiddleware: true });
-  return hotClient;
-}
-
-/** Drops the cached client (tests that change DYNAMODB_ENDPOINT). */
-export function resetDb(): void {
-  documentClient = undefined;
-  hotClient = undefined;
-}
+export const db = {
+  get: async (input: Doc.GetCommandInput) => unmarshalled<Out<Doc.GetCommandOutput>>(await call('GetItem', input, marshalled(input))),
+  put: async (input: Doc.PutCommandInput) => unmarshalled<Out<Doc.PutCommandOutput>>(await call('PutItem', input, marshalled(input))),
+  update: async (input: Doc.UpdateCommandInput) => unmarshalled<Out<Doc.UpdateCommandOutput>>(await call('UpdateItem', input, marshalled(input))),
+  delete: async (input: Doc.DeleteCommandInput) => unmarshalled<Out<Doc.DeleteCommandOutput>>(await call('DeleteItem', input, marshalled(input))),
+  query: async (input: Doc.QueryCommandInput) => unmarshalled<Out<Doc.QueryCommandOutput>>(await call('Query', input, marshalled(input))),
+  /** A Query whose input and answer stay in attribute values: no conversion at all (the SDK payload's version read). */
+  queryWire: async (input: QueryInput) => (await call('Query', input, input)) as Out<QueryOutput>,
+  batchGet: async (input: Doc.BatchGetCommandInput): Promise<Out<Doc.BatchGetCommandOutput>> => {
+    const wire = { ...input, RequestItems: mapValues(input.RequestItems!, (entry) => ({ ...entry, Keys: entry.Keys!.map(toWire) })) };
+    const { Responses, UnprocessedKeys, ...rest } = (await call('BatchGetItem', input, wire)) as Record<string, Record<string, never>>;
+    return {
+      ...rest,
+      Responses: Responses && mapValues(Responses as Record<string, Wire[]>, (items) => items.map(fromWire)),
+      UnprocessedKeys: UnprocessedKeys && mapValues(UnprocessedKeys as Record<string, { Keys: Wire[] }>, (entry) => ({ ...entry, Keys: entry.Keys.map(fromWire) })),
+    };
+  },
+  batchWrite: async (input: Doc.BatchWriteCommandInput): Promise<Out<Doc.BatchWriteCommandOutput>> => {
+    const wire = { ...input, RequestItems: writeRequests(input.RequestItems as WriteRequests<Item>, toWire) };
+    const { UnprocessedItems, ...rest } = await call('BatchWriteItem', input, wire);
+    return { ...rest, UnprocessedItems: UnprocessedItems && writeRequests(UnprocessedItems as WriteRequests<Wire>, fromWire) } as Out<Doc.BatchWriteCommandOutput>;
+  },
+  transactWrite: async (input: Doc.TransactWriteCommandInput): Promise<Out<Doc.TransactWriteCommandOutput>> => {
+    const TransactItems = input.TransactItems!.map((item) => mapValues(item as Record<string, object>, marshalled));
+    return (await call('TransactWriteItems', input, { ...input, TransactItems })) as Out<Doc.TransactWriteCommandOutput>;
+  },
+};

@@ -1,4 +1,3 @@
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { db, tableName } from './client';
 import { newId } from '../ids';
@@ -46,5 +45,5 @@ export function prepareEvent(event: DomainEvent): TransactionOp {
 
 /** Writes one event on its own. */
 export async function recordEvent(event: DomainEvent): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: eventItem(event) }));
+  await db.put({ TableName: tableName(), Item: eventItem(event) });
 }

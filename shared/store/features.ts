@@ -1,4 +1,4 @@
-import { BatchWriteCommand, type QueryCommandInput } from '@aws-sdk/lib-dynamodb';
+import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import {
@@ -286,7 +286,7 @@ async function deleteRevisions(orgId: string, id: string): Promise<void> {
       [tableName()]: revisionKeys.slice(start, start + 25).map((Key) => ({ DeleteRequest: { Key } })),
     };
     while (request && Object.keys(request).length) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+      const result = await db.batchWrite({ RequestItems: request as never });
       request = result.UnprocessedItems as typeof request;
     }
   }

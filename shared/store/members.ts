@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { StoredMember } from '../contracts/members';
 import { db, tableName } from './client';
@@ -43,13 +42,13 @@ export async function addMember(orgId: string, data: Omit<StoredMember, 'id' | '
 
 /** The id of the member with this e-mail, if any. */
 export async function memberIdByEmail(orgId: string, email: string): Promise<string | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memberEmail(orgId, email) }));
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.memberEmail(orgId, email) });
   return Item?.memberId as string | undefined;
 }
 
 /** The organization a member id belongs to (admin CLI: token create). */
 export async function organizationOfMember(memberId: string): Promise<string | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.memberPointer(memberId) }));
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.memberPointer(memberId) });
   return Item?.orgId as string | undefined;
 }
 

@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
 import { db, tableName } from './client';
 import { attributeTypesItem } from './attribute-types';
@@ -58,7 +57,7 @@ export async function createOrganization(name: string, id = newId('org_')): Prom
 }
 
 export async function findOrganization(id: string): Promise<Organization | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(id) }));
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.organization(id) });
   return Item ? { id: Item.id, name: Item.name, dateCreated: Item.dateCreated } : undefined;
 }
 
@@ -67,23 +66,20 @@ export const secureAttributeSalt = (item: StoredItem | undefined): string => (it
 
 /** The organization's secure-attribute salt ('' when it has none yet). */
 export async function getSecureAttributeSalt(orgId: string): Promise<string> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.organization(orgId), ConsistentRead: true }));
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.organization(orgId), ConsistentRead: true });
   if (!Item) throw new NotFoundError(`Organization ${orgId} not found`);
   return secureAttributeSalt(Item as StoredItem);
 }
 
 /** Sets the organization's secure-attribute salt; SDK payloads hash with the new one from then on. */
 export async function setSecureAttributeSalt(orgId: string, salt: string): Promise<void> {
-  await db()
-    .send(
-      new UpdateCommand({
+  await db.update({
         TableName: tableName(),
         Key: keys.organization(orgId),
         UpdateExpression: 'SET secureAttributeSalt = :salt, version = version + :one',
         ConditionExpression: 'attribute_exists(PK)',
         ExpressionAttributeValues: { ':salt': salt, ':one': 1 },
-      }),
-    )
+      })
     .catch((error: Error) => {
       if (error.name === 'ConditionalCheckFailedException') throw new NotFoundError(`Organization ${orgId} not found`);
       throw error;

@@ -1,4 +1,3 @@
-import { GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { db, tableName } from './client';
 import { keys, type EntityType, type ItemKey } from './keys';
@@ -38,9 +37,7 @@ export class PageIndexMovedError extends ConflictError {
 }
 
 export async function readPageIndex(orgId: string, type: EntityType): Promise<PageIndex | undefined> {
-  const { Item } = await db().send(
-    new GetCommand({ TableName: tableName(), Key: keys.pageIndex(orgId, type), ConsistentRead: true }),
-  );
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.pageIndex(orgId, type), ConsistentRead: true });
   return Item as PageIndex | undefined;
 }
 
@@ -98,7 +95,7 @@ export async function saveRebuilt(
     stale: false,
   };
   try {
-    await db().send(new PutCommand(put(orgId, type, index, previous, previous?.changedAt)));
+    await db.put(put(orgId, type, index, previous, previous?.changedAt));
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
   }
@@ -116,8 +113,7 @@ export async function pageKeys(
   const found: ItemKey[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const result = await db().send(
-      new QueryCommand({
+    const result = await db.query({
         TableName: tableName(),
         IndexName: 'GSI1',
         KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :mark',
@@ -125,8 +121,7 @@ export async function pageKeys(
         ProjectionExpression: 'PK, SK',
         Limit: skip + page.limit - found.length,
         ExclusiveStartKey,
-      }),
-    );
+      });
     for (const item of result.Items ?? []) found.push({ PK: item.PK, SK: item.SK });
     ExclusiveStartKey = result.LastEvaluatedKey;
   } while (ExclusiveStartKey && found.length < skip + page.limit);

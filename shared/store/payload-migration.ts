@@ -1,4 +1,3 @@
-import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { payloadEntry } from '../domain/sdk-payload';
 import { attributes } from './attributes';
 import { saveAttributeTypes } from './attribute-types';
@@ -43,7 +42,7 @@ async function eachInParallel<T>(items: T[], work: (item: T) => Promise<void>): 
 /** Puts an entry unless one is stored; true when it wrote. */
 async function putEntryIfAbsent(item: Record<string, unknown>): Promise<boolean> {
   try {
-    await db().send(new PutCommand({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' }));
+    await db.put({ TableName: tableName(), Item: item, ConditionExpression: 'attribute_not_exists(PK)' });
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;
@@ -58,7 +57,7 @@ async function deleteAll(itemKeys: ItemKey[]): Promise<void> {
       [tableName()]: itemKeys.slice(start, start + 25).map(({ PK, SK }) => ({ DeleteRequest: { Key: { PK, SK } } })),
     };
     while (request && Object.keys(request).length) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+      const result = await db.batchWrite({ RequestItems: request as never });
       request = result.UnprocessedItems as typeof request;
     }
   }
@@ -99,7 +98,7 @@ export async function migratePayloads(orgId: string): Promise<PayloadMigration> 
   const shards = new Map(entries.map(({ environment, shard }) => [`${environment}#${shard}`, keys.sdkVersion(orgId, environment, shard)]));
   await eachInParallel([...shards.values()], async (Key) => {
     try {
-      await db().send(new UpdateCommand(versionBump(Key, new Date().toISOString())));
+      await db.update(versionBump(Key, new Date().toISOString()));
     } catch (error) {
       // A write meanwhile moved it already, with a later date.
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
@@ -138,13 +137,11 @@ export async function allOrganizationIds(): Promise<string[]> {
 /** Lists an organization created before the organizations' index on it (no effect on one already listed). */
 async function listOrganization(orgId: string): Promise<void> {
   const index = organizationIndexKeys(orgId);
-  await db().send(
-    new UpdateCommand({
+  await db.update({
       TableName: tableName(),
       Key: keys.organization(orgId),
       UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk',
       ConditionExpression: 'attribute_exists(PK)',
       ExpressionAttributeValues: { ':pk': index.GSI2PK, ':sk': index.GSI2SK },
-    }),
-  );
+    });
 }

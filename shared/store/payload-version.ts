@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { db, tableName } from './client';
 import { keys, type ItemKey } from './keys';
@@ -60,7 +59,7 @@ export async function touchSdkPayloads(orgId: string): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       // Such changes are rare: one shard takes them all.
-      await db().send(new UpdateCommand(versionBump(keys.sdkReferencesVersion(orgId, '00'), new Date().toISOString())));
+      await db.update(versionBump(keys.sdkReferencesVersion(orgId, '00'), new Date().toISOString()));
       return;
     } catch (error) {
       if (!retryable.has((error as Error).name) || attempt === TOUCH_ATTEMPTS) throw error;

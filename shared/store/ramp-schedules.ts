@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, NotFoundError } from '../errors';
 import { assertCan, type Permission, type Principal } from '../permissions';
 import { assertValuesValid, type StoredFeature } from '../domain/features';
@@ -135,9 +134,7 @@ async function namingLockHolder<T>(
     const held = heldRules(before);
     for (const [rule, { featureId, ruleId }] of heldRules(after)) {
       if (held.has(rule)) continue;
-      const { Item } = await db().send(
-        new GetCommand({ TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ConsistentRead: true }),
-      );
+      const { Item } = await db.get({ TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ConsistentRead: true });
       if (Item && Item.scheduleId !== scheduleId) {
         throw new ConflictError(
           'already_exists',

@@ -1,15 +1,7 @@
-import {
-  BatchGetCommand,
-  DeleteCommand,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  TransactWriteCommand,
-  type QueryCommandInput,
-} from '@aws-sdk/lib-dynamodb';
-import { ConditionalCheckFailedException, TransactionCanceledException } from '@aws-sdk/client-dynamodb';
+import type { PutCommandInput, QueryCommandInput, TransactWriteCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, DomainError, InvalidInputError, NotFoundError } from '../errors';
 import { db, tableName } from './client';
+import type { DynamoError } from './dynamo-http';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
 import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
 
@@ -35,7 +27,7 @@ export interface Page<T> {
 
 /** One write of a transaction, and the error to raise when its condition fails. */
 export interface TransactionOp {
-  op: NonNullable<ConstructorParameters<typeof TransactWriteCommand>[0]['TransactItems']>[number];
+  op: NonNullable<TransactWriteCommandInput['TransactItems']>[number];
   onConditionFailed: () => DomainError;
 }
 
@@ -60,7 +52,7 @@ export async function queryAll(
   let ExclusiveStartKey: QueryCommandInput['ExclusiveStartKey'];
   do {
     const Limit = max === Infinity ? input.Limit : Math.min(max - items.length, 1000);
-    const page = await db().send(new QueryCommand({ TableName: tableName(), ...input, Limit, ExclusiveStartKey }));
+    const page = await db.query({ TableName: tableName(), ...input, Limit, ExclusiveStartKey });
     items.push(...(page.Items ?? []));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey && items.length < max);
@@ -72,8 +64,7 @@ const now = () => new Date().toISOString();
 /** A short random pause before retrying a write that lost a race, so racing writers spread out. */
 const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
-const isConditionFailure = (error: unknown) =>
-  error instanceof ConditionalCheckFailedException || (error as Error)?.name === 'ConditionalCheckFailedException';
+const isConditionFailure = (error: unknown) => (error as Error)?.name === 'ConditionalCheckFailedException';
 
 /** An item read from the table as its entity and the version it was read at. */
 export function toVersioned<T>(item: Record<string, unknown>): Versioned<T> {
@@ -98,7 +89,7 @@ export async function getItems(itemKeys: ItemKey[]): Promise<Array<StoredItem | 
         [tableName()]: { Keys: batch, ConsistentRead: true },
       };
       while (request && Object.keys(request).length) {
-        const result = await db().send(new BatchGetCommand({ RequestItems: request }));
+        const result = await db.batchGet({ RequestItems: request });
         for (const item of result.Responses?.[tableName()] ?? []) found.set(id(item as ItemKey), item as StoredItem);
         request = result.UnprocessedKeys as typeof request;
       }
@@ -133,10 +124,10 @@ export async function assertReferences(
 /** Writes several items atomically; a failed condition raises the error its op names. */
 export async function transact(ops: TransactionOp[]): Promise<void> {
   try {
-    await db().send(new TransactWriteCommand({ TransactItems: ops.map((o) => o.op) }));
+    await db.transactWrite({ TransactItems: ops.map((o) => o.op) });
   } catch (error) {
-    if (error instanceof TransactionCanceledException || (error as Error)?.name === 'TransactionCanceledException') {
-      const reasons = (error as TransactionCanceledException).CancellationReasons ?? [];
+    if ((error as Error)?.name === 'TransactionCanceledException') {
+      const reasons = (error as DynamoError).CancellationReasons ?? [];
       const failed = reasons.findIndex((r) => r.Code === 'ConditionalCheckFailed');
       if (failed >= 0) throw ops[failed].onConditionFailed();
       if (reasons.some((r) => r.Code === 'TransactionConflict')) {
@@ -196,9 +187,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
   }
 
   async function read(orgId: string, id: string): Promise<Versioned<T> | undefined> {
-    const { Item } = await db().send(
-      new GetCommand({ TableName: tableName(), Key: keys.entity(orgId, type, id), ConsistentRead: true }),
-    );
+    const { Item } = await db.get({ TableName: tableName(), Key: keys.entity(orgId, type, id), ConsistentRead: true });
     return Item ? toVersioned<T>(Item) : undefined;
   }
 
@@ -301,7 +290,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         }
       }
       try {
-        await db().send(new PutCommand(op.Put as ConstructorParameters<typeof PutCommand>[0]));
+        await db.put(op.Put as PutCommandInput);
       } catch (error) {
         if (isConditionFailure(error)) throw onConditionFailed();
         throw error;
@@ -337,7 +326,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         const update = prepareUpdate(orgId, current, await change(current.entity));
         try {
           if (options.touch) await transact([update, ...touches(orgId, id, update.entity)]);
-          else await db().send(new PutCommand(update.op.Put as ConstructorParameters<typeof PutCommand>[0]));
+          else await db.put(update.op.Put as PutCommandInput);
           return update.entity;
         } catch (error) {
           if (!isConditionFailure(error) && !isRace(error)) throw error;
@@ -381,7 +370,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
             await transact([{ op: { Delete: deleteItem }, onConditionFailed: failed }, ...touches(orgId, id)]);
             return current?.entity;
           }
-          const { Attributes } = await db().send(new DeleteCommand({ ...deleteItem, ReturnValues: 'ALL_OLD' }));
+          const { Attributes } = await db.delete({ ...deleteItem, ReturnValues: 'ALL_OLD' });
           return toEntity<T>(Attributes!);
         } catch (error) {
           if (!isConditionFailure(error) && !isRace(error)) throw error;

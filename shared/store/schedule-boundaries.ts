@@ -1,4 +1,3 @@
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import { stagedStartAt } from '../domain/experiment-status';
@@ -77,7 +76,7 @@ export function prepareExperimentStartBoundary(orgId: string, before: Experiment
 
 /** Records a boundary outside a transaction (a boundary lost to a crash here only delays a cache refresh). */
 export async function putScheduleBoundary(boundary: DueBoundary): Promise<void> {
-  await db().send(new PutCommand({ TableName: tableName(), Item: boundaryItem(boundary) }));
+  await db.put({ TableName: tableName(), Item: boundaryItem(boundary) });
 }
 
 /** Boundaries due at `now`, earliest first, at most `limit`: a Query of the sparse index. */
@@ -107,13 +106,11 @@ export function prepareClaim(boundary: DueBoundary): TransactionOp {
 /** Takes a due boundary for this run: true for exactly one of the runs that try (the index lags, so it may be gone). */
 export async function claimScheduleBoundary(boundary: DueBoundary): Promise<boolean> {
   try {
-    await db().send(
-      new DeleteCommand({
+    await db.delete({
         TableName: tableName(),
         Key: boundaryKey(boundary),
         ConditionExpression: 'attribute_exists(PK)',
-      }),
-    );
+      });
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;

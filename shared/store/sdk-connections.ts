@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
 import { db, tableName } from './client';
@@ -215,7 +214,7 @@ export async function deleteSdkConnection(orgId: string, id: string): Promise<vo
 
 /** The connection behind a client key, from any organization; one GetItem. */
 export async function findSdkKey(key: string): Promise<SdkKeyRecord | undefined> {
-  const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.sdkConnectionKey(key), ConsistentRead: true }));
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.sdkConnectionKey(key), ConsistentRead: true });
   if (!Item) return undefined;
   const { key: found, orgId, connectionId, environment, projects, encryptPayload, encryptionKey, dateUpdated } = Item;
   const settings = Object.fromEntries(payloadSettings.filter((name) => Item[name] !== undefined).map((name) => [name, Item[name]]));

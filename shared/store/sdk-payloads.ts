@@ -7,8 +7,8 @@ import {
   type PayloadEntry,
   type SdkPayload,
 } from '../domain/sdk-payload';
-import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
-import { hotDb, tableName } from './client';
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { db, tableName } from './client';
 import { keys } from './keys';
 import { queryAll, type TransactionOp } from './repository';
 import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
@@ -116,8 +116,8 @@ const isShard = (suffix: string) => /^\d\d$/.test(suffix);
 /**
  * One consistent Query of the organization's version items, keeping the 16 references versions
  * and `environment`'s 16 shard versions: about 2 KB per environment and 2 KB more, so 1 RCU for one
- * environment and 1 more per two after that. Every SDK payload request makes it, so it goes through
- * the low-level client (`hotDb`) and reads the three attributes it needs as attribute values.
+ * environment and 1 more per two after that. Every SDK payload request makes it, so its input and
+ * answer stay in attribute values (`db.queryWire`): it reads the three attributes it needs as they come.
  */
 export async function readPayloadVersions(orgId: string, environment: string): Promise<PayloadVersions> {
   const prefix = keys.sdkVersionPrefix(environment);
@@ -129,8 +129,7 @@ export async function readPayloadVersions(orgId: string, environment: string): P
   do {
     // All version items share a prefix, so one Query reads the references versions with the shards
     // (and other environments' shards, which are left out here: keys cannot be filtered on).
-    const page = await hotDb().send(
-      new QueryCommand({
+    const page = await db.queryWire({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
         ExpressionAttributeValues: { ':pk': { S: keys.sdkVersion(orgId, environment, '').PK }, ':all': { S: keys.sdkAllVersionsPrefix() } },
@@ -138,8 +137,7 @@ export async function readPayloadVersions(orgId: string, environment: string): P
         ProjectionExpression: 'SK, #version, dateUpdated',
         ConsistentRead: true,
         ExclusiveStartKey,
-      }),
-    );
+      });
     for (const item of page.Items ?? []) {
       const SK = item.SK.S!;
       const shard = SK.slice(prefix.length);

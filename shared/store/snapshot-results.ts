@@ -1,4 +1,3 @@
-import { BatchWriteCommand } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import { db, tableName } from './client';
 import { keys } from './keys';
@@ -66,7 +65,7 @@ export async function writeSnapshotResults(orgId: string, summary: StoredResultS
       [tableName()]: items.slice(start, start + BATCH).map((Item) => ({ PutRequest: { Item } })),
     };
     while (request && Object.keys(request).length) {
-      const result = await db().send(new BatchWriteCommand({ RequestItems: request as never }));
+      const result = await db.batchWrite({ RequestItems: request as never });
       request = result.UnprocessedItems as typeof request;
     }
   }

@@ -1,72 +1,32 @@
-import { Readable } from 'node:stream';
-import { db } from '../../shared/store/client';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
 /**
- * DynamoDB faults, injected at the SDK's transport (the HTTP handler under the SDK's own retry
- * logic), so the real client, store and handlers all run: throttling and transient errors are
- * retried, and when retries run out the API answers 503 JSON with Retry-After — never a 500,
- * never a half-written change.
+ * DynamoDB faults, injected by an HTTP proxy in front of DynamoDB Local, so the real client (with
+ * its own retries), store and handlers all run: throttling and transient errors are retried, and
+ * when retries run out the API answers 503 JSON with Retry-After — never a 500, never a
+ * half-written change.
  */
-type Handle = (request: { headers: Record<string, string> }, options?: unknown) => Promise<{ response: unknown }>;
-interface Transport {
-  handle: Handle;
-}
-
-const faults = {
-  /** Which operations to fail (by X-Amz-Target, e.g. `TransactWriteItems`), or all. */
-  only: undefined as string | undefined,
-  /** How many matching requests still fail. */
-  remaining: 0,
-  kind: 'throttle' as 'throttle' | 'unavailable',
-  seen: 0,
-};
-
-function failure(kind: typeof faults.kind) {
-  const [status, type] =
-    kind === 'throttle' ? [400, 'ProvisionedThroughputExceededException'] : [500, 'InternalServerError'];
-  const body = JSON.stringify({ __type: `com.amazonaws.dynamodb.v20120810#${type}`, message: 'injected fault' });
-  return {
-    response: {
-      statusCode: status,
-      reason: type,
-      headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' },
-      body: Readable.from([Buffer.from(body)]),
-    },
-  };
-}
-
 let api: Api;
 let org: TestOrg;
-let real: Transport;
+let proxy: FaultProxy;
+let realEndpoint: string;
+let faults: FaultProxy['faults'];
 
 beforeAll(async () => {
   api = await startApi();
   org = await createTestOrg('Faults');
-  const config = db().config as unknown as { requestHandler: Transport };
-  real = config.requestHandler;
-  config.requestHandler = {
-    ...real,
-    handle: async (request, options) => {
-      const target = request.headers['x-amz-target']?.split('.').pop();
-      if (faults.remaining > 0 && (!faults.only || faults.only === target)) {
-        faults.remaining -= 1;
-        faults.seen += 1;
-        return failure(faults.kind);
-      }
-      return real.handle(request, options);
-    },
-  } as Transport;
+  realEndpoint = process.env.DYNAMODB_ENDPOINT!;
+  proxy = await startFaultProxy(realEndpoint);
+  faults = proxy.faults;
+  process.env.DYNAMODB_ENDPOINT = proxy.endpoint;
 });
 
-afterEach(() => {
-  faults.remaining = 0;
-  faults.only = undefined;
-  faults.seen = 0;
-});
+afterEach(() => proxy.reset());
 
 afterAll(async () => {
-  (db().config as unknown as { requestHandler: Transport }).requestHandler = real;
+  process.env.DYNAMODB_ENDPOINT = realEndpoint;
+  await proxy.close();
   await api.close();
 });
 

@@ -1,4 +1,3 @@
-import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as contract from '../../shared/contracts/feature-cleanup';
 import { db, tableName } from '../../shared/store/client';
 import { keys } from '../../shared/store/keys';
@@ -115,14 +114,12 @@ describe('GET /stale-features', () => {
 
   /** Moves a feature's last change back in time, as if nobody had touched it since. */
   const age = (orgId: string, id: string, daysAgo: number) =>
-    db().send(
-      new UpdateCommand({
+    db.update({
         TableName: tableName(),
         Key: keys.entity(orgId, 'FEATURE', id),
         UpdateExpression: 'SET dateUpdated = :date',
         ExpressionAttributeValues: { ':date': new Date(Date.now() - daysAgo * 86_400_000).toISOString() },
-      }),
-    );
+      });
 
   beforeAll(async () => {
     stale = await createTestOrg('Stale org');

@@ -8,12 +8,10 @@ import { captureOutput } from '../support/capture-output';
  */
 let api: Api;
 let org: TestOrg;
-let resetDb: () => void;
 
 beforeAll(async () => {
   process.env.LOG_LEVEL = 'DEBUG';
   const support = await import('../support/api');
-  ({ resetDb } = await import('../../shared/store/client'));
   api = await support.startApi();
   org = await support.createTestOrg('Logs');
 });
@@ -36,14 +34,12 @@ describe('the logs', () => {
       await api.request('GET', '/api/v1/saved-groups', { headers: { authorization: `Token ${org.keys.admin}` } }); // 401, unsupported scheme
       // DynamoDB out of reach: the handler throws an error that is not an ApiError, which is logged.
       process.env.DYNAMODB_ENDPOINT = 'http://127.0.0.1:9';
-      resetDb();
       try {
         const failing = await api.request('GET', `/api/v1/saved-groups/${created.body.savedGroup.id}`, { key: org.keys.admin });
         expect(failing.status).toBeGreaterThanOrEqual(500);
       } finally {
         process.env.DYNAMODB_ENDPOINT = previousEndpoint;
-        resetDb();
-      }
+        }
     });
 
     expect(output).toContain('getSavedGroup'); // the failure was logged, so the capture saw the logs

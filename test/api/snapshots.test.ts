@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import * as contract from '../../shared/contracts/snapshots';
 import { findApiKey, hashSecret } from '../../shared/store/api-keys';
 import { db, tableName } from '../../shared/store/client';
@@ -57,13 +56,11 @@ const trigger = (experimentId: string, body?: unknown, key = org.keys.admin) =>
 
 /** The event records of an organization, oldest first. */
 async function eventsOf(orgId: string) {
-  const { Items = [] } = await db().send(
-    new QueryCommand({
+  const { Items = [] } = await db.query({
       TableName: tableName(),
       KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
       ExpressionAttributeValues: { ':pk': keys.organization(orgId).PK, ':prefix': 'EVENT#' },
-    }),
-  );
+    });
   return Items;
 }
 

@@ -184,8 +184,8 @@ describe('the bundles the stack deploys', () => {
     const [entry] = logged(logLines).filter((line) => line.message === 'Unhandled error');
     expect(entry).toMatchObject({ level: 'ERROR', error: { name: 'ResourceNotFoundException' } });
     // Mapped by the logger from the bundle's source map (Lambda runs without --enable-source-maps), to
-    // paths in the repository: the SDK's frames and ours, none left in the bundle or the build's folders.
-    expect(entry.error.stack).toMatch(/ node_modules\/@aws-sdk\/[^:\s]+\.js:\d+:\d+/);
+    // paths in the repository, from the DynamoDB client's frame up, none left in the bundle or the build's folders.
+    expect(entry.error.stack).toMatch(/ \(shared\/store\/dynamo-http\.ts:\d+:\d+\)/);
     expect(entry.error.stack).toMatch(/ \(shared\/api\/auth\.ts:\d+:\d+\)/);
     expect(entry.error.stack).not.toMatch(/index\.mjs|\.\.\/|\/tmp\//);
     expect(entry.error.location).toMatch(/^node_modules\/|^shared\//);

@@ -1,5 +1,4 @@
 import { gzipSync } from 'node:zlib';
-import { BatchWriteCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { runAdmin } from '../../scripts/admin';
 import { db, tableName } from '../../shared/store/client';
 import { keys } from '../../shared/store/keys';
@@ -33,7 +32,7 @@ async function storeAsBefore(org: TestOrg) {
   const current = await sdkItems(org.orgId);
   for (let start = 0; start < current.length; start += 25) {
     const batch = current.slice(start, start + 25).map(({ PK, SK }) => ({ DeleteRequest: { Key: { PK, SK } } }));
-    await db().send(new BatchWriteCommand({ RequestItems: { [tableName()]: batch } }));
+    await db.batchWrite({ RequestItems: { [tableName()]: batch } });
   }
   const blob = gzipSync(JSON.stringify({ entries: { old: { defaultValue: 'stale' } } })).toString('base64');
   const former = [
@@ -41,7 +40,7 @@ async function storeAsBefore(org: TestOrg) {
     { PK: keys.organization(org.orgId).PK, SK: 'SDK_PAYLOAD#dev#0', entityType: 'SDK_PAYLOAD', version: 1, chunks: 1, payload: blob },
     { ...keys.sdkVersion(org.orgId, 'production', 'refs'), entityType: 'SDK_VERSION', version: 4, dateUpdated: '2026-01-01T00:00:00.000Z' },
   ];
-  for (const Item of former) await db().send(new PutCommand({ TableName: tableName(), Item }));
+  for (const Item of former) await db.put({ TableName: tableName(), Item });
 }
 
 async function seed() {
@@ -106,7 +105,7 @@ describe('migrate-payloads', () => {
 
   it('lists an organization made before the organizations index once it is migrated with --org', async () => {
     const { org } = await seed();
-    await db().send(new UpdateCommand({ TableName: tableName(), Key: keys.organization(org.orgId), UpdateExpression: 'REMOVE GSI2PK, GSI2SK' }));
+    await db.update({ TableName: tableName(), Key: keys.organization(org.orgId), UpdateExpression: 'REMOVE GSI2PK, GSI2SK' });
     const before = await allOrganizationIds();
 
     await runAdmin(['migrate-payloads', '--org', org.orgId]);

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { fireDueBoundaries } from '../../functions/scheduler/fire-schedule-boundaries';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { postExperiment } from '../../shared/contracts/experiments';
@@ -44,7 +43,7 @@ async function staged(orgId: string) {
 }
 
 const boundaryOf = async (orgId: string, experimentId: string, at = START) =>
-  (await db().send(new GetCommand({ TableName: tableName(), Key: keys.experimentStartBoundary(orgId, at, experimentId), ConsistentRead: true }))).Item;
+  (await db.get({ TableName: tableName(), Key: keys.experimentStartBoundary(orgId, at, experimentId), ConsistentRead: true })).Item;
 
 const versionOf = async (orgId: string, id: string) => (await experiments.read(orgId, id))!.version;
 

@@ -1,4 +1,3 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { advanceDueSchedules, planBatches, type AdvanceResult } from '../../functions/scheduler/advance-ramp-schedules';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { ruleInput } from '../../shared/contracts/features';
@@ -203,7 +202,7 @@ describe('an advance that fails midway', () => {
 
 describe('the due index', () => {
   const dueKeysOf = async ({ orgId, scheduleId }: Seeded) => {
-    const { Item } = await db().send(new GetCommand({ TableName: tableName(), Key: keys.entity(orgId, 'RAMP_SCHEDULE', scheduleId), ConsistentRead: true }));
+    const { Item } = await db.get({ TableName: tableName(), Key: keys.entity(orgId, 'RAMP_SCHEDULE', scheduleId), ConsistentRead: true });
     return { GSI2PK: Item!.GSI2PK, GSI2SK: Item!.GSI2SK };
   };
 

@@ -13,7 +13,9 @@ export interface SentCommand {
  */
 export async function commandInputsDuring(action: () => Promise<unknown>): Promise<SentCommand[]> {
   const sent: SentCommand[] = [];
-  const stop = watchCommands((name, input) => sent.push({ name, input }));
+  const stop = watchCommands((name, input) => {
+    sent.push({ name, input });
+  });
   try {
     await action();
   } finally {

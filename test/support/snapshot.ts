@@ -1,4 +1,3 @@
-import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { db, tableName } from '../../shared/store/client';
 import { orgPk } from '../../shared/store/keys';
 
@@ -13,15 +12,13 @@ export async function organizationSnapshot(orgId: string): Promise<string> {
   const items: Record<string, unknown>[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
-    const page = await db().send(
-      new QueryCommand({
+    const page = await db.query({
         TableName: tableName(),
         KeyConditionExpression: 'PK = :pk',
         ExpressionAttributeValues: { ':pk': orgPk(orgId) },
         ConsistentRead: true,
         ExclusiveStartKey,
-      }),
-    );
+      });
     items.push(...(page.Items ?? []).filter((item) => !derived.has(item.entityType as string)));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
