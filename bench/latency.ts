@@ -1,7 +1,8 @@
 /**
  * Cold start and warm latency of every function, bundled as the stack bundles it (ES modules), each
  * run in a fresh Node process (bench/bundle-runner.mjs) next to the bare handler built the same way:
- * one GetItem with the same SDK and no middleware. Each function's cold start is the median of
+ * one GetItem with the AWS SDK's client and no middleware. A second floor does the same GetItem with
+ * our own client (bench/bare-wire-handler.ts), once per pass. Each function's cold start is the median of
  * COLD_RUNS fresh processes, each followed by one of the bare handler, so a machine that gets busier
  * or quieter during the run moves both sides of the ratio alike.
  *
@@ -28,14 +29,21 @@ const COLD_ONLY = process.env.BENCH_COLD_ONLY ? new Set(process.env.BENCH_COLD_O
 /** Every endpoint's cold start should stay within this multiple of the bare handler's. */
 export const coldTargetRatio = 1.1;
 const floorHandler = 'bench/bare-handler.ts';
+const wireFloorHandler = 'bench/bare-wire-handler.ts';
 const COUNT_INSTRUCTIONS = process.env.BENCH_COLD_INSTRUCTIONS === '1';
 
 const median = (values: number[]) => quantile(values, 0.5);
 
-/** A function's instructions (median of its counted runs), in millions and against its bare runs'. */
-function instructionColumns(runs: BundleRun[], bareRuns: BundleRun[]) {
-  const instructions = median(runs.map((r) => r.coldInstructions!));
-  return { 'cold M instructions': round(instructions / 1e6), 'cold instructions ×bare': round(instructions / median(bareRuns.map((r) => r.coldInstructions!))) };
+const medianInstructions = (runs: BundleRun[]) => median(runs.map((r) => r.coldInstructions!));
+
+/** A function's instructions (median of its counted runs), in millions and against its bare runs' and the second floor's. */
+function instructionColumns(runs: BundleRun[], bareRuns: BundleRun[], wireRuns: BundleRun[]) {
+  const instructions = medianInstructions(runs);
+  return {
+    'cold M instructions': round(instructions / 1e6),
+    'cold instructions ×bare': round(instructions / medianInstructions(bareRuns)),
+    'cold instructions ×our-client floor': round(instructions / medianInstructions(wireRuns)),
+  };
 }
 
 const warmColumns = (warm: number[], bareWarm: number) => ({
@@ -79,15 +87,16 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
     // Every step runs bundled in the first pass, but with BENCH_COLD_ONLY only the timed ones do.
     const bundled = measured.filter((entry) => entry.timed || !COLD_ONLY).map(({ step }) => step);
     const handlers = [...new Set(bundled.map((step) => lambdaInvocation({ method: step.method, url: step.path({}) }).handler))];
-    bundleHandlers([floorHandler, ...handlers.filter((h) => !h.includes('unknown-route'))], dir);
+    bundleHandlers([floorHandler, wireFloorHandler, ...handlers.filter((h) => !h.includes('unknown-route'))], dir);
 
     const seeds = [await newSeed()];
-    const bare = (warm: number) =>
-      runBundle(bundleFile(dir, floorHandler), {
+    const bare = (warm: number, floor = floorHandler) =>
+      runBundle(bundleFile(dir, floor), {
         event: { pathParameters: seeds[0].bareKey, headers: {}, requestContext: { http: { method: 'GET' } } },
         context: { awsRequestId: 'bench' },
       }, { warm, countInstructions: COUNT_INSTRUCTIONS && warm === 0 });
     const bareWarm = median((await bare(WARM_REQUESTS)).warm);
+    const wireRuns: BundleRun[] = [];
 
     for (let pass = 0; pass < COLD_RUNS; pass++) {
       const ids = { ...(seeds[pass] ??= await newSeed()).ids };
@@ -114,6 +123,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
         entry.runs.push(run);
         entry.bareRuns.push(await bare(0));
       }
+      wireRuns.push(await bare(0, wireFloorHandler));
     }
 
     const rows = measured
@@ -133,7 +143,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
           'cold ×bare': round(cold / bareCold),
           'cold CPU ms': round(coldCpu, 1),
           'cold CPU ×bare': round(coldCpu / bareCpu),
-          ...(COUNT_INSTRUCTIONS ? instructionColumns(runs, bareRuns) : {}),
+          ...(COUNT_INSTRUCTIONS ? instructionColumns(runs, bareRuns, wireRuns) : {}),
           over: cold / bareCold > coldTargetRatio ? 'OVER' : '',
           // Counted runs have no warm requests (each would run under valgrind too).
           ...(COUNT_INSTRUCTIONS ? {} : warmColumns(runs[0].warm, bareWarm)),
@@ -147,21 +157,32 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
       ...(COUNT_INSTRUCTIONS ? { 'cold M instructions': round(median(allBare.map((r) => r.coldInstructions!)) / 1e6) } : {}),
       'warm p50 ms': round(bareWarm, 2),
     };
+    const wireRow = {
+      function: 'bare handler on our client (second floor)',
+      'cold ms': round(median(wireRuns.map((r) => r.coldMs)), 1),
+      'cold CPU ms': round(median(wireRuns.map((r) => r.coldCpuMs)), 1),
+      ...(COUNT_INSTRUCTIONS ? { 'cold M instructions': round(medianInstructions(wireRuns) / 1e6) } : {}),
+    };
     printTable(
       `Cold start (fresh Node process: boot + load + first request; median of ${COLD_RUNS} runs, each followed by one of the bare handler) and warm latency (${WARM_REQUESTS} requests)`,
-      [...rows, bareRow],
+      [...rows, bareRow, wireRow],
     );
     const spread = {
       'cold ×bare': distribution(rows.map((row) => row['cold ×bare'])),
       'cold CPU ×bare': distribution(rows.map((row) => row['cold CPU ×bare'])),
-      ...(COUNT_INSTRUCTIONS ? { 'cold instructions ×bare': distribution(rows.map((row) => row['cold instructions ×bare']!)) } : {}),
+      ...(COUNT_INSTRUCTIONS
+        ? {
+            'cold instructions ×bare': distribution(rows.map((row) => row['cold instructions ×bare']!)),
+            'cold instructions ×our-client floor': distribution(rows.map((row) => row['cold instructions ×our-client floor']!)),
+          }
+        : {}),
     };
     printTable(
       `Cold start against the bare handler, over ${rows.length} functions (target ≤ ${coldTargetRatio}×)`,
       Object.entries(spread).map(([measure, values]) => ({ measure, ...values })),
     );
     // A run of a few chosen functions is for development; it leaves the full table's results alone.
-    if (!COLD_ONLY) saveResults(COUNT_INSTRUCTIONS ? 'latency-instructions' : 'latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, spread, rows });
+    if (!COLD_ONLY) saveResults(COUNT_INSTRUCTIONS ? 'latency-instructions' : 'latency', { coldRuns: COLD_RUNS, coldEvery: COLD_EVERY, bare: bareRow, ourClientFloor: wireRow, spread, rows });
     return rows;
   } finally {
     rmSync(dir, { recursive: true, force: true });

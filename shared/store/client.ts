@@ -92,7 +92,7 @@ async function call(operation: string, input: object, wire: object): Promise<Rec
   const traced: TracedCall = { command, start: performance.now(), end: Infinity };
   if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(traced);
   try {
-    const output = await callDynamo(operation, { ...wire, ReturnConsumedCapacity: 'INDEXES' });
+    const output = await callDynamo(operation, { ReturnConsumedCapacity: 'INDEXES', ...wire });
     meter(operation, output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
     for (const done of settled) done(undefined);
     return output;

@@ -49,11 +49,20 @@ const retryableNetworkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'E
 const retryable = (error: Error & { code?: string; $metadata?: { httpStatusCode?: number } }) =>
   retryableTypes.has(error.name) || retryableNetworkCodes.has(error.code ?? '') || (error.$metadata?.httpStatusCode ?? 0) >= 500;
 
-/** Where calls go: DYNAMODB_ENDPOINT (DynamoDB Local), else the region's public endpoint. */
+/** Where calls go: DYNAMODB_ENDPOINT (DynamoDB Local), else the region's endpoint. */
 export interface Target {
   url: URL;
   region: string;
   local: boolean;
+}
+
+/**
+ * The region's DynamoDB endpoint, FIPS when AWS_USE_FIPS_ENDPOINT asks for it (GovCloud's regular
+ * endpoints are FIPS already; China's regions have their own domain).
+ */
+export function regionalEndpoint(region: string, fips = process.env.AWS_USE_FIPS_ENDPOINT === 'true'): string {
+  const suffix = fips && !region.startsWith('us-gov-') ? '-fips' : '';
+  return `https://dynamodb${suffix}.${region}.${region.startsWith('cn-') ? 'amazonaws.com.cn' : 'amazonaws.com'}`;
 }
 
 let lastTarget: (Target & { address: string }) | undefined;
@@ -62,9 +71,9 @@ export function target(): Target {
   const endpoint = process.env.DYNAMODB_ENDPOINT;
   const region = process.env.AWS_REGION ?? process.env.AWS_DEFAULT_REGION ?? (endpoint ? 'local' : '');
   if (!region) throw new Error('AWS_REGION is not set: DynamoDB needs a region');
-  const url = endpoint ?? `https://dynamodb.${region}.amazonaws.com`;
+  const address = endpoint ?? regionalEndpoint(region);
   // Read on every call (tests point it elsewhere), parsed again only when it changed.
-  if (lastTarget?.address !== url || lastTarget.region !== region) lastTarget = { address: url, url: new URL(url), region, local: Boolean(endpoint) };
+  if (lastTarget?.address !== address || lastTarget.region !== region) lastTarget = { address, url: new URL(address), region, local: Boolean(endpoint) };
   return lastTarget;
 }
 
@@ -122,6 +131,8 @@ async function post(operation: string, body: string, to: Target): Promise<{ stat
   };
   headers.authorization = sign(headers, body, amzDate, to.region, creds);
   headers['content-length'] = String(Buffer.byteLength(body));
+  // Lambda's trace id, passed on as the SDK passes it (AWS uses it to spot request loops).
+  if (process.env._X_AMZN_TRACE_ID) headers['x-amzn-trace-id'] = process.env._X_AMZN_TRACE_ID;
   const secure = to.url.protocol === 'https:';
   const send = secure ? httpsRequest : httpRequest;
   return new Promise((resolve, reject) => {

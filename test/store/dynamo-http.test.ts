@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { callDynamo, MAX_ATTEMPTS, sign, type DynamoError } from '../../shared/store/dynamo-http';
+import { callDynamo, MAX_ATTEMPTS, regionalEndpoint, sign, type DynamoError } from '../../shared/store/dynamo-http';
 import { tableName } from '../../shared/store/client';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
@@ -10,14 +10,18 @@ import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
  * what may succeed later, with one idempotency token per transaction.
  */
 
+type SourceData = string | ArrayBuffer | ArrayBufferView;
+const bytes = (data: SourceData) =>
+  typeof data === 'string' ? data : ArrayBuffer.isView(data) ? Buffer.from(data.buffer, data.byteOffset, data.byteLength) : Buffer.from(data);
+
 /** node:crypto as the SDK signer's hash: SHA-256, or HMAC-SHA-256 when given a key. */
 class Sha256 {
   private readonly hash;
-  constructor(secret?: Uint8Array | string) {
-    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', secret);
+  constructor(secret?: SourceData) {
+    this.hash = secret === undefined ? createHash('sha256') : createHmac('sha256', bytes(secret));
   }
-  update(data: Uint8Array | string) {
-    this.hash.update(data);
+  update(data: SourceData) {
+    this.hash.update(bytes(data));
   }
   async digest() {
     return new Uint8Array(this.hash.digest());
@@ -52,6 +56,18 @@ describe('the request signature', () => {
       expect(sign(headers, body, '20261124T190102Z', 'eu-west-1', credentials)).toBe(signed.headers.authorization);
     });
   }
+});
+
+describe("a region's endpoint", () => {
+  it.each([
+    ['eu-west-1', false, 'https://dynamodb.eu-west-1.amazonaws.com'],
+    ['us-gov-west-1', false, 'https://dynamodb.us-gov-west-1.amazonaws.com'],
+    ['cn-north-1', false, 'https://dynamodb.cn-north-1.amazonaws.com.cn'],
+    ['us-east-1', true, 'https://dynamodb-fips.us-east-1.amazonaws.com'],
+    ['us-gov-west-1', true, 'https://dynamodb.us-gov-west-1.amazonaws.com'],
+  ])('of %s (FIPS: %s) is %s', (region, fips, endpoint) => {
+    expect(regionalEndpoint(region, fips)).toBe(endpoint);
+  });
 });
 
 describe('calls to DynamoDB', () => {
