@@ -15,6 +15,8 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
  *   retry of one that was applied is not applied twice;
  * - turns an error answer into an Error named after DynamoDB's error type, with its other fields
  *   (`CancellationReasons`, say) and `$metadata.httpStatusCode`.
+ * Binary attributes (B, BS) are not converted to and from base64: the store writes none. One written
+ * by mistake is refused by DynamoDB, not stored wrong.
  */
 
 export interface Credentials {

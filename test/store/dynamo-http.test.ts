@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
 import { callDynamo, MAX_ATTEMPTS, regionalEndpoint, sign, type DynamoError } from '../../shared/store/dynamo-http';
-import { tableName } from '../../shared/store/client';
+import { db, tableName } from '../../shared/store/client';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
 /**
@@ -166,6 +166,14 @@ describe('calls to DynamoDB', () => {
     expect(error.name).toBe('ProvisionedThroughputExceededException');
     expect(error.$metadata.attempts).toBe(MAX_ATTEMPTS);
     expect(proxy.requests).toHaveLength(MAX_ATTEMPTS);
+  });
+
+  it('refuses a binary attribute, which it does not encode, rather than storing it wrong', async () => {
+    const put = db.put({ TableName: tableName(), Item: { PK: 'WIRE#bin', SK: 'ITEM', data: new Uint8Array([1, 2, 3]) } });
+
+    // DynamoDB Local answers 500 to the malformed value (retried, then thrown); what matters is that nothing is stored.
+    await expect(put).rejects.toMatchObject({ $metadata: { httpStatusCode: expect.any(Number) } });
+    expect((await db.get({ TableName: tableName(), Key: { PK: 'WIRE#bin', SK: 'ITEM' } })).Item).toBeUndefined();
   });
 
   it('signs every request it sends', async () => {
