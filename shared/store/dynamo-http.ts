@@ -5,7 +5,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 /**
  * DynamoDB's wire protocol, spoken directly: one signed JSON POST per call, retried as the AWS SDK
  * retries. The SDK's client does the same through a generic middleware stack, serializers per
- * command and a credential chain, which cost every cold start about 170 M instructions (a fifth of
+ * command and a credential chain, which cost every cold start about 150 M instructions (a fifth of
  * it) and each call about as much CPU as the rest of a warm request. What the SDK does that matters
  * here, this file does too:
  * - signs with Signature Version 4 (test/store/dynamo-http.test.ts compares each signature with the
