@@ -86,7 +86,7 @@ let chain: (() => Promise<Credentials>) | undefined;
  * Elsewhere (an operator's script with a profile or SSO) the SDK's credential chain answers: it is
  * loaded only then, and in function bundles it is the environment alone (infra/lambda-credentials.ts).
  */
-async function credentials(local: boolean): Promise<Credentials> {
+export async function credentials(local: boolean): Promise<Credentials> {
   if (local) return { accessKeyId: 'local', secretAccessKey: 'local' };
   const { AWS_ACCESS_KEY_ID: accessKeyId, AWS_SECRET_ACCESS_KEY: secretAccessKey, AWS_SESSION_TOKEN: sessionToken } = process.env;
   if (accessKeyId && secretAccessKey) return { accessKeyId, secretAccessKey, sessionToken };

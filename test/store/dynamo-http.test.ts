@@ -1,6 +1,6 @@
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { callDynamo, MAX_ATTEMPTS, regionalEndpoint, sign, type DynamoError } from '../../shared/store/dynamo-http';
+import { callDynamo, credentials, MAX_ATTEMPTS, regionalEndpoint, sign, type DynamoError } from '../../shared/store/dynamo-http';
 import { db, tableName } from '../../shared/store/client';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
@@ -56,6 +56,25 @@ describe('the request signature', () => {
       expect(sign(headers, body, '20261124T190102Z', 'eu-west-1', credentials)).toBe(signed.headers.authorization);
     });
   }
+});
+
+describe('the credentials', () => {
+  const saved = { ...process.env };
+  afterEach(() => {
+    process.env = { ...saved };
+  });
+
+  it("are Lambda's, from the environment, session token included", async () => {
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token' });
+
+    expect(await credentials(false)).toEqual({ accessKeyId: 'ASIAEXAMPLE', secretAccessKey: 'secret', sessionToken: 'token' });
+  });
+
+  it("are DynamoDB Local's placeholder whatever the environment holds", async () => {
+    Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'ASIAEXAMPLE', AWS_SECRET_ACCESS_KEY: 'secret' });
+
+    expect(await credentials(true)).toEqual({ accessKeyId: 'local', secretAccessKey: 'local' });
+  });
 });
 
 describe("a region's endpoint", () => {
