@@ -10,7 +10,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
  * here, this file does too:
  * - signs with Signature Version 4 (test/store/dynamo-http.test.ts compares each signature with the
  *   SDK's own signer);
- * - retries throttling, server errors and dropped connections, up to 4 attempts with exponential
+ * - retries throttling, server errors and dropped or silent connections, up to 4 attempts with exponential
  *   backoff and full jitter; a transaction keeps one ClientRequestToken across its attempts, so a
  *   retry of one that was applied is not applied twice;
  * - turns an error answer into an Error named after DynamoDB's error type, with its other fields
@@ -45,8 +45,16 @@ const retryableTypes = new Set([
   'InternalServerError',
   'ServiceUnavailable',
 ]);
-/** Connections dropped or refused before an answer came back (a socket kept alive across a freeze, say). */
+/** Connections dropped, refused or silent before an answer came back (a socket kept alive across a freeze, say). */
 const retryableNetworkCodes = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+
+/**
+ * A connection that stays silent this long is given up and the call sent again on a new one:
+ * DynamoDB answers within milliseconds, so such silence means a connection lost without a word (one
+ * kept alive while Lambda froze the container, say), which would otherwise hold the request until
+ * the function times out.
+ */
+const silenceLimitMs = () => Number(process.env.DYNAMODB_SOCKET_TIMEOUT_MS ?? 5000);
 
 const retryable = (error: Error & { code?: string; $metadata?: { httpStatusCode?: number } }) =>
   retryableTypes.has(error.name) || retryableNetworkCodes.has(error.code ?? '') || (error.$metadata?.httpStatusCode ?? 0) >= 500;
@@ -148,6 +156,9 @@ async function post(operation: string, body: string, to: Target): Promise<{ stat
       },
     );
     request.on('error', reject);
+    request.setTimeout(silenceLimitMs(), () =>
+      request.destroy(Object.assign(new Error(`DynamoDB sent nothing for ${silenceLimitMs()} ms`), { name: 'TimeoutError', code: 'ETIMEDOUT' })),
+    );
     request.end(body);
   });
 }

@@ -177,6 +177,20 @@ describe('calls to DynamoDB', () => {
     expect(proxy.requests.map((request) => request.faulted)).toEqual([true, false, true, false]);
   });
 
+  it('sends a call again on a new connection when the first stays silent', async () => {
+    process.env.DYNAMODB_SOCKET_TIMEOUT_MS = '200';
+    try {
+      Object.assign(proxy.faults, { kind: 'silence', remaining: 1 });
+
+      const answer = await callDynamo('GetItem', { TableName: tableName(), Key: key('a'), ConsistentRead: true });
+
+      expect(answer.Item).toMatchObject(key('a'));
+      expect(proxy.requests.map((request) => request.faulted)).toEqual([true, false]);
+    } finally {
+      delete process.env.DYNAMODB_SOCKET_TIMEOUT_MS;
+    }
+  });
+
   it(`gives up after ${MAX_ATTEMPTS} attempts with the last error`, async () => {
     Object.assign(proxy.faults, { kind: 'throttle', remaining: 100 });
 

@@ -1,8 +1,8 @@
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** What the proxy does instead of passing a request on: DynamoDB's throttling or server-error answer, or a dropped connection. */
-export type Fault = 'throttle' | 'unavailable' | 'reset';
+/** What the proxy does instead of passing a request on: DynamoDB's throttling or server-error answer, a dropped connection, or silence. */
+export type Fault = 'throttle' | 'unavailable' | 'reset' | 'silence';
 
 /** A request as it reached the proxy. */
 export interface ProxiedRequest {
@@ -54,6 +54,7 @@ export async function startFaultProxy(to: string): Promise<FaultProxy> {
         faults.remaining -= 1;
         faults.seen += 1;
         if (faults.kind === 'reset') return incoming.socket.destroy();
+        if (faults.kind === 'silence') return; // answers nothing; the connection stays open until the client gives up
         const { status, body: answer } = failureAnswer(faults.kind);
         outgoing.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' }).end(answer);
         return;
