@@ -31,17 +31,17 @@ export async function createApiKey(
   const record: ApiKeyRecord = { ...fields, id: newId('key_'), dateCreated: new Date().toISOString() };
   try {
     await db.put({
-        TableName: tableName(),
-        Item: {
-          ...record,
-          ...keys.apiKey(hashSecret(secret)),
-          GSI1PK: keys.listPartition(record.orgId, 'APIKEY'),
-          GSI1SK: keys.listSort(record.dateCreated, record.id),
-          entityType: 'APIKEY',
-          version: 1,
-        },
-        ConditionExpression: 'attribute_not_exists(PK)',
-      });
+      TableName: tableName(),
+      Item: {
+        ...record,
+        ...keys.apiKey(hashSecret(secret)),
+        GSI1PK: keys.listPartition(record.orgId, 'APIKEY'),
+        GSI1SK: keys.listSort(record.dateCreated, record.id),
+        entityType: 'APIKEY',
+        version: 1,
+      },
+      ConditionExpression: 'attribute_not_exists(PK)',
+    });
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') throw new ConflictError('already_exists', 'That key already exists');
     throw error;

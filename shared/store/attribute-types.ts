@@ -63,11 +63,11 @@ export async function saveAttributeTypes(
 ): Promise<boolean> {
   if (current?.complete) return false;
   await db.put({
-      TableName: tableName(),
-      Item: attributeTypesItem(orgId, attributes, (current?.version ?? 0) + 1),
-      ...(current
-        ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
-        : { ConditionExpression: 'attribute_not_exists(PK)' }),
-    });
+    TableName: tableName(),
+    Item: attributeTypesItem(orgId, attributes, (current?.version ?? 0) + 1),
+    ...(current
+      ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': current.version } }
+      : { ConditionExpression: 'attribute_not_exists(PK)' }),
+  });
   return true;
 }

@@ -104,18 +104,19 @@ async function call(operation: string, input: object, wire: object): Promise<Rec
   }
 }
 
-type Item = Record<string, unknown>;
+/** An item, key or set of expression values in plain values (`{ id: 'x' }`); `Wire` is the same in attribute values. */
+type Plain = Record<string, unknown>;
 type Wire = Record<string, AttributeValue>;
 /** An output as the SDK's document client types it, without the SDK's `$metadata`. */
 type Out<T> = Omit<T, '$metadata'>;
 
 // As the document client was configured: undefined attributes are left out; a class instance (a Date) is an error.
-const toWire = (item: Item): Wire => marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false });
-const fromWire = (item: Wire): Item => unmarshall(item);
+const toWire = (item: Plain): Wire => marshall(item, { removeUndefinedValues: true, convertClassInstanceToMap: false });
+const fromWire = (item: Wire): Plain => unmarshall(item);
 
 /** A request (or a transaction's item) with its key, item and expression values in attribute values. */
 function marshalled<T extends object>(request: T): T {
-  const { Key, Item, ExpressionAttributeValues, ExclusiveStartKey } = request as Record<string, Item | undefined>;
+  const { Key, Item, ExpressionAttributeValues, ExclusiveStartKey } = request as Record<string, Plain | undefined>;
   return {
     ...request,
     ...(Key && { Key: toWire(Key) }),
@@ -170,7 +171,7 @@ export const db = {
     };
   },
   batchWrite: async (input: Doc.BatchWriteCommandInput): Promise<Out<Doc.BatchWriteCommandOutput>> => {
-    const wire = { ...input, RequestItems: writeRequests(input.RequestItems as WriteRequests<Item>, toWire) };
+    const wire = { ...input, RequestItems: writeRequests(input.RequestItems as WriteRequests<Plain>, toWire) };
     const { UnprocessedItems, ...rest } = await call('BatchWriteItem', input, wire);
     return { ...rest, UnprocessedItems: UnprocessedItems && writeRequests(UnprocessedItems as WriteRequests<Wire>, fromWire) } as Out<Doc.BatchWriteCommandOutput>;
   },

@@ -74,14 +74,13 @@ export async function getSecureAttributeSalt(orgId: string): Promise<string> {
 /** Sets the organization's secure-attribute salt; SDK payloads hash with the new one from then on. */
 export async function setSecureAttributeSalt(orgId: string, salt: string): Promise<void> {
   await db.update({
-        TableName: tableName(),
-        Key: keys.organization(orgId),
-        UpdateExpression: 'SET secureAttributeSalt = :salt, version = version + :one',
-        ConditionExpression: 'attribute_exists(PK)',
-        ExpressionAttributeValues: { ':salt': salt, ':one': 1 },
-      })
-    .catch((error: Error) => {
-      if (error.name === 'ConditionalCheckFailedException') throw new NotFoundError(`Organization ${orgId} not found`);
-      throw error;
-    });
+    TableName: tableName(),
+    Key: keys.organization(orgId),
+    UpdateExpression: 'SET secureAttributeSalt = :salt, version = version + :one',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':salt': salt, ':one': 1 },
+  }).catch((error: Error) => {
+    if (error.name === 'ConditionalCheckFailedException') throw new NotFoundError(`Organization ${orgId} not found`);
+    throw error;
+  });
 }

@@ -114,14 +114,14 @@ export async function pageKeys(
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const result = await db.query({
-        TableName: tableName(),
-        IndexName: 'GSI1',
-        KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :mark',
-        ExpressionAttributeValues: { ':pk': listPartition, ':mark': index.marks[markAt] },
-        ProjectionExpression: 'PK, SK',
-        Limit: skip + page.limit - found.length,
-        ExclusiveStartKey,
-      });
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK >= :mark',
+      ExpressionAttributeValues: { ':pk': listPartition, ':mark': index.marks[markAt] },
+      ProjectionExpression: 'PK, SK',
+      Limit: skip + page.limit - found.length,
+      ExclusiveStartKey,
+    });
     for (const item of result.Items ?? []) found.push({ PK: item.PK, SK: item.SK });
     ExclusiveStartKey = result.LastEvaluatedKey;
   } while (ExclusiveStartKey && found.length < skip + page.limit);

@@ -138,10 +138,10 @@ export async function allOrganizationIds(): Promise<string[]> {
 async function listOrganization(orgId: string): Promise<void> {
   const index = organizationIndexKeys(orgId);
   await db.update({
-      TableName: tableName(),
-      Key: keys.organization(orgId),
-      UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk',
-      ConditionExpression: 'attribute_exists(PK)',
-      ExpressionAttributeValues: { ':pk': index.GSI2PK, ':sk': index.GSI2SK },
-    });
+    TableName: tableName(),
+    Key: keys.organization(orgId),
+    UpdateExpression: 'SET GSI2PK = :pk, GSI2SK = :sk',
+    ConditionExpression: 'attribute_exists(PK)',
+    ExpressionAttributeValues: { ':pk': index.GSI2PK, ':sk': index.GSI2SK },
+  });
 }

@@ -107,10 +107,10 @@ export function prepareClaim(boundary: DueBoundary): TransactionOp {
 export async function claimScheduleBoundary(boundary: DueBoundary): Promise<boolean> {
   try {
     await db.delete({
-        TableName: tableName(),
-        Key: boundaryKey(boundary),
-        ConditionExpression: 'attribute_exists(PK)',
-      });
+      TableName: tableName(),
+      Key: boundaryKey(boundary),
+      ConditionExpression: 'attribute_exists(PK)',
+    });
     return true;
   } catch (error) {
     if ((error as Error).name === 'ConditionalCheckFailedException') return false;

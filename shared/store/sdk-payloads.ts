@@ -130,14 +130,14 @@ export async function readPayloadVersions(orgId: string, environment: string): P
     // All version items share a prefix, so one Query reads the references versions with the shards
     // (and other environments' shards, which are left out here: keys cannot be filtered on).
     const page = await db.queryWire({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
-        ExpressionAttributeValues: { ':pk': { S: keys.sdkVersion(orgId, environment, '').PK }, ':all': { S: keys.sdkAllVersionsPrefix() } },
-        ExpressionAttributeNames: { '#version': 'version' },
-        ProjectionExpression: 'SK, #version, dateUpdated',
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      });
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :all)',
+      ExpressionAttributeValues: { ':pk': { S: keys.sdkVersion(orgId, environment, '').PK }, ':all': { S: keys.sdkAllVersionsPrefix() } },
+      ExpressionAttributeNames: { '#version': 'version' },
+      ProjectionExpression: 'SK, #version, dateUpdated',
+      ConsistentRead: true,
+      ExclusiveStartKey,
+    });
     for (const item of page.Items ?? []) {
       const SK = item.SK.S!;
       const shard = SK.slice(prefix.length);

@@ -115,11 +115,11 @@ describe('GET /stale-features', () => {
   /** Moves a feature's last change back in time, as if nobody had touched it since. */
   const age = (orgId: string, id: string, daysAgo: number) =>
     db.update({
-        TableName: tableName(),
-        Key: keys.entity(orgId, 'FEATURE', id),
-        UpdateExpression: 'SET dateUpdated = :date',
-        ExpressionAttributeValues: { ':date': new Date(Date.now() - daysAgo * 86_400_000).toISOString() },
-      });
+      TableName: tableName(),
+      Key: keys.entity(orgId, 'FEATURE', id),
+      UpdateExpression: 'SET dateUpdated = :date',
+      ExpressionAttributeValues: { ':date': new Date(Date.now() - daysAgo * 86_400_000).toISOString() },
+    });
 
   beforeAll(async () => {
     stale = await createTestOrg('Stale org');

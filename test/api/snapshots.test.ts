@@ -57,10 +57,10 @@ const trigger = (experimentId: string, body?: unknown, key = org.keys.admin) =>
 /** The event records of an organization, oldest first. */
 async function eventsOf(orgId: string) {
   const { Items = [] } = await db.query({
-      TableName: tableName(),
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.organization(orgId).PK, ':prefix': 'EVENT#' },
-    });
+    TableName: tableName(),
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': keys.organization(orgId).PK, ':prefix': 'EVENT#' },
+  });
   return Items;
 }
 

@@ -1,5 +1,3 @@
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -11,9 +9,11 @@ import { allHandlers, analyseSnapshotHandler, eventPublisherHandler, failSnapsho
 import { lambdaInvocation, type LocalRequest } from '../../infra/local/server';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
+import { MAX_ATTEMPTS } from '../../shared/store/dynamo-http';
 import { savedGroups } from '../../shared/store/saved-groups';
 import { runBundle } from '../../bench/run-bundle';
 import { createTestOrg, type TestOrg } from '../support/api';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
 /**
  * The bundles the stack deploys, built as the stack builds them and each run in a fresh Node
@@ -47,34 +47,12 @@ const logged = (lines: string[]) => lines.filter((line) => line.startsWith('{'))
 
 /**
  * A proxy in front of DynamoDB Local that answers the first `failing` requests with DynamoDB's
- * transient InternalServerError and forwards the rest, so the bundle's own SDK retry is what gets it
- * through. (Throttling errors would do too, but the SDK backs off from them five times longer.)
+ * transient InternalServerError and forwards the rest, so the bundle's own client retry is what gets it through.
  */
-function failingProxy(failing: number): Promise<{ endpoint: string; seen: () => number; server: Server }> {
-  const target = new URL(process.env.DYNAMODB_ENDPOINT!);
-  let seen = 0;
-  const server = createServer((incoming, outgoing) => {
-    seen += 1;
-    if (seen <= failing) {
-      incoming.resume();
-      outgoing.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
-      outgoing.end(JSON.stringify({ __type: 'com.amazonaws.dynamodb.v20120810#InternalServerError', message: 'injected' }));
-      return;
-    }
-    const forward = httpRequest(
-      { host: target.hostname, port: target.port, path: incoming.url, method: incoming.method, headers: incoming.headers },
-      (response) => {
-        outgoing.writeHead(response.statusCode!, response.headers);
-        response.pipe(outgoing);
-      },
-    );
-    incoming.pipe(forward);
-  });
-  return new Promise((resolve) =>
-    server.listen(0, '127.0.0.1', () =>
-      resolve({ endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, seen: () => seen, server }),
-    ),
-  );
+async function failingProxy(failing: number): Promise<FaultProxy> {
+  const proxy = await startFaultProxy(process.env.DYNAMODB_ENDPOINT!);
+  Object.assign(proxy.faults, { kind: 'unavailable', remaining: failing });
+  return proxy;
 }
 
 describe('the bundles the stack deploys', () => {
@@ -115,9 +93,9 @@ describe('the bundles the stack deploys', () => {
 
       expect(first.statusCode).toBe(200);
       expect(JSON.parse(first.body!).savedGroup).toMatchObject({ id: group.id, name: 'Bundled', values: ['a'] });
-      expect(proxy.seen()).toBeGreaterThan(2); // two failed answers, then the calls that got through
+      expect(proxy.requests.length).toBeGreaterThan(2); // two failed answers, then the calls that got through
     } finally {
-      proxy.server.close();
+      await proxy.close();
     }
   });
 
@@ -155,7 +133,7 @@ describe('the bundles the stack deploys', () => {
     expect(JSON.parse(first.body!).message).toContain('Request body: [name] Invalid input: expected string, received undefined');
   });
 
-  it('log JSON lines with the request id when DynamoDB keeps failing, and answer 503 after the SDK retries', async () => {
+  it('log JSON lines with the request id when DynamoDB keeps failing, and answer 503 after the client retries', async () => {
     const proxy = await failingProxy(Number.MAX_SAFE_INTEGER);
 
     try {
@@ -165,12 +143,12 @@ describe('the bundles the stack deploys', () => {
       );
 
       expect(first.statusCode).toBe(503);
-      expect(proxy.seen()).toBe(4); // the client's maxAttempts
+      expect(proxy.requests).toHaveLength(MAX_ATTEMPTS);
       expect(logged(logLines)).toContainEqual(
         expect.objectContaining({ level: 'WARN', message: 'DynamoDB unavailable after retries', service: 'switchyard', function_request_id: expect.any(String) }),
       );
     } finally {
-      proxy.server.close();
+      await proxy.close();
     }
   });
 

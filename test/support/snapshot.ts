@@ -13,12 +13,12 @@ export async function organizationSnapshot(orgId: string): Promise<string> {
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
     const page = await db.query({
-        TableName: tableName(),
-        KeyConditionExpression: 'PK = :pk',
-        ExpressionAttributeValues: { ':pk': orgPk(orgId) },
-        ConsistentRead: true,
-        ExclusiveStartKey,
-      });
+      TableName: tableName(),
+      KeyConditionExpression: 'PK = :pk',
+      ExpressionAttributeValues: { ':pk': orgPk(orgId) },
+      ConsistentRead: true,
+      ExclusiveStartKey,
+    });
     items.push(...(page.Items ?? []).filter((item) => !derived.has(item.entityType as string)));
     ExclusiveStartKey = page.LastEvaluatedKey;
   } while (ExclusiveStartKey);
