@@ -1,10 +1,10 @@
 /**
  * The second floor: the bare handler (bench/bare-handler.ts) with the SDK's client replaced by ours
- * (shared/store/client.ts), as every function now reads DynamoDB. Its distance from the first floor
+ * (shared/db/client.ts), as every function now reads DynamoDB. Its distance from the first floor
  * is what the SDK's client costs a cold start; a function's distance from it is our own code's.
  */
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import { db } from '../shared/store/client';
+import { db } from '../shared/db/client';
 
 export const handler = async (event: APIGatewayProxyEventV2): Promise<APIGatewayProxyStructuredResultV2> => {
   const { Item } = await db.get({

@@ -6,7 +6,7 @@
  */
 import { invoke } from '../infra/local/server';
 import { clearAuthCache } from '../shared/api/auth';
-import { dynamoMeter } from '../shared/store/client';
+import { dynamoMeter } from '../shared/db/client';
 import { printTable, round, saveResults, type Row } from './report';
 import { scenario, type Ids, type Step } from './scenarios';
 

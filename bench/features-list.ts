@@ -38,7 +38,7 @@ function sampleFeature(n: number) {
 
 /** Writes the features straight to the table, as the store would store them (not one API call each). */
 async function seed(orgId: string, count: number) {
-  const { db, tableName } = await import('../shared/store/client');
+  const { db, tableName } = await import('../shared/db/client');
   const { features } = await import('../shared/store/features');
   const items = Array.from({ length: count }, (_, n) => features.prepareCreate(orgId, sampleFeature(n)).op.Put!.Item);
   const batches: Array<typeof items> = [];
@@ -68,7 +68,7 @@ export async function benchFeaturesList(options: { count?: number } = {}): Promi
   try {
     const { benchOrganization } = await import('./environment');
     const { invoke } = await import('../infra/local/server');
-    const { dynamoMeter } = await import('../shared/store/client');
+    const { dynamoMeter } = await import('../shared/db/client');
     const { projects } = await import('../shared/store/projects');
     const { orgId, key } = await benchOrganization();
     await projects.create(orgId, { id: 'prj_bench', name: 'Bench' });

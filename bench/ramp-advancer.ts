@@ -90,7 +90,7 @@ export async function benchRampAdvancer(
   const dynamoCpu = () => processCpuMs(dynamo.process.pid);
   try {
     const { advanceDueSchedules } = await import('../functions/scheduler/advance-ramp-schedules');
-    const { dynamoMeter, watchCommands } = await import('../shared/store/client');
+    const { dynamoMeter, watchCommands } = await import('../shared/db/client');
     const { replayRate } = await import('./replay-ceiling');
     // Items each transaction writes (Put, Delete, Update; not condition checks), counted as they
     // are sent, and the largest transaction of the phase, to replay.

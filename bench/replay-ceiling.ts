@@ -4,7 +4,7 @@
  * items as fast as the store takes them, with none of our code between. A replay reads nothing and
  * never conflicts, so the advancer cannot beat it.
  */
-import { db } from '../shared/store/client';
+import { db } from '../shared/db/client';
 
 type Op = Record<string, { Key?: Record<string, unknown>; Item?: Record<string, unknown>; [field: string]: unknown }>;
 

@@ -21,7 +21,7 @@ async function main() {
     }
     if (chosen.has('latency')) {
       const { measureLatency } = await import('./latency');
-      const { keys } = await import('../shared/store/keys');
+      const { keys } = await import('../shared/db/keys');
       await measureLatency(async () => {
         const seed = await benchOrganization();
         const { PK, SK } = keys.organization(seed.orgId);
@@ -41,7 +41,7 @@ async function main() {
       const { savedGroups } = await import('../shared/store/saved-groups');
       const group = await savedGroups.create(seed.orgId, { id: 'grp_load', name: 'Load', type: 'list', attributeKey: 'id', values: [] });
       const { measureLoad } = await import('./load');
-      const { keys } = await import('../shared/store/keys');
+      const { keys } = await import('../shared/db/keys');
       await measureLoad({ key: seed.key, savedGroupId: group.id, savedGroupKey: keys.entity(seed.orgId, 'SAVED_GROUP', group.id) });
     }
     if (chosen.has('snapshot')) {

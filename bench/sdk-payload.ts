@@ -43,7 +43,7 @@ async function flagContent(id: string) {
 /** `count` flags written straight to the table (feature and payload entry items, 25 per BatchWrite): seeding 10,000 through the API would take minutes. */
 async function seedFlags(orgId: string, count: number): Promise<void> {
   const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
-  const { db, tableName } = await import('../shared/store/client');
+  const { db, tableName } = await import('../shared/db/client');
   const { features } = await import('../shared/store/features');
   const { preparePayloadChanges } = await import('../shared/store/sdk-payloads');
   const items: Record<string, unknown>[] = [];
@@ -71,7 +71,7 @@ async function seedFlags(orgId: string, count: number): Promise<void> {
 const transactionalWcu = (item: unknown) => 2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 1024));
 
 async function writeCost(): Promise<Row[]> {
-  const { dynamoMeter, watchCommands } = await import('../shared/store/client');
+  const { dynamoMeter, watchCommands } = await import('../shared/db/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { changeFeature, features } = await import('../shared/store/features');
   const { payloadEntry } = await import('../shared/domain/sdk-payload');
@@ -118,7 +118,7 @@ async function writeCost(): Promise<Row[]> {
 
 /** Concurrent updates of distinct flags in one organization: the version shards are the only shared items. */
 async function concurrentUpdates(): Promise<Row[]> {
-  const { watchCommands } = await import('../shared/store/client');
+  const { watchCommands } = await import('../shared/db/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { changeFeature } = await import('../shared/store/features');
   const { id: orgId } = await createOrganization('Payload contention');
@@ -170,7 +170,7 @@ async function concurrentUpdates(): Promise<Row[]> {
  * organization's one references version in its transaction, so this measures that item's contention.
  */
 async function concurrentReferenceWrites(): Promise<Row[]> {
-  const { watchCommands } = await import('../shared/store/client');
+  const { watchCommands } = await import('../shared/db/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { savedGroups } = await import('../shared/store/saved-groups');
   const { id: orgId } = await createOrganization('References contention');
@@ -290,7 +290,7 @@ async function serving(dynamoPid: number | undefined): Promise<{ rows: Row[]; by
   const { createOrganization } = await import('../shared/store/organizations');
   const { createSdkConnection, newSdkConnection } = await import('../shared/store/sdk-connections');
   const { createFeature } = await import('../shared/store/features');
-  const { keys } = await import('../shared/store/keys');
+  const { keys } = await import('../shared/db/keys');
   const { id: orgId } = await createOrganization('Payload serving');
   for (let n = 0; n < 100; n++) await createFeature(orgId, await flagContent(`flag-${String(n).padStart(5, '0')}`), { by: 'bench', comment: '' });
   const connection = await createSdkConnection(orgId, newSdkConnection(orgId, { name: 'Web', language: 'javascript', environment: 'production' }));

@@ -1,14 +1,14 @@
 import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import type { Construct } from 'constructs';
-import { tableSchema } from '../shared/store/table-schema';
+import { tableSchema } from '../shared/db/table-schema';
 import type { SwitchyardConfig } from './config';
 
 export interface DataStackProps extends StackProps {
   config: SwitchyardConfig;
 }
 
-/** The single table, shaped by shared/store/table-schema.ts. It outlives every other stack. */
+/** The single table, shaped by shared/db/table-schema.ts. It outlives every other stack. */
 export class DataStack extends Stack {
   readonly table: Table;
 

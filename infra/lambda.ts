@@ -6,7 +6,7 @@ import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler } from '../shared/contracts/registry';
-import { tableSchema } from '../shared/store/table-schema';
+import { tableSchema } from '../shared/db/table-schema';
 import { handlerCode, runtime } from './bundling';
 import type { SwitchyardConfig } from './config';
 

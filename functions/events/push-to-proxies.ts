@@ -5,7 +5,7 @@ import type { SdkConnection } from '../../shared/contracts/sdk-connections';
 import { isAffected, mergeChanges, proxyRequest, pushesToProxy, type PayloadChange } from '../../shared/domain/proxy-push';
 import { sdkPayloadResponse } from '../../shared/domain/sdk-payload';
 import { logger } from '../../shared/logger';
-import { keys } from '../../shared/store/keys';
+import { keys } from '../../shared/db/keys';
 import { keyRecord, sdkConnections } from '../../shared/store/sdk-connections';
 import { loadSdkPayload } from '../../shared/store/sdk-payloads';
 

@@ -4,7 +4,7 @@ import { assertCan } from '../../shared/permissions';
 import { bulkImportExperimentTemplates } from '../../shared/contracts/experiment-templates';
 import { normalizeTemplateId, planImport } from '../../shared/domain/experiment-templates';
 import { assertTemplateReferences, experimentTemplates, templateOwner } from '../../shared/store/experiment-templates';
-import { transact } from '../../shared/store/repository';
+import { transact } from '../../shared/db/repository';
 
 /** DynamoDB's limit of items in one transaction. */
 const TRANSACTION_ITEMS = 100;

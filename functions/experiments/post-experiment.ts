@@ -8,7 +8,7 @@ import { dashboards } from '../../shared/store/dashboards';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../../shared/store/experiments';
 import { features } from '../../shared/store/features';
 import { ownerForCreate } from '../../shared/store/members';
-import { assertReferences } from '../../shared/store/repository';
+import { assertReferences } from '../../shared/db/repository';
 
 /** The body with the template's fields filled in where the request leaves them out. */
 async function withTemplate(orgId: string, body: PostExperimentBody, now: string): Promise<PostExperimentBody> {

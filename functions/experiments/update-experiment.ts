@@ -7,7 +7,7 @@ import { assertExperimentReferences, assertTrackingKeyFree } from '../../shared/
 import { changeExperiment } from '../../shared/store/experiment-schedule';
 import { features } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
-import { assertReferences } from '../../shared/store/repository';
+import { assertReferences } from '../../shared/db/repository';
 
 export const handler = endpoint(updateExperiment, async ({ params, body, auth }) => {
   const now = new Date().toISOString();

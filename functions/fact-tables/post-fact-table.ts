@@ -7,7 +7,7 @@ import { newId } from '../../shared/ids';
 import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 import { dataSources } from '../../shared/store/data-sources';
-import { assertReferences } from '../../shared/store/repository';
+import { assertReferences } from '../../shared/db/repository';
 
 export const handler = endpoint(postFactTable, async ({ body, auth }) => {
   assertCan(auth, postFactTable.permission, body.projects);

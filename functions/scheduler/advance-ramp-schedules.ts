@@ -17,7 +17,7 @@ import {
   type RampWorld,
   type RampWorlds,
 } from '../../shared/store/ramp-schedules';
-import { transact } from '../../shared/store/repository';
+import { transact } from '../../shared/db/repository';
 import { shardOf } from '../../shared/store/payload-version';
 
 /**

@@ -10,7 +10,7 @@ import { newEvent, prepareEvent } from '../../shared/store/events';
 import { experiments } from '../../shared/store/experiments';
 import { factMetrics } from '../../shared/store/fact-metrics';
 import { factTables } from '../../shared/store/fact-tables';
-import { transact } from '../../shared/store/repository';
+import { transact } from '../../shared/db/repository';
 import { snapshots } from '../../shared/store/snapshots';
 
 export const handler = endpoint(postExperimentSnapshot, async ({ params, body, auth }) => {

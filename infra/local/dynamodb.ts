@@ -12,7 +12,7 @@ import {
   type GlobalSecondaryIndex,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
-import { tableSchema } from '../../shared/store/table-schema';
+import { tableSchema } from '../../shared/db/table-schema';
 
 /** A free TCP port on the loopback interface. */
 export function freePort(): Promise<number> {

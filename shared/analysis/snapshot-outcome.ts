@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors';
 import type { StoredSnapshot } from '../contracts/snapshots';
 import { newEvent, prepareEvent } from '../store/events';
-import { transact, type TransactionOp } from '../store/repository';
+import { transact, type TransactionOp } from '../db/repository';
 import { NewerSnapshotHoldsPointerError } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
 

@@ -1,4 +1,4 @@
-import type { Page } from '../store/repository';
+import type { Page } from '../db/repository';
 
 /** The pagination fields of a list answer, as BEHAVIOR.md defines them. */
 export function paginated<K extends string, T>(

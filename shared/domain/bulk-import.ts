@@ -1,7 +1,7 @@
 import { InvalidInputError } from '../errors';
 import type { BulkImportFacts } from '../contracts/bulk-import';
 import type { FactMetric } from '../contracts/fact-metrics';
-import type { Versioned } from '../store/repository';
+import type { Versioned } from '../db/repository';
 import { buildFactMetric, factMetricInputAfter, redefined } from './fact-metrics';
 import { changedFilter, newFactTable, newFilter, updatedFactTable, withFilter, type OwnerFields, type StoredFactTable } from './fact-tables';
 

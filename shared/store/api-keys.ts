@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors';
 import type { Role } from '../permissions';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { newId } from '../ids';
-import { keys } from './keys';
-import { getItems, queryAll, toEntity } from './repository';
+import { keys } from '../db/keys';
+import { getItems, queryAll, toEntity } from '../db/repository';
 
 /** What is stored for a key: never the secret, only its SHA-256 hash (in the item's key). */
 export interface ApiKeyRecord {

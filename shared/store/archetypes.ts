@@ -1,4 +1,4 @@
 import type { Archetype } from '../contracts/archetypes';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const archetypes = repository<Archetype>({ type: 'ARCHETYPE', label: 'Archetype' });

@@ -1,7 +1,7 @@
 import type { AttributeDatatype } from '../domain/sdk-payload';
-import { db, tableName } from './client';
-import { keys } from './keys';
-import type { StoredItem, TransactionOp } from './repository';
+import { db, tableName } from '../db/client';
+import { keys } from '../db/keys';
+import type { StoredItem, TransactionOp } from '../db/repository';
 import { payloadChangedMeanwhile } from './payload-version';
 
 /**

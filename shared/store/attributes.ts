@@ -1,7 +1,7 @@
 import type { Attribute } from '../contracts/attributes';
 import { prepareAttributeType } from './attribute-types';
 import { prepareTouch } from './payload-version';
-import { repository, type Dated } from './repository';
+import { repository, type Dated } from '../db/repository';
 
 /** An attribute as stored: its property is its id, and it carries the store's dates, which its API shape leaves out. */
 export type StoredAttribute = Attribute & Dated;

@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors';
 import type { CodeRefInput } from '../contracts/code-refs';
-import { keys } from './keys';
-import { queryAll, repository, toEntity, transact, type TransactionOp } from './repository';
+import { keys } from '../db/keys';
+import { queryAll, repository, toEntity, transact, type TransactionOp } from '../db/repository';
 
 /** The references of one feature in one repository branch, as stored. */
 export interface StoredCodeRef {

@@ -1,6 +1,6 @@
 import type { CustomField } from '../contracts/custom-fields';
 import { projects } from './projects';
-import { assertReferences, repository } from './repository';
+import { assertReferences, repository } from '../db/repository';
 
 /** Custom fields, keyed by the id (key) their creator chose. */
 export const customFields = repository<CustomField>({ type: 'CUSTOM_FIELD', label: 'Custom field' });

@@ -5,7 +5,7 @@ import type { BlockReferences } from '../domain/dashboards';
 import { experiments } from './experiments';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
-import { assertReferences, repository } from './repository';
+import { assertReferences, repository } from '../db/repository';
 import { snapshots } from './snapshots';
 
 export const dashboards = repository<Dashboard>({

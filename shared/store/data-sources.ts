@@ -1,6 +1,6 @@
 import type { DataSource } from '../contracts/data-sources';
 import { dataSourceReferenceError, type DataSourceReference } from '../domain/data-sources';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 /** Data sources: the engine, its params and the assignment queries experiments read exposures from. */
 export const dataSources = repository<DataSource>({ type: 'DATA_SOURCE', label: 'Data source' });

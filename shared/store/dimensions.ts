@@ -1,5 +1,5 @@
 import type { Dimension } from '../contracts/dimensions';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 /** Dimensions; lists filter on datasource. */
 export const dimensions = repository<Dimension>({

@@ -1,6 +1,6 @@
 import type { Environment } from '../contracts/environments';
 import { prepareTouch } from './payload-version';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 /** Environments are stored with the store's dates, which their API shape leaves out. */
 export type StoredEnvironment = Environment & { dateCreated: string; dateUpdated: string };

@@ -1,8 +1,8 @@
 import { ConflictError } from '../errors';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { newId } from '../ids';
-import { keys } from './keys';
-import type { TransactionOp } from './repository';
+import { keys } from '../db/keys';
+import type { TransactionOp } from '../db/repository';
 
 /** Events are kept in the table for this long, then expire through the table's TTL. */
 const EVENT_RETENTION_SECONDS = 30 * 24 * 3600;

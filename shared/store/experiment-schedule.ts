@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import { scheduledStart, withStagingInStep } from '../domain/experiment-status';
 import { experiments } from './experiments';
-import { transact } from './repository';
+import { transact } from '../db/repository';
 import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
 import { prepareTouch } from './payload-version';
 

@@ -6,7 +6,7 @@ import { assertMetrics } from './experiments';
 import { features } from './features';
 import { ownerForCreate } from './members';
 import { projects } from './projects';
-import { assertReferences, repository } from './repository';
+import { assertReferences, repository } from '../db/repository';
 import { savedGroups } from './saved-groups';
 import { segments } from './segments';
 

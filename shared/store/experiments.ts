@@ -6,7 +6,7 @@ import { assertDataSourceReferences } from './data-sources';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
 import { prepareTouch } from './payload-version';
-import { assertReferences, repository, type Reference } from './repository';
+import { assertReferences, repository, type Reference } from '../db/repository';
 import { savedGroups } from './saved-groups';
 import { segments } from './segments';
 

@@ -6,8 +6,8 @@ import { projectTags } from '../domain/project-tags';
 import { usesFilterTag, usesTableTag, type StoredFactTable } from '../domain/fact-tables';
 import { dataSources } from './data-sources';
 import { factMetrics } from './fact-metrics';
-import { keys } from './keys';
-import { getItems, repository, toVersioned, transact, type TransactionOp, type Versioned } from './repository';
+import { keys } from '../db/keys';
+import { getItems, repository, toVersioned, transact, type TransactionOp, type Versioned } from '../db/repository';
 import { segments } from './segments';
 
 export const factTables = repository<StoredFactTable>({

@@ -14,12 +14,12 @@ import {
 import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
 import { environmentParents, type EnvironmentParents } from '../domain/environment-inheritance';
 import { startEarly } from '../concurrency';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { environments, type StoredEnvironment } from './environments';
 import { experiments } from './experiments';
-import { keys } from './keys';
-import { prepareAppend, readPageIndex } from './page-index';
-import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from './repository';
+import { keys } from '../db/keys';
+import { prepareAppend, readPageIndex } from '../db/page-index';
+import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
 import { savedGroups } from './saved-groups';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { preparePayloadChanges } from './sdk-payloads';

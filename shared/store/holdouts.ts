@@ -1,6 +1,6 @@
 import type { Holdout } from '../contracts/holdouts';
 import { prepareTouch } from './payload-version';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const holdouts = repository<Holdout>({
   type: 'HOLDOUT',

@@ -3,9 +3,9 @@ import { environmentParents, withInheritedSettings } from '../domain/environment
 import type { StoredFeature } from '../domain/features';
 import { environments } from './environments';
 import { featureIds, features } from './features';
-import { keys } from './keys';
-import { tableName } from './client';
-import { transact, type TransactionOp, type Versioned } from './repository';
+import { keys } from '../db/keys';
+import { tableName } from '../db/client';
+import { transact, type TransactionOp, type Versioned } from '../db/repository';
 import { preparePayloadChanges } from './sdk-payloads';
 
 /**

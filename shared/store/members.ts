@@ -1,10 +1,10 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { StoredMember } from '../contracts/members';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { newId } from '../ids';
-import { keys } from './keys';
+import { keys } from '../db/keys';
 import type { OwnerFields } from '../domain/owner';
-import { repository, transact, type TransactionOp } from './repository';
+import { repository, transact, type TransactionOp } from '../db/repository';
 // teams.ts imports this module too; both only use each other inside functions, so the cycle is safe.
 import { teams } from './teams';
 

@@ -1,7 +1,7 @@
 import type { MetricGroup } from '../contracts/metric-groups';
 import { assertMetrics } from './experiments';
 import { projects } from './projects';
-import { assertReferences, repository } from './repository';
+import { assertReferences, repository } from '../db/repository';
 
 export const metricGroups = repository<MetricGroup>({ type: 'METRIC_GROUP', label: 'Metric group' });
 

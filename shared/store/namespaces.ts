@@ -3,7 +3,7 @@ import { ConflictError, InvalidInputError } from '../errors';
 import type { StoredNamespace } from '../contracts/namespaces';
 import { experiments } from './experiments';
 import { prepareTouch } from './payload-version';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const namespaces = repository<StoredNamespace>({
   type: 'NAMESPACE',

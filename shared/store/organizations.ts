@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, NotFoundError } from '../errors';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { attributeTypesItem } from './attribute-types';
 import { environments } from './environments';
 import { newId } from '../ids';
-import { keys } from './keys';
-import { transact, type StoredItem } from './repository';
+import { keys } from '../db/keys';
+import { transact, type StoredItem } from '../db/repository';
 
 export interface Organization {
   id: string;

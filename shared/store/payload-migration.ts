@@ -1,12 +1,12 @@
 import { payloadEntry } from '../domain/sdk-payload';
 import { attributes } from './attributes';
 import { saveAttributeTypes } from './attribute-types';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { allFeatures } from './features';
-import { keys, type ItemKey } from './keys';
+import { keys, type ItemKey } from '../db/keys';
 import { shardOf, touchSdkPayloads, versionBump } from './payload-version';
 import { organizationIndexKeys } from './organizations';
-import { getItems, queryAll } from './repository';
+import { getItems, queryAll } from '../db/repository';
 
 /**
  * `npm run admin -- migrate-payloads`: brings a deployment's stored SDK payloads to the per-feature

@@ -10,9 +10,9 @@ import {
 } from '../domain/sdk-payload';
 import { attributes } from './attributes';
 import { readAttributeTypes } from './attribute-types';
-import { keys } from './keys';
+import { keys } from '../db/keys';
 import { namespaces } from './namespaces';
-import { getItems, toEntity } from './repository';
+import { getItems, toEntity } from '../db/repository';
 import { savedGroups } from './saved-groups';
 
 /**

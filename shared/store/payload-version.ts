@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { ConflictError } from '../errors';
-import { db, tableName } from './client';
-import { keys, type ItemKey } from './keys';
-import type { TransactionOp } from './repository';
+import { db, tableName } from '../db/client';
+import { keys, type ItemKey } from '../db/keys';
+import type { TransactionOp } from '../db/repository';
 
 /**
  * The version items a cached SDK payload is checked against. Feature changes bump their

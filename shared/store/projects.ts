@@ -1,9 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { Project } from '../contracts/projects';
-import { tableName } from './client';
-import { keys } from './keys';
-import { repository, transact, type TransactionOp } from './repository';
+import { tableName } from '../db/client';
+import { keys } from '../db/keys';
+import { repository, transact, type TransactionOp } from '../db/repository';
 
 export const projects = repository<Project>({ type: 'PROJECT', label: 'Project' });
 

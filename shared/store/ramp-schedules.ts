@@ -5,10 +5,10 @@ import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
 import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
 import type { EnvironmentParents } from '../domain/environment-inheritance';
-import { db, tableName } from './client';
+import { db, tableName } from '../db/client';
 import { features, prepareFeatureChanges, readEnvironmentParents, type FeatureChange } from './features';
-import { keys } from './keys';
-import { getItems, queryAll, repository, toVersioned, transact, type TransactionOp, type Versioned } from './repository';
+import { keys } from '../db/keys';
+import { getItems, queryAll, repository, toVersioned, transact, type TransactionOp, type Versioned } from '../db/repository';
 
 /**
  * Ramp schedules in the single table. Besides the schedule item itself:

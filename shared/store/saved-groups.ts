@@ -1,6 +1,6 @@
 import type { SavedGroup } from '../contracts/saved-groups';
 import { prepareTouch } from './payload-version';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const savedGroups = repository<SavedGroup>({
   type: 'SAVED_GROUP',

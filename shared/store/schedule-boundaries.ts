@@ -3,9 +3,9 @@ import type { Experiment } from '../contracts/experiments';
 import { stagedStartAt } from '../domain/experiment-status';
 import { payloadEntry, scheduleBoundaries } from '../domain/sdk-payload';
 import type { FeatureContent } from '../domain/features';
-import { db, tableName } from './client';
-import { keys } from './keys';
-import { queryAll, type TransactionOp } from './repository';
+import { db, tableName } from '../db/client';
+import { keys } from '../db/keys';
+import { queryAll, type TransactionOp } from '../db/repository';
 
 /**
  * Schedule boundaries: the moments a scheduled rule turns on or off, when a payload changes with

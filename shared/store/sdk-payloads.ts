@@ -8,9 +8,9 @@ import {
   type SdkPayload,
 } from '../domain/sdk-payload';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { db, tableName } from './client';
-import { keys } from './keys';
-import { queryAll, type TransactionOp } from './repository';
+import { db, tableName } from '../db/client';
+import { keys } from '../db/keys';
+import { queryAll, type TransactionOp } from '../db/repository';
 import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
 import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';

@@ -1,6 +1,6 @@
 import type { Segment } from '../contracts/segments';
 import { factTableTags } from '../domain/fact-tables';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const segments = repository<Segment>({
   type: 'SEGMENT',

@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors';
-import { db, tableName } from './client';
-import { keys } from './keys';
-import { queryAll, type TransactionOp } from './repository';
+import { db, tableName } from '../db/client';
+import { keys } from '../db/keys';
+import { queryAll, type TransactionOp } from '../db/repository';
 
 /** One variation's analyses of one metric in one dimension value, in the API's shape. */
 export interface StoredVariationResult {

@@ -1,5 +1,5 @@
 import type { StoredSnapshot } from '../contracts/snapshots';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const snapshots = repository<StoredSnapshot>({
   type: 'SNAPSHOT',

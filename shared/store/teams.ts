@@ -3,7 +3,7 @@ import type { Team } from '../contracts/teams';
 import { environments } from './environments';
 import { members } from './members';
 import { unknownProjects } from './projects';
-import { repository } from './repository';
+import { repository } from '../db/repository';
 
 export const teams = repository<Team>({ type: 'TEAM', label: 'Team' });
 

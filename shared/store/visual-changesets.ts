@@ -3,7 +3,7 @@ import type { Experiment } from '../contracts/experiments';
 import type { StoredVisualChangeset } from '../contracts/visual-changesets';
 import { experiments } from './experiments';
 import { prepareTouch } from './payload-version';
-import { repository, transact } from './repository';
+import { repository, transact } from '../db/repository';
 
 export const visualChangesets = repository<StoredVisualChangeset>({
   type: 'VISUAL_CHANGESET',

@@ -1,5 +1,5 @@
 import * as contract from '../../shared/contracts/fact-metrics';
-import { dynamoMeter } from '../../shared/store/client';
+import { dynamoMeter } from '../../shared/db/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
 /** The data sources the fact tables, experiments and templates of this file name. */

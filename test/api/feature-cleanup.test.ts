@@ -1,6 +1,6 @@
 import * as contract from '../../shared/contracts/feature-cleanup';
-import { db, tableName } from '../../shared/store/client';
-import { keys } from '../../shared/store/keys';
+import { db, tableName } from '../../shared/db/client';
+import { keys } from '../../shared/db/keys';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
 let api: Api;

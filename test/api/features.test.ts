@@ -1,6 +1,6 @@
 import * as contract from '../../shared/contracts/features';
 import { createApiKey } from '../../shared/store/api-keys';
-import { dynamoMeter } from '../../shared/store/client';
+import { dynamoMeter } from '../../shared/db/client';
 import { environments } from '../../shared/store/environments';
 import { featureRevisions } from '../../shared/store/features';
 import { addMember } from '../../shared/store/members';

@@ -1,5 +1,5 @@
 import * as contract from '../../shared/contracts/projects';
-import { dynamoMeter } from '../../shared/store/client';
+import { dynamoMeter } from '../../shared/db/client';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 
 let api: Api;

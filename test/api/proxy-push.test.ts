@@ -14,7 +14,7 @@ import { captureOutput } from '../support/capture-output';
  */
 
 type Pusher = typeof import('../../functions/events/push-to-proxies');
-type Store = typeof import('../../shared/store/repository') & typeof import('../../shared/store/keys');
+type Store = typeof import('../../shared/db/repository') & typeof import('../../shared/db/keys');
 
 interface Received {
   path: string;
@@ -35,7 +35,7 @@ beforeAll(async () => {
   process.env.LOG_LEVEL = 'DEBUG';
   const support = await import('../support/api');
   pusher = await import('../../functions/events/push-to-proxies');
-  store = { ...(await import('../../shared/store/repository')), ...(await import('../../shared/store/keys')) };
+  store = { ...(await import('../../shared/db/repository')), ...(await import('../../shared/db/keys')) };
   api = await support.startApi();
   org = await support.createTestOrg('Proxy push');
   // Every path answers 200 except under /broken/, which answers 500.

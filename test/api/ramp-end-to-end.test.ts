@@ -1,7 +1,7 @@
 import { GrowthBook, clearCache, type FeatureApiResponse } from '@growthbook/growthbook';
 import { advanceDueSchedules } from '../../functions/scheduler/advance-ramp-schedules';
 import { ensureTable } from '../../infra/local/dynamodb';
-import { tableName } from '../../shared/store/client';
+import { tableName } from '../../shared/db/client';
 import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**

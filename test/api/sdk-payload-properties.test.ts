@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { advanceDueSchedules } from '../../functions/scheduler/advance-ramp-schedules';
 import { ensureTable } from '../../infra/local/dynamodb';
-import { tableName } from '../../shared/store/client';
+import { tableName } from '../../shared/db/client';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
 import { payloadFromScratch, withoutDate } from '../support/payload-oracle';
 

@@ -1,7 +1,7 @@
 import * as contract from '../../shared/contracts/snapshots';
 import { findApiKey, hashSecret } from '../../shared/store/api-keys';
-import { db, tableName } from '../../shared/store/client';
-import { keys } from '../../shared/store/keys';
+import { db, tableName } from '../../shared/db/client';
+import { keys } from '../../shared/db/keys';
 import { snapshots } from '../../shared/store/snapshots';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 

@@ -9,7 +9,7 @@ import { allHandlers, analyseSnapshotHandler, eventPublisherHandler, failSnapsho
 import { lambdaInvocation, type LocalRequest } from '../../infra/local/server';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
-import { MAX_ATTEMPTS } from '../../shared/store/dynamo-http';
+import { MAX_ATTEMPTS } from '../../shared/db/dynamo-http';
 import { savedGroups } from '../../shared/store/saved-groups';
 import { runBundle } from '../../bench/run-bundle';
 import { createTestOrg, type TestOrg } from '../support/api';
@@ -163,7 +163,7 @@ describe('the bundles the stack deploys', () => {
     expect(entry).toMatchObject({ level: 'ERROR', error: { name: 'ResourceNotFoundException' } });
     // Mapped by the logger from the bundle's source map (Lambda runs without --enable-source-maps), to
     // paths in the repository, from the DynamoDB client's frame up, none left in the bundle or the build's folders.
-    expect(entry.error.stack).toMatch(/ \(shared\/store\/dynamo-http\.ts:\d+:\d+\)/);
+    expect(entry.error.stack).toMatch(/ \(shared\/db\/dynamo-http\.ts:\d+:\d+\)/);
     expect(entry.error.stack).toMatch(/ \(shared\/api\/auth\.ts:\d+:\d+\)/);
     expect(entry.error.stack).not.toMatch(/index\.mjs|\.\.\/|\/tmp\//);
     expect(entry.error.location).toMatch(/^node_modules\/|^shared\//);

@@ -3,7 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { rampAdvancerHandler, tableReadActions, tableWriteActions } from '../../infra/lambda';
 import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
-import { tableSchema } from '../../shared/store/table-schema';
+import { tableSchema } from '../../shared/db/table-schema';
 import { ofType, resourcesOf, synthesize, type CfnResource } from './synth';
 
 // One synth for the whole file.
@@ -267,7 +267,7 @@ describe('table access derived from the spec', () => {
 describe('the data stack', () => {
   const template = Template.fromStack(data);
 
-  it('has the single table of shared/store/table-schema.ts, on demand, with its TTL and a stream of new images', () => {
+  it('has the single table of shared/db/table-schema.ts, on demand, with its TTL and a stream of new images', () => {
     const keyNames = [tableSchema.partitionKey, tableSchema.sortKey, ...tableSchema.indexes.flatMap((index) => [index.partitionKey, index.sortKey])];
 
     template.resourceCountIs('AWS::DynamoDB::Table', 1);

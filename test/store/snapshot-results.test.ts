@@ -1,4 +1,4 @@
-import { transact } from '../../shared/store/repository';
+import { transact } from '../../shared/db/repository';
 import { NewerSnapshotHoldsPointerError, prepareLatestPointer, readLatestPointers } from '../../shared/store/snapshot-results';
 
 const orgId = `org_pointer_${Date.now()}`;

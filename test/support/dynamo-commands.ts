@@ -1,4 +1,4 @@
-import { watchCommands } from '../../shared/store/client';
+import { watchCommands } from '../../shared/db/client';
 
 /** One DynamoDB command as sent: its name and input. */
 export interface SentCommand {

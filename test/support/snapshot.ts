@@ -1,5 +1,5 @@
-import { db, tableName } from '../../shared/store/client';
-import { orgPk } from '../../shared/store/keys';
+import { db, tableName } from '../../shared/db/client';
+import { orgPk } from '../../shared/db/keys';
 
 /** Derived caches that a read may legitimately refresh; everything else must stay as it was. */
 const derived = new Set(['PAGEINDEX']);

@@ -1,5 +1,5 @@
 import { allInOrder, startEarly } from '../../shared/concurrency';
-import { criticalPath } from '../../shared/store/client';
+import { criticalPath } from '../../shared/db/client';
 
 /** A promise settled only when the test says so, so the order of events never depends on timing. */
 function deferred<T>() {

@@ -8,7 +8,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
  * command and a credential chain, which cost every cold start about 150 M instructions (a fifth of
  * it) and each call about as much CPU as the rest of a warm request. What the SDK does that matters
  * here, this file does too:
- * - signs with Signature Version 4 (test/store/dynamo-http.test.ts compares each signature with the
+ * - signs with Signature Version 4 (test/db/dynamo-http.test.ts compares each signature with the
  *   SDK's own signer);
  * - retries throttling, server errors and dropped or silent connections, up to 4 attempts with exponential
  *   backoff and full jitter; a transaction keeps one ClientRequestToken across its attempts, so a

@@ -1,7 +1,7 @@
-import { dynamoMeter } from '../../shared/store/client';
+import { dynamoMeter } from '../../shared/db/client';
 import { newId } from '../../shared/ids';
-import { readPageIndex } from '../../shared/store/page-index';
-import { repository } from '../../shared/store/repository';
+import { readPageIndex } from '../../shared/db/page-index';
+import { repository } from '../../shared/db/repository';
 
 interface Row {
   id: string;

@@ -1,8 +1,8 @@
 import { ConflictError } from '../../shared/errors';
-import { dynamoMeter } from '../../shared/store/client';
-import { assertReferences, getItems, repository } from '../../shared/store/repository';
+import { dynamoMeter } from '../../shared/db/client';
+import { assertReferences, getItems, repository } from '../../shared/db/repository';
 import { newId } from '../../shared/ids';
-import { keys } from '../../shared/store/keys';
+import { keys } from '../../shared/db/keys';
 
 interface Thing {
   id: string;

@@ -1,7 +1,7 @@
 import { createHash, createHmac } from 'node:crypto';
 import { SignatureV4 } from '@smithy/signature-v4';
-import { callDynamo, credentials, MAX_ATTEMPTS, regionalEndpoint, sign, type DynamoError } from '../../shared/store/dynamo-http';
-import { db, tableName } from '../../shared/store/client';
+import { callDynamo, credentials, MAX_ATTEMPTS, regionalEndpoint, sign, type DynamoError } from '../../shared/db/dynamo-http';
+import { db, tableName } from '../../shared/db/client';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
 /**
