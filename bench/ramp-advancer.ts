@@ -23,7 +23,7 @@ export async function seed(orgs: number, perOrg: number): Promise<void> {
   const { createRampScheduleBody } = await import('../shared/contracts/ramp-schedules');
   const { newFeature } = await import('../shared/domain/features');
   const { newRampSchedule } = await import('../shared/domain/ramp-definition');
-  const { createFeature } = await import('../shared/store/features');
+  const { writeFeatureChanges } = await import('../shared/store/features');
   const { newId } = await import('../shared/ids');
   const { createOrganization } = await import('../shared/store/organizations');
   const { insertRampSchedule } = await import('../shared/store/ramp-schedules');
@@ -38,7 +38,7 @@ export async function seed(orgs: number, perOrg: number): Promise<void> {
           { id: featureId, valueType: 'boolean', defaultValue: 'false', environments: { production: { enabled: true, rules: [rule] } } },
           { environments: ['production', 'dev'], owner: { owner: '' } },
         );
-        const feature = await createFeature(orgId, content, { by: 'bench', comment: 'Created' });
+        const [feature] = await writeFeatureChanges(orgId, [{ next: content, author: { by: 'bench', comment: 'Created' } }]);
         const body = createRampScheduleBody.parse({ name: `Ramp ${n}`, featureId, ruleId: 'fr_ramp', steps, startDate: T.toISOString() });
         await insertRampSchedule(orgId, newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: orgId, feature }));
       }

@@ -9,6 +9,7 @@
  * - Bytes: the payload raw, gzip and br.
  * Uses DYNAMODB_ENDPOINT when set, else starts its own DynamoDB Local.
  */
+import type { StoredFeature } from '../shared/domain/features';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
@@ -70,10 +71,20 @@ async function seedFlags(orgId: string, count: number): Promise<void> {
 /** Transactional writes cost 2 WCU per started KB of each item written. */
 const transactionalWcu = (item: unknown) => 2 * Math.max(1, Math.ceil(Buffer.byteLength(JSON.stringify(item)) / 1024));
 
+/** A flag change as the features use case writes it (read, change, one transaction; a lost race read again), without the request around it. */
+async function changeFlag(orgId: string, id: string, edit: (current: StoredFeature) => StoredFeature): Promise<void> {
+  const { retryOnConflict } = await import('../shared/db/optimistic');
+  const { features, readEnvironmentParents, writeFeatureChanges } = await import('../shared/store/features');
+  await retryOnConflict(async () => {
+    const [current, parents] = await Promise.all([features.read(orgId, id), readEnvironmentParents(orgId)]);
+    await writeFeatureChanges(orgId, [{ current: current!, next: edit(current!.entity), author: { by: 'bench', comment: '' } }], { parents });
+  });
+}
+
 async function writeCost(): Promise<Row[]> {
   const { dynamoMeter, watchCommands } = await import('../shared/db/client');
   const { createOrganization } = await import('../shared/store/organizations');
-  const { changeFeature, features } = await import('../shared/store/features');
+  const { features } = await import('../shared/store/features');
   const { payloadEntry } = await import('../shared/domain/sdk-payload');
   let payloadUnits = 0;
   let payloadItems = 0;
@@ -98,7 +109,7 @@ async function writeCost(): Promise<Row[]> {
     payloadItems = 0;
     for (let n = 0; n < UPDATES_MEASURED; n++) {
       const id = `flag-${String((n * 37) % count).padStart(5, '0')}`;
-      await changeFeature(orgId, id, (current) => ({ ...current, defaultValue: current.defaultValue === 'true' ? 'false' : 'true' }), { by: 'bench', comment: '' });
+      await changeFlag(orgId, id, (current) => ({ ...current, defaultValue: current.defaultValue === 'true' ? 'false' : 'true' }));
     }
     const used = dynamoMeter.snapshot();
     rows.push({
@@ -120,7 +131,6 @@ async function writeCost(): Promise<Row[]> {
 async function concurrentUpdates(): Promise<Row[]> {
   const { watchCommands } = await import('../shared/db/client');
   const { createOrganization } = await import('../shared/store/organizations');
-  const { changeFeature } = await import('../shared/store/features');
   const { id: orgId } = await createOrganization('Payload contention');
   await seedFlags(orgId, 1_000);
   let transactions = 0;
@@ -144,7 +154,7 @@ async function concurrentUpdates(): Promise<Row[]> {
       Array.from({ length: concurrency }, async () => {
         for (let n = next++; n < total; n = next++) {
           const id = `flag-${String((n * 7) % 1000).padStart(5, '0')}`;
-          await changeFeature(orgId, id, (current) => ({ ...current, description: `change ${n}` }), { by: 'bench', comment: '' }).catch(() => {
+          await changeFlag(orgId, id, (current) => ({ ...current, description: `change ${n}` })).catch(() => {
             failed += 1;
           });
         }
@@ -289,10 +299,10 @@ async function measureRounds(scenarios: Array<{ title: string; options: autocann
 async function serving(dynamoPid: number | undefined): Promise<{ rows: Row[]; bytes: Row[] }> {
   const { createOrganization } = await import('../shared/store/organizations');
   const { createSdkConnection, newSdkConnection } = await import('../shared/store/sdk-connections');
-  const { createFeature } = await import('../shared/store/features');
+  const { writeFeatureChanges } = await import('../shared/store/features');
   const { keys } = await import('../shared/db/keys');
   const { id: orgId } = await createOrganization('Payload serving');
-  for (let n = 0; n < 100; n++) await createFeature(orgId, await flagContent(`flag-${String(n).padStart(5, '0')}`), { by: 'bench', comment: '' });
+  for (let n = 0; n < 100; n++) await writeFeatureChanges(orgId, [{ next: await flagContent(`flag-${String(n).padStart(5, '0')}`), author: { by: 'bench', comment: '' } }]);
   const connection = await createSdkConnection(orgId, newSdkConnection(orgId, { name: 'Web', language: 'javascript', environment: 'production' }));
   const path = `/api/features/${connection.key}`;
   const bareKey = keys.sdkConnectionKey(connection.key);

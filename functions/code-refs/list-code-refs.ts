@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listCodeRefs } from '../../shared/contracts/code-refs';
 import { codeRefOrder, toApiCodeRef } from '../../shared/domain/code-refs';
 import { codeRefs } from '../../shared/store/code-refs';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listDataSources } from '../../shared/contracts/data-sources';
 import { dataSources } from '../../shared/store/data-sources';
 

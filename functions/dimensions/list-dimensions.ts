@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listDimensions } from '../../shared/contracts/dimensions';
 import { dimensions } from '../../shared/store/dimensions';
 

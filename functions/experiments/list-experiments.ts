@@ -1,6 +1,6 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { InvalidInputError } from '../../shared/errors';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listExperiments } from '../../shared/contracts/experiments';
 import { experiments } from '../../shared/store/experiments';
 

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listFactMetrics } from '../../shared/contracts/fact-metrics';
 import { factMetrics } from '../../shared/store/fact-metrics';
 import { inProjectFilter } from '../../shared/domain/project-tags';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listFactTableFilters } from '../../shared/contracts/fact-tables';
 import { pageOf } from '../../shared/domain/fact-tables';
 import { factTables } from '../../shared/store/fact-tables';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { getStaleFeatures } from '../../shared/contracts/feature-cleanup';
 import { effectiveValue, isFeatureStale } from '../../shared/domain/stale-features';
 import { experiments } from '../../shared/store/experiments';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listHoldouts } from '../../shared/contracts/holdouts';
 import { holdouts } from '../../shared/store/holdouts';
 

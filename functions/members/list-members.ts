@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listMembers, type ApiMember, type StoredMember } from '../../shared/contracts/members';
 import { memberIdByEmail, members } from '../../shared/store/members';
 import { teams } from '../../shared/store/teams';

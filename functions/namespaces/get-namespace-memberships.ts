@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { getNamespaceMemberships } from '../../shared/contracts/namespaces';
 import { namespaceMembers } from '../../shared/domain/namespaces';
 import { namespaceUsers, namespaces } from '../../shared/store/namespaces';

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listNamespaces } from '../../shared/contracts/namespaces';
 import { toApiNamespace } from '../../shared/domain/namespaces';
 import { namespaces } from '../../shared/store/namespaces';

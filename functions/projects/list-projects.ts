@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listProjects } from '../../shared/contracts/projects';
 import { projects } from '../../shared/store/projects';
 

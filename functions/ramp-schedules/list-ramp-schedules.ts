@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listRampSchedules } from '../../shared/contracts/ramp-schedules';
 import { toApiRampSchedule } from '../../shared/domain/ramp-schedule';
 import { rampListTags, rampSchedules } from '../../shared/store/ramp-schedules';

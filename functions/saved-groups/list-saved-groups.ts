@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listSavedGroups } from '../../shared/contracts/saved-groups';
 import { savedGroups } from '../../shared/store/saved-groups';
 

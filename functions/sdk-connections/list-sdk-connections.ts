@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listSdkConnections } from '../../shared/contracts/sdk-connections';
 import { sdkConnections } from '../../shared/store/sdk-connections';
 import { inProjectFilter } from '../../shared/domain/project-tags';

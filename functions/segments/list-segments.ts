@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/api/pagination';
+import { paginated } from '../../shared/domain/pagination';
 import { listSegments } from '../../shared/contracts/segments';
 import { segments } from '../../shared/store/segments';
 

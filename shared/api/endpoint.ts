@@ -2,7 +2,7 @@ import middy, { type MiddlewareObj } from '@middy/core';
 import httpHeaderNormalizer from '@middy/http-header-normalizer';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
-import type { EndpointSpec } from '../contracts/spec';
+import type { EndpointSpec, UseCaseInput } from '../contracts/spec';
 import { authenticate } from './auth';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
@@ -13,16 +13,8 @@ import { parseInput, validationError } from './validation';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
-type Input<S> = S extends z.core.$ZodUndefined ? undefined : S extends z.core.$ZodType ? z.output<S> : undefined;
-
-type Any = z.core.$ZodType;
-
-/** What a handler receives: validated input and the caller. */
-export interface EndpointRequest<Spec extends EndpointSpec> {
-  params: Spec extends EndpointSpec<infer P, Any, Any, Any> ? Input<P> : never;
-  query: Spec extends EndpointSpec<Any, infer Q, Any, Any> ? Input<Q> : never;
-  body: Spec extends EndpointSpec<Any, Any, infer B, Any> ? Input<B> : never;
-  auth: Principal;
+/** What a handler receives: validated input and the caller (what its use case takes), and the raw event. */
+export interface EndpointRequest<Spec extends EndpointSpec> extends UseCaseInput<Spec> {
   event: APIGatewayProxyEventV2;
 }
 

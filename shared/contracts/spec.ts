@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { Permission } from '../permissions';
+import type { Permission, Principal } from '../permissions';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -49,3 +49,13 @@ export function defineEndpoint<
 
 /** The full path of an endpoint, e.g. `/api/v1/saved-groups/{id}`. */
 export const fullPath = (spec: Pick<EndpointSpec, 'path' | 'basePath'>) => `${spec.basePath ?? '/api/v1'}${spec.path}`;
+
+type Input<S> = S extends z.core.$ZodUndefined ? undefined : S extends z.core.$ZodType ? z.output<S> : undefined;
+
+/** What a use case receives for an endpoint: the validated params, query and body, and the caller. */
+export interface UseCaseInput<Spec extends EndpointSpec> {
+  params: Spec extends EndpointSpec<infer P, z.core.$ZodType, z.core.$ZodType, z.core.$ZodType> ? Input<P> : never;
+  query: Spec extends EndpointSpec<z.core.$ZodType, infer Q, z.core.$ZodType, z.core.$ZodType> ? Input<Q> : never;
+  body: Spec extends EndpointSpec<z.core.$ZodType, z.core.$ZodType, infer B, z.core.$ZodType> ? Input<B> : never;
+  auth: Principal;
+}

@@ -4,6 +4,7 @@ import { db, tableName } from './client';
 import type { DynamoError } from './dynamo-http';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
 import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
+import type { Page } from '../domain/pagination';
 
 /** Fields the store owns on every resource. */
 export interface Dated {
@@ -20,10 +21,7 @@ export interface Versioned<T> {
   version: number;
 }
 
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
+export type { Page };
 
 /** One write of a transaction, and the error to raise when its condition fails. */
 export interface TransactionOp {

@@ -429,3 +429,21 @@ export function revertedFeature(current: StoredFeature, revision: Pick<FeatureRe
   }
   return { ...current, defaultValue: revision.defaultValue ?? current.defaultValue, environments };
 }
+
+const enabledIn = (feature: FeatureContent | undefined, environments: string[]) =>
+  feature ? environments.filter((env) => feature.environments[env]?.enabled) : [];
+
+/**
+ * The environments whose SDK payload a change publishes to, for the `publishFeatures` check, as GrowthBook
+ * decides: when only environments' rules or on/off states change, those environments; when anything else
+ * that SDKs see changes (default value, prerequisites, archiving, ...), every environment the feature is on
+ * in, before or after. A create or delete publishes to every environment the feature is on in.
+ */
+export function publishedEnvironments(before: FeatureContent | undefined, after: FeatureContent | undefined, environments: string[]): string[] {
+  const on = [...new Set([...enabledIn(before, environments), ...enabledIn(after, environments)])];
+  if (!before || !after) return on;
+  const settings = (feature: FeatureContent, env: string) => canonicalJson(feature.environments[env] ?? defaultSettings());
+  const changed = environments.filter((env) => settings(before, env) !== settings(after, env));
+  const unscoped = ({ environments: _e, ...feature }: FeatureContent) => ({ ...feature, environments: {} });
+  return sameContent(unscoped(before), unscoped(after)) ? changed : on;
+}

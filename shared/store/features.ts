@@ -31,34 +31,8 @@ export const features = repository<StoredFeature>({ type: 'FEATURE', label: 'Fea
 /** Each environment's parent: feature writes keep child environments' payload entries in step. */
 export const readEnvironmentParents = async (orgId: string) => environmentParents(await environments.all(orgId));
 
-/**
- * A feature write's options: `environments` is the organization's environment list when the
- * request already started reading it (for ids and defaults), so the write's first attempt takes
- * parents from it instead of reading the list again; a retry reads it afresh.
- */
-export interface FeatureWriteOptions {
-  environments?: Promise<StoredEnvironment[]>;
-}
-
-/**
- * The organization's environments, read once per request and started now: `list` goes to a feature
- * write's options (`environments`), `ids()` to the answer and the change.
- */
-export function startEnvironmentsRead(orgId: string): { list: Promise<StoredEnvironment[]>; ids: () => Promise<string[]> } {
-  const list = startEarly(environments.all(orgId));
-  return { list, ids: async () => (await list).map((environment) => environment.id) };
-}
-
-const parentsFor = (orgId: string, attempt: number, options: FeatureWriteOptions) =>
-  attempt === 1 && options.environments ? options.environments.then(environmentParents) : readEnvironmentParents(orgId);
 const servedSomewhere = (feature: FeatureContent | undefined) =>
   !!feature && !feature.archived && Object.values(feature.environments).some((settings) => settings.enabled);
-
-/** A lost race is retried, never shown to the client: enough attempts, with a growing pause, for dozens of writers at once. */
-const CHANGE_ATTEMPTS = 15;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
-/** After this many lost races, a create marks the page index stale instead of appending to it (no read, no version to lose). */
-const EXACT_LIST_ATTEMPTS = 2;
 
 /** Who publishes a change, and why; recorded in the feature's revision. */
 export interface ChangeAuthor {
@@ -193,79 +167,37 @@ async function prepareListChanges(
   return features.prepareListChange(orgId);
 }
 
-const isRetryable = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
-
-/** Runs `attempt` until its transaction goes through, re-reading on every lost race. */
-async function withRetries<T>(attempt: (n: number) => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt(n);
-    } catch (error) {
-      if (!isRetryable(error) || n === CHANGE_ATTEMPTS) throw error;
-      await backoff(n);
-    }
-  }
-}
-
-/** Creates a feature with revision 1 and puts it in the payload of every environment it is on in; 409 when the id is taken. */
-export async function createFeature(
-  orgId: string,
-  feature: FeatureContent,
-  author: ChangeAuthor,
-  options: FeatureWriteOptions = {},
-): Promise<StoredFeature> {
-  return withRetries(async (n) => {
-    const parents = n === 1 && options.environments ? await parentsFor(orgId, n, options) : undefined;
-    const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }], { exactList: n <= EXACT_LIST_ATTEMPTS, parents });
-    await transact(ops);
-    return created!;
-  });
-}
-
 /**
- * Read-modify-write of one feature: `change` gets the current feature and returns the next one (it
- * may throw to refuse). A change that alters nothing writes nothing and makes no revision.
+ * Writes one atomic change of features (see `prepareFeatureChanges`) and answers the features as
+ * written. A `conflict` ConflictError means another write went first: read again and retry.
  */
-export async function changeFeature(
+export async function writeFeatureChanges(
   orgId: string,
-  id: string,
-  change: (current: StoredFeature) => StoredFeature | Promise<StoredFeature>,
-  author: ChangeAuthor,
-  options: FeatureWriteOptions = {},
-): Promise<StoredFeature> {
-  return withRetries(async (n) => {
-    const [current, parents] = await Promise.all([features.read(orgId, id), parentsFor(orgId, n, options)]);
-    if (!current) throw new NotFoundError(`Feature ${id} not found`);
-    const next = await change(current.entity);
-    if (sameContent(current.entity, next)) return current.entity;
-    const { features: [changed], ops } = await prepareFeatureChanges(orgId, [{ current, next, author }], { parents });
-    await transact(ops);
-    return changed!;
-  });
+  changes: FeatureChange[],
+  options: { exactList?: boolean; parents?: EnvironmentParents } = {},
+): Promise<Array<StoredFeature | undefined>> {
+  const { features: written, ops } = await prepareFeatureChanges(orgId, changes, options);
+  await transact(ops);
+  return written;
 }
 
 /** DynamoDB's limit of items in one TransactWriteItems call. */
 const TRANSACTION_MAX_ITEMS = 100;
 
 /**
- * Deletes a feature (after `check` accepts it), its revisions, and its entries in the SDK payloads;
- * 404 when unknown. The revisions (numbered 1 to the feature's revision) go in the same transaction,
- * so a crash leaves none behind; a feature with more revisions than that transaction has room for
- * has them deleted right after it instead.
+ * Deletes a feature as read (conditional on that version), its revisions, and its entries in the SDK
+ * payloads. The revisions (numbered 1 to the feature's revision) go in the same transaction, so a crash
+ * leaves none behind; a feature with more revisions than that transaction has room for has them deleted
+ * right after it instead.
  */
-export async function removeFeature(orgId: string, id: string, check: (current: StoredFeature) => void): Promise<void> {
-  const cleanedUp = await withRetries(async () => {
-    const current = await features.read(orgId, id);
-    if (!current) throw new NotFoundError(`Feature ${id} not found`);
-    check(current.entity);
-    const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
-    const revisions = current.entity.revision.version;
-    const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;
-    if (fits) ops.push(...Array.from({ length: revisions }, (_, i) => deleteRevisionOp(orgId, id, i + 1)));
-    await transact(ops);
-    return fits;
-  });
-  if (!cleanedUp) await deleteRevisions(orgId, id);
+export async function removeFeature(orgId: string, current: Versioned<StoredFeature>): Promise<void> {
+  const id = current.entity.id;
+  const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
+  const revisions = current.entity.revision.version;
+  const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;
+  if (fits) ops.push(...Array.from({ length: revisions }, (_, i) => deleteRevisionOp(orgId, id, i + 1)));
+  await transact(ops);
+  if (!fits) await deleteRevisions(orgId, id);
 }
 
 function deleteRevisionOp(orgId: string, id: string, version: number): TransactionOp {
@@ -375,93 +307,9 @@ export async function allFeatures(orgId: string, filter: FeatureFilter): Promise
   return features.getMany(orgId, await featureIds(orgId, filter));
 }
 
-/**
- * Refuses references a change introduces to things that do not exist (prerequisite features, saved
- * groups, experiments; 400 naming the field) and prerequisites that would form a cycle. References
- * `current` already had are not re-checked, so a later deletion elsewhere does not block unrelated edits.
- * Returns the saved groups and experiments it read, for `presentFeatures`.
- */
-export async function assertReferencesValid(orgId: string, feature: FeatureContent, current?: FeatureContent): Promise<KnownReferences> {
-  const refs = featureReferences(feature);
-  const before = current ? featureReferences(current) : undefined;
-  const added = (kind: 'features' | 'savedGroups' | 'experiments') =>
-    new Map([...refs[kind]].filter(([id]) => !before?.[kind].has(id)));
-  const [newFeatures, newGroups, newExperiments] = [added('features'), added('savedGroups'), added('experiments')];
-  const selfReference = refs.features.get(feature.id);
-  if (selfReference) throw new InvalidInputError(`Request body: [${selfReference}] a feature cannot be its own prerequisite`);
-  const [parents, groups, found] = await Promise.all([
-    features.getMany(orgId, [...newFeatures.keys()]),
-    savedGroups.getMany(orgId, [...newGroups.keys()]),
-    experiments.getMany(orgId, [...refs.experiments.keys()]),
-  ]);
-  const assertFound = (wanted: Map<string, string>, present: Array<{ id: string }>, what: string) => {
-    const ids = new Set(present.map((item) => item.id));
-    for (const [id, field] of wanted) {
-      if (!ids.has(id)) throw new InvalidInputError(`Request body: [${field}] ${what} ${id} does not exist`);
-    }
-  };
-  assertFound(newFeatures, parents, 'feature');
-  assertFound(newGroups, groups, 'saved group');
-  assertFound(newExperiments, found, 'experiment');
-  assertVariationsKnown(feature, found);
-  // Only a new prerequisite can close a cycle.
-  if (newFeatures.size) await assertNoCycle(orgId, feature, await features.getMany(orgId, [...refs.features.keys()]));
-  return { savedGroups: groups, experiments: found };
-}
-
-/** An experiment-ref rule may only give values for variations its experiment has. */
-function assertVariationsKnown(feature: FeatureContent, found: Array<{ id: string; variations?: Array<{ variationId: string }> }>): void {
-  const variationsOf = new Map(found.map((experiment) => [experiment.id, new Set((experiment.variations ?? []).map((v) => v.variationId))]));
-  for (const [env, settings] of Object.entries(feature.environments)) {
-    settings.rules.forEach((rule, i) => {
-      if (rule.type !== 'experiment-ref') return;
-      const known = variationsOf.get(rule.experimentId);
-      rule.variations.forEach((variation, j) => {
-        if (known && !known.has(variation.variationId)) {
-          throw new InvalidInputError(
-            `Request body: [environments.${env}.rules.${i}.variations.${j}.variationId] experiment ${rule.experimentId} has no variation ${variation.variationId}`,
-          );
-        }
-      });
-    });
-  }
-}
-
-/** Walks the prerequisite graph from the feature's prerequisites, one batch read per level. */
-async function assertNoCycle(orgId: string, feature: FeatureContent, parents: StoredFeature[]): Promise<void> {
-  const graph = new Map<string, string[]>([[feature.id, prerequisiteIds(feature)]]);
-  let frontier = parents;
-  while (frontier.length) {
-    for (const parent of frontier) graph.set(parent.id, prerequisiteIds(parent));
-    const unseen = [...new Set(frontier.flatMap((parent) => graph.get(parent.id)!))].filter((id) => !graph.has(id));
-    frontier = unseen.length ? await features.getMany(orgId, unseen) : [];
-    for (const id of unseen) if (!graph.has(id)) graph.set(id, []);
-  }
-  const cycle = findCycle(feature.id, (id) => graph.get(id) ?? []);
-  if (cycle) throw new InvalidInputError(`Request body: [prerequisites] would form a cycle: ${cycle.join(' -> ')}`);
-}
-
 /** The organization's environment ids, in creation order. */
 export async function environmentIds(orgId: string): Promise<string[]> {
   return (await environments.all(orgId)).map((environment) => environment.id);
-}
-
-/**
- * Features in their API shape: an entry for every environment of the organization, each with the
- * SDK `definition` where the feature is served (reading the saved groups and experiments named).
- * What the request already read (the environment ids, saved groups, experiments) is not read again.
- */
-export async function presentFeatures(orgId: string, stored: StoredFeature[], known: KnownReferences & { environments?: string[] } = {}) {
-  const envs = known.environments ?? (await environmentIds(orgId));
-  const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
-  const refs = await loadPayloadReferences(orgId, entries, known);
-  const now = new Date();
-  return stored.map((feature) =>
-    toApiFeature(feature, envs, (env) => {
-      const entry = payloadEntry(feature, env);
-      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs, { now }));
-    }),
-  );
 }
 
 /** How many features have a rule that references the experiment (any environment). */

@@ -245,6 +245,88 @@ describe('roles that add up', () => {
   });
 });
 
+describe('an engineer limited to production, on every write that publishes', () => {
+  let token: string;
+  let limitedFeature: string;
+  beforeAll(async () => {
+    clearAuthCache();
+    ({ token } = await memberWithToken('engineer', [], ['production']));
+    limitedFeature = (
+      await asAdmin('POST', '/features', {
+        id: `limited-${unique()}`,
+        valueType: 'boolean',
+        defaultValue: 'false',
+        environments: { production: { enabled: true, rules: [] }, dev: { enabled: true, rules: [] } },
+      })
+    ).body.feature.id;
+  });
+  const rule = { type: 'force', value: 'true', condition: '{"country":"US"}' };
+  const as = (method: string, path: string, body?: unknown) => api.request(method, `${v1}${path}`, { key: token, body });
+  const stored = async () => (await asAdmin('GET', `/features/${limitedFeature}`)).body.feature;
+
+  it('creates a feature with rules in production only, and is refused one with rules in dev', async () => {
+    const inProduction = await as('POST', '/features', {
+      id: `f-${unique()}`,
+      valueType: 'boolean',
+      defaultValue: 'false',
+      environments: { production: { enabled: true, rules: [rule] }, dev: { enabled: false, rules: [] } },
+    });
+    const inDev = await as('POST', '/features', {
+      id: `f-${unique()}`,
+      valueType: 'boolean',
+      defaultValue: 'false',
+      environments: { production: { enabled: false, rules: [] }, dev: { enabled: true, rules: [rule] } },
+    });
+
+    expect([inProduction.status, inDev.status]).toEqual([200, 403]);
+    expect(inDev.body.message).toMatch(/publishFeatures permission for environments dev/);
+  });
+
+  it('changes production rules, is refused dev rules, and leaves the feature unchanged when refused', async () => {
+    const before = await stored();
+
+    const dev = await as('POST', `/features/${limitedFeature}`, { environments: { dev: { rules: [rule] } } });
+    const unchanged = await stored();
+    const production = await as('POST', `/features/${limitedFeature}`, { environments: { production: { rules: [rule] } } });
+
+    expect([dev.status, production.status]).toEqual([403, 200]);
+    expect(unchanged.dateUpdated).toBe(before.dateUpdated);
+    expect(production.body.feature.environments.production.rules).toHaveLength(1);
+  });
+
+  it('is refused a change of the default value, which every environment the feature is on in serves', async () => {
+    const response = await as('POST', `/features/${limitedFeature}`, { defaultValue: 'true' });
+
+    expect(response.status).toBe(403);
+    expect(response.body.message).toMatch(/environments production, dev/);
+  });
+
+  it('is refused a revert or a delete of a feature on in dev', async () => {
+    const changed = await asAdmin('POST', `/features/${limitedFeature}`, { defaultValue: 'true' });
+    const version = changed.body.feature.revision.version;
+
+    const revert = await as('POST', `/features/${limitedFeature}/revert`, { revision: version - 1 });
+    const remove = await as('DELETE', `/features/${limitedFeature}`);
+
+    expect([revert.status, remove.status]).toEqual([403, 403]);
+    expect((await asAdmin('GET', `/features/${limitedFeature}`)).status).toBe(200);
+  });
+});
+
+describe('moving a feature out of its project', () => {
+  it('needs the permission outside any project: a project engineer is refused {"project": ""}', async () => {
+    clearAuthCache();
+    const member = await memberWithToken('noaccess', [{ project: projectA, role: 'engineer', environments: [] }]);
+    const id = (await asAdmin('POST', '/features', { id: `moved-${unique()}`, valueType: 'boolean', defaultValue: 'false', project: projectA })).body.feature.id;
+
+    const inProject = await api.request('POST', `${v1}/features/${id}`, { key: member.token, body: { description: 'mine' } });
+    const moved = await api.request('POST', `${v1}/features/${id}`, { key: member.token, body: { project: '' } });
+
+    expect([inProject.status, moved.status]).toEqual([200, 403]);
+    expect((await asAdmin('GET', `/features/${id}`)).body.feature.project).toBe(projectA);
+  });
+});
+
 describe('where a role is named', () => {
   it.each(['collaborator', 'visualEditor', 'analyst', 'gbDefault_projectAdmin'] as const)('sets a member to %s', async (role) => {
     const member = await memberWithToken('readonly');

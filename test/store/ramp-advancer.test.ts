@@ -5,7 +5,7 @@ import { createRampScheduleBody } from '../../shared/contracts/ramp-schedules';
 import { newFeature } from '../../shared/domain/features';
 import { newRampSchedule } from '../../shared/domain/ramp-definition';
 import { db, tableName } from '../../shared/db/client';
-import { createFeature, featureRevisions, features } from '../../shared/store/features';
+import { writeFeatureChanges, featureRevisions, features } from '../../shared/store/features';
 import { newId } from '../../shared/ids';
 import { keys } from '../../shared/db/keys';
 import { createOrganization } from '../../shared/store/organizations';
@@ -48,7 +48,7 @@ async function seedOne(orgId: string, n: number): Promise<Seeded> {
     },
     { environments: ['production', 'dev'], owner: { owner: '' } },
   );
-  const feature = await createFeature(orgId, content, { by: 'test', comment: 'Created' });
+  const [feature] = await writeFeatureChanges(orgId, [{ next: content, author: { by: 'test', comment: 'Created' } }]);
   const body = createRampScheduleBody.parse({ name: `Ramp ${n}`, featureId, ruleId: 'fr_ramp', steps, startDate: T.toISOString() });
   const schedule = newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: orgId, feature });
   await insertRampSchedule(orgId, schedule);

@@ -9,6 +9,7 @@ import {
   mergeEnvironments,
   newFeature,
   normaliseRules,
+  publishedEnvironments,
   sameContent,
   toApiFeature,
   type StoredFeature,
@@ -236,5 +237,30 @@ describe('toApiFeature', () => {
       staging: { enabled: false, defaultValue: '{}', rules: [] },
     });
     expect(api).not.toHaveProperty('jsonSchema');
+  });
+});
+
+describe('publishedEnvironments', () => {
+  const envs = ['production', 'dev', 'staging'];
+  const rule = { id: 'fr_1', type: 'force', value: 'true', condition: '', enabled: true, description: '' } as never;
+
+  it('is the environments whose rules or state change, when nothing else changes', () => {
+    const before = stored();
+    const after = stored({ environments: { ...before.environments, dev: { enabled: true, rules: [rule] } } });
+
+    expect(publishedEnvironments(before, after, envs)).toEqual(['dev']);
+  });
+
+  it('is every environment the feature is on in, before or after, when the default value changes', () => {
+    const before = stored();
+    const after = stored({ defaultValue: 'true', environments: { ...before.environments, staging: { enabled: true, rules: [] } } });
+
+    expect(publishedEnvironments(before, after, envs)).toEqual(['production', 'staging']);
+  });
+
+  it('is every environment the feature is on in for a create or a delete, and none when nothing changes', () => {
+    expect(publishedEnvironments(undefined, stored(), envs)).toEqual(['production']);
+    expect(publishedEnvironments(stored(), undefined, envs)).toEqual(['production']);
+    expect(publishedEnvironments(stored(), stored({ dateUpdated: '2025-01-01T00:00:00.000Z' }), envs)).toEqual([]);
   });
 });

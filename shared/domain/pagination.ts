@@ -1,4 +1,8 @@
-import type { Page } from '../db/repository';
+/** One page of a list, with the number of items in the whole list. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
 
 /** The pagination fields of a list answer, as BEHAVIOR.md defines them. */
 export function paginated<K extends string, T>(

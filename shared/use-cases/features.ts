@@ -1,0 +1,229 @@
+import type * as z from 'zod/mini';
+import * as contract from '../contracts/features';
+import { revertFeature as revertSpec } from '../contracts/feature-cleanup';
+import type { UseCaseInput } from '../contracts/spec';
+import { allInOrder, startEarly } from '../concurrency';
+import { InvalidInputError, NotFoundError } from '../errors';
+import { assertCan, type Principal } from '../permissions';
+import { retryOnConflict } from '../db/optimistic';
+import {
+  applyFeatureUpdate,
+  applyToggle,
+  authorOf,
+  featureAtRevision,
+  newFeature,
+  publishedEnvironments,
+  revertedFeature,
+  sameContent,
+  toggleOn,
+  toRevisionView,
+  type FeatureContent,
+  type StoredFeature,
+} from '../domain/features';
+import { environmentParents } from '../domain/environment-inheritance';
+import { environments as environmentStore, type StoredEnvironment } from '../store/environments';
+import { paginated } from '../domain/pagination';
+import { assertReferencesValid, presentFeatures } from './feature-references';
+import {
+  allFeatures,
+  environmentIds,
+  featureRevision,
+  features,
+  latestFeatureRevisions,
+  listFeaturePage,
+  removeFeature,
+  writeFeatureChanges,
+  type ChangeAuthor,
+  type FeatureFilter,
+} from '../store/features';
+import { ownerForCreate, resolveOwner } from '../store/members';
+import type { KnownReferences } from '../store/payload-references';
+import { assertProjectsExist, projects } from '../store/projects';
+import { findSdkKey } from '../store/sdk-connections';
+
+type Response<Spec extends { response: z.core.$ZodType }> = Promise<z.input<Spec['response']>>;
+
+const projectsOf = (feature: Pick<FeatureContent, 'project'>) => (feature.project ? [feature.project] : []);
+
+/**
+ * The organization's environments, started at once so the read goes out beside the feature's; a retry
+ * (after a lost race, perhaps to an environment change) reads them afresh.
+ */
+function environmentsFor(orgId: string) {
+  const first = startEarly(environmentStore.all(orgId));
+  return (attempt: number): Promise<StoredEnvironment[]> => (attempt === 1 ? first : environmentStore.all(orgId));
+}
+
+/** What a change decides from the live feature: the next content, and the references it read while validating. */
+interface Decision {
+  next: StoredFeature;
+  read?: KnownReferences;
+}
+
+/**
+ * The one path every change of a live feature takes (update, toggle, revert; drafts' publishes next):
+ * read the feature, check the caller may change it, let `decide` work out the next content, check that
+ * the caller may publish where it changes what SDKs see, write the feature, its revision and its
+ * payload entries in one transaction conditional on the version read, and answer the feature as
+ * presented. A lost race reads everything again.
+ */
+async function changeFeature(
+  auth: Principal,
+  id: string,
+  decide: (current: StoredFeature, environments: string[]) => Decision | Promise<Decision>,
+  author: ChangeAuthor,
+) {
+  const environments = environmentsFor(auth.orgId);
+  const { changed, read, ids } = await retryOnConflict(async (attempt) => {
+    const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
+    if (!current) throw new NotFoundError(`Feature ${id} not found`);
+    assertCan(auth, 'manageFeatures', projectsOf(current.entity));
+    const ids = all.map((environment) => environment.id);
+    const { next, read } = await decide(current.entity, ids);
+    if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
+    assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author }], { parents: environmentParents(all) });
+    return { changed: changed!, read, ids };
+  });
+  const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
+  return { feature };
+}
+
+/** `POST /features`: a new feature with revision 1, in the payload of every environment it is on in. */
+export async function postFeature({ auth, body }: UseCaseInput<typeof contract.postFeature>): Response<typeof contract.postFeature> {
+  const [, owner, all] = await allInOrder([
+    body.project ? assertProjectsExist(auth.orgId, [body.project], 'project') : undefined,
+    ownerForCreate(auth.orgId, body.owner, auth.memberId),
+    environmentStore.all(auth.orgId),
+  ]);
+  const ids = all.map((environment) => environment.id);
+  const defaultStates = Object.fromEntries(all.map((environment) => [environment.id, environment.defaultState]));
+  const content = newFeature(body, { environments: ids, owner, defaultStates });
+  assertCan(auth, 'manageFeatures', projectsOf(content));
+  assertCan(auth, 'publishFeatures', projectsOf(content), publishedEnvironments(undefined, content, ids));
+  const read = await assertReferencesValid(auth.orgId, content);
+  const author = authorOf(auth, 'Created via the REST API');
+  const created = await retryOnConflict((attempt) =>
+    writeFeatureChanges(auth.orgId, [{ next: content, author }], { parents: environmentParents(all), exactList: attempt <= 2 }),
+  );
+  const [feature] = await presentFeatures(auth.orgId, [created[0]!], { environments: ids, ...read });
+  return { feature };
+}
+
+/** `POST /features/{id}`: a partial update, as BEHAVIOR.md merges it. */
+export async function updateFeature({ auth, params, body }: UseCaseInput<typeof contract.updateFeature>): Response<typeof contract.updateFeature> {
+  return changeFeature(
+    auth,
+    params.id,
+    async (current, environments) => {
+      // `""` moves the feature out of its project: that too needs the permission where it lands (globally).
+      if (body.project !== undefined) {
+        assertCan(auth, 'manageFeatures', body.project ? [body.project] : []);
+        if (body.project && !(await projects.find(auth.orgId, body.project))) {
+          throw new InvalidInputError(`Request body: [project] project ${body.project} does not exist`);
+        }
+      }
+      const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
+      const next = applyFeatureUpdate(current, body, { environments, owner });
+      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+    },
+    authorOf(auth, 'Updated via the REST API'),
+  );
+}
+
+/** `POST /features/{id}/toggle`: on or off per environment; a role limited to some environments toggles only those. */
+export async function toggleFeature({ auth, params, body }: UseCaseInput<typeof contract.toggleFeature>): Response<typeof contract.toggleFeature> {
+  const toggles = Object.fromEntries(Object.entries(body.environments).map(([env, value]) => [env, toggleOn(value)]));
+  return changeFeature(
+    auth,
+    params.id,
+    (current, environments) => {
+      // As GrowthBook: the environments named must be publishable, whether or not the toggle changes them.
+      assertCan(auth, 'publishFeatures', projectsOf(current), Object.keys(toggles));
+      return { next: applyToggle(current, toggles, environments) };
+    },
+    authorOf(auth, body.reason || 'Toggled via the REST API'),
+  );
+}
+
+/** `POST /features/{id}/revert`: an earlier revision's value and rules published again, as a new revision. */
+export async function revertFeature({ auth, params, body }: UseCaseInput<typeof revertSpec>): Response<typeof revertSpec> {
+  return changeFeature(
+    auth,
+    params.id,
+    async (current) => {
+      const revision = await featureRevision(auth.orgId, current.id, body.revision);
+      if (!revision) throw new InvalidInputError(`Request body: [revision] feature ${current.id} has no revision ${body.revision}`);
+      if (revision.version === current.revision.version) {
+        throw new InvalidInputError(`Request body: [revision] ${body.revision} is the live revision; can only revert to a previously published one`);
+      }
+      const next = revertedFeature(current, revision);
+      // What the old revision named may have been deleted since.
+      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+    },
+    authorOf(auth, body.comment || `Reverted to revision ${body.revision}`),
+  );
+}
+
+/** `DELETE /features/{id}`: the feature, its revisions and its payload entries. */
+export async function deleteFeature({ auth, params }: UseCaseInput<typeof contract.deleteFeature>): Response<typeof contract.deleteFeature> {
+  await retryOnConflict(async () => {
+    const current = await features.read(auth.orgId, params.id);
+    if (!current) throw new NotFoundError(`Feature ${params.id} not found`);
+    assertCan(auth, 'manageFeatures', projectsOf(current.entity));
+    // The environments it has settings in are the ones it can be on in: no need to read the organization's list.
+    const configured = Object.keys(current.entity.environments);
+    assertCan(auth, 'publishFeatures', projectsOf(current.entity), publishedEnvironments(current.entity, undefined, configured));
+    await removeFeature(auth.orgId, current);
+  });
+  return { deletedId: params.id };
+}
+
+/** GrowthBook lists a feature's newest revisions only, ten of them, newest first. */
+const REVISIONS_LISTED = 10;
+
+/** `GET /features/{id}`, with `withRevisions` the newest published revisions as served. */
+export async function getFeature({ auth, params, query }: UseCaseInput<typeof contract.getFeature>): Response<typeof contract.getFeature> {
+  const wanted = query.withRevisions ?? 'none';
+  // Every change is published at once, so there are never drafts: `all` and `published` list the same.
+  const listed = wanted === 'all' || wanted === 'published';
+  // Independent reads go out together: latency is one round trip, not three.
+  const [stored, environments, revisions] = await Promise.all([
+    features.get(auth.orgId, params.id),
+    environmentIds(auth.orgId),
+    listed ? latestFeatureRevisions(auth.orgId, params.id, REVISIONS_LISTED) : [],
+  ]);
+  // One presentation for the feature and its revisions, so the references they name are read once.
+  const asServed = revisions.map((revision) => featureAtRevision(stored, revision, environments));
+  const [feature, ...served] = await presentFeatures(auth.orgId, [stored, ...asServed], { environments });
+  if (wanted === 'none') return { feature: feature! };
+  return { feature: { ...feature!, revisions: revisions.map((revision, i) => toRevisionView(revision, served[i]!, environments)) } };
+}
+
+/** `skipPagination` is a self-hosting escape hatch: honoured only when the deployment opts in. */
+const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW_SKIP_PAGINATION ?? '');
+
+/** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
+export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
+  const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [] };
+  if (query.clientKey) {
+    const connection = await findSdkKey(query.clientKey);
+    if (!connection || connection.orgId !== auth.orgId) {
+      throw new InvalidInputError(`Querystring: [clientKey] no SDK connection has the key ${query.clientKey}`);
+    }
+    // What the connection serves: on in its environment (and not archived), in one of its projects if it names any.
+    filter.all.push(`env:${connection.environment}`);
+    if (connection.projects.length) filter.any = connection.projects.map((project) => `project:${project}`);
+  }
+  if (query.skipPagination && skipPaginationAllowed()) {
+    const [all, environments] = await Promise.all([allFeatures(auth.orgId, filter), environmentIds(auth.orgId)]);
+    const items = await presentFeatures(auth.orgId, all, { environments });
+    return { features: items, limit: items.length, offset: 0, count: items.length, total: items.length, hasMore: false, nextOffset: null };
+  }
+  // Independent reads go out together: the page and the organization's environments.
+  const [page, environments] = await Promise.all([
+    listFeaturePage(auth.orgId, { limit: query.limit, offset: query.offset, filter }),
+    environmentIds(auth.orgId),
+  ]);
+  return paginated('features', { items: await presentFeatures(auth.orgId, page.items, { environments }), total: page.total }, query);
+}
