@@ -1,9 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/permissions';
 import { deleteArchetype } from '../../shared/contracts/archetypes';
-import { archetypes } from '../../shared/store/archetypes';
+import * as archetypes from '../../shared/use-cases/archetypes';
 
-export const handler = endpoint(deleteArchetype, async ({ params, auth }) => {
-  await archetypes.remove(auth.orgId, params.id, (archetype) => assertCan(auth, deleteArchetype.permission, archetype.projects));
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteArchetype, archetypes.deleteArchetype);

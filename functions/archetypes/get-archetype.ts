@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getArchetype } from '../../shared/contracts/archetypes';
-import { archetypes } from '../../shared/store/archetypes';
+import * as archetypes from '../../shared/use-cases/archetypes';
 
-export const handler = endpoint(getArchetype, async ({ params, auth }) => ({
-  archetype: await archetypes.get(auth.orgId, params.id),
-}));
+export const handler = endpoint(getArchetype, archetypes.getArchetype);

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listArchetypes } from '../../shared/contracts/archetypes';
-import { archetypes } from '../../shared/store/archetypes';
+import * as archetypes from '../../shared/use-cases/archetypes';
 
-export const handler = endpoint(listArchetypes, async ({ auth }) => ({ archetypes: await archetypes.all(auth.orgId) }));
+export const handler = endpoint(listArchetypes, archetypes.listArchetypes);

@@ -1,23 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/permissions';
 import { postArchetype } from '../../shared/contracts/archetypes';
-import { archetypes } from '../../shared/store/archetypes';
-import { newId } from '../../shared/ids';
-import { ownerForCreate } from '../../shared/store/members';
-import { assertProjectsExist } from '../../shared/store/projects';
+import * as archetypes from '../../shared/use-cases/archetypes';
 
-export const handler = endpoint(postArchetype, async ({ body, auth }) => {
-  assertCan(auth, postArchetype.permission, body.projects);
-  await assertProjectsExist(auth.orgId, body.projects);
-  const { owner: ownerInput, ...fields } = body;
-  const owner = await ownerForCreate(auth.orgId, ownerInput, auth.memberId);
-  const archetype = await archetypes.create(auth.orgId, {
-    id: newId('sam_'),
-    description: '',
-    attributes: {},
-    projects: [],
-    ...fields,
-    ...owner,
-  });
-  return { archetype };
-});
+export const handler = endpoint(postArchetype, archetypes.postArchetype);

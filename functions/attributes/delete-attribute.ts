@@ -1,9 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/permissions';
 import { deleteAttribute } from '../../shared/contracts/attributes';
-import { attributes } from '../../shared/store/attributes';
+import * as attributes from '../../shared/use-cases/attributes';
 
-export const handler = endpoint(deleteAttribute, async ({ params, auth }) => {
-  await attributes.remove(auth.orgId, params.property, (attribute) => assertCan(auth, deleteAttribute.permission, attribute.projects));
-  return { deletedProperty: params.property };
-});
+export const handler = endpoint(deleteAttribute, attributes.deleteAttribute);

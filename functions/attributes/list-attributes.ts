@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listAttributes } from '../../shared/contracts/attributes';
-import { attributes, toAttribute } from '../../shared/store/attributes';
+import * as attributes from '../../shared/use-cases/attributes';
 
-export const handler = endpoint(listAttributes, async ({ auth }) => ({
-  attributes: (await attributes.all(auth.orgId)).map(toAttribute),
-}));
+export const handler = endpoint(listAttributes, attributes.listAttributes);

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getCustomField } from '../../shared/contracts/custom-fields';
-import { customFields } from '../../shared/store/custom-fields';
+import * as customFields from '../../shared/use-cases/custom-fields';
 
-export const handler = endpoint(getCustomField, async ({ params, auth }) => ({ customField: await customFields.get(auth.orgId, params.id) }));
+export const handler = endpoint(getCustomField, customFields.getCustomField);

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getDashboard } from '../../shared/contracts/dashboards';
-import { dashboards } from '../../shared/store/dashboards';
+import * as dashboards from '../../shared/use-cases/dashboards';
 
-export const handler = endpoint(getDashboard, async ({ params, auth }) => ({ dashboard: await dashboards.get(auth.orgId, params.id) }));
+export const handler = endpoint(getDashboard, dashboards.getDashboard);

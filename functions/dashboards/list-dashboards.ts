@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listDashboards } from '../../shared/contracts/dashboards';
-import { dashboards } from '../../shared/store/dashboards';
+import * as dashboards from '../../shared/use-cases/dashboards';
 
-export const handler = endpoint(listDashboards, async ({ auth }) => ({ dashboards: await dashboards.all(auth.orgId) }));
+export const handler = endpoint(listDashboards, dashboards.listDashboards);

@@ -1,14 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { updateDataSource } from '../../shared/contracts/data-sources';
-import { allowedEngines, updatedDataSource } from '../../shared/domain/data-sources';
-import { dataSources } from '../../shared/store/data-sources';
-import { assertProjectsExist } from '../../shared/store/projects';
+import * as dataSources from '../../shared/use-cases/data-sources';
 
-export const handler = endpoint(updateDataSource, async ({ params, body, auth }) => {
-  // The body's references are checked after the read, so an unknown data source is 404 first.
-  const dataSource = await dataSources.update(auth.orgId, params.id, async (current) => {
-    await assertProjectsExist(auth.orgId, body.projectIds, 'projectIds');
-    return updatedDataSource(current, body, allowedEngines(process.env.ANALYSIS_ENGINES));
-  });
-  return { dataSource };
-});
+export const handler = endpoint(updateDataSource, dataSources.updateDataSource);

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { deleteDimension } from '../../shared/contracts/dimensions';
-import { dimensions } from '../../shared/store/dimensions';
+import * as dimensions from '../../shared/use-cases/dimensions';
 
-export const handler = endpoint(deleteDimension, async ({ params, auth }) => {
-  await dimensions.remove(auth.orgId, params.id);
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteDimension, dimensions.deleteDimension);

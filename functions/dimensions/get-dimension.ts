@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getDimension } from '../../shared/contracts/dimensions';
-import { dimensions } from '../../shared/store/dimensions';
+import * as dimensions from '../../shared/use-cases/dimensions';
 
-export const handler = endpoint(getDimension, async ({ params, auth }) => ({ dimension: await dimensions.get(auth.orgId, params.id) }));
+export const handler = endpoint(getDimension, dimensions.getDimension);

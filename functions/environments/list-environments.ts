@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listEnvironments } from '../../shared/contracts/environments';
-import { environments, publicEnvironment } from '../../shared/store/environments';
+import * as environments from '../../shared/use-cases/environments';
 
-export const handler = endpoint(listEnvironments, async ({ auth }) => ({
-  environments: (await environments.all(auth.orgId)).map(publicEnvironment),
-}));
+export const handler = endpoint(listEnvironments, environments.listEnvironments);

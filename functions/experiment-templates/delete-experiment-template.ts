@@ -1,11 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { assertCan } from '../../shared/permissions';
 import { deleteExperimentTemplate } from '../../shared/contracts/experiment-templates';
-import { experimentTemplates } from '../../shared/store/experiment-templates';
+import * as experimentTemplates from '../../shared/use-cases/experiment-templates';
 
-export const handler = endpoint(deleteExperimentTemplate, async ({ params, auth }) => {
-  await experimentTemplates.remove(auth.orgId, params.id, (template) =>
-    assertCan(auth, deleteExperimentTemplate.permission, template.project ? [template.project] : []),
-  );
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteExperimentTemplate, experimentTemplates.deleteExperimentTemplate);

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listExperimentTemplates } from '../../shared/contracts/experiment-templates';
-import { experimentTemplates } from '../../shared/store/experiment-templates';
+import * as experimentTemplates from '../../shared/use-cases/experiment-templates';
 
-export const handler = endpoint(listExperimentTemplates, async ({ query, auth }) => {
-  const all = await experimentTemplates.all(auth.orgId);
-  return { experimentTemplates: query.projectId ? all.filter((t) => t.project === query.projectId) : all };
-});
+export const handler = endpoint(listExperimentTemplates, experimentTemplates.listExperimentTemplates);

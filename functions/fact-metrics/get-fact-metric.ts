@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getFactMetric } from '../../shared/contracts/fact-metrics';
-import { factMetrics } from '../../shared/store/fact-metrics';
+import * as factMetrics from '../../shared/use-cases/fact-metrics';
 
-export const handler = endpoint(getFactMetric, async ({ params, auth }) => ({
-  factMetric: await factMetrics.get(auth.orgId, params.id),
-}));
+export const handler = endpoint(getFactMetric, factMetrics.getFactMetric);

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getFactTable } from '../../shared/contracts/fact-tables';
-import { publicFactTable } from '../../shared/domain/fact-tables';
-import { factTables } from '../../shared/store/fact-tables';
+import * as factTables from '../../shared/use-cases/fact-tables';
 
-export const handler = endpoint(getFactTable, async ({ params, auth }) => ({
-  factTable: publicFactTable(await factTables.get(auth.orgId, params.id)),
-}));
+export const handler = endpoint(getFactTable, factTables.getFactTable);

@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getHoldout } from '../../shared/contracts/holdouts';
-import { holdouts } from '../../shared/store/holdouts';
+import * as holdouts from '../../shared/use-cases/holdouts';
 
-export const handler = endpoint(getHoldout, async ({ params, auth }) => ({
-  holdout: await holdouts.get(auth.orgId, params.id),
-}));
+export const handler = endpoint(getHoldout, holdouts.getHoldout);

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { deleteMember } from '../../shared/contracts/member-changes';
-import { removeMember } from '../../shared/store/members';
+import * as members from '../../shared/use-cases/members';
 
-export const handler = endpoint(deleteMember, async ({ params, auth }) => {
-  await removeMember(auth.orgId, params.id);
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteMember, members.deleteMember);

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getMetricGroup } from '../../shared/contracts/metric-groups';
-import { metricGroups } from '../../shared/store/metric-groups';
+import * as metricGroups from '../../shared/use-cases/metric-groups';
 
-export const handler = endpoint(getMetricGroup, async ({ params, auth }) => ({ metricGroup: await metricGroups.get(auth.orgId, params.id) }));
+export const handler = endpoint(getMetricGroup, metricGroups.getMetricGroup);

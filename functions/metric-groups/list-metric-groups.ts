@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listMetricGroups } from '../../shared/contracts/metric-groups';
-import { metricGroups } from '../../shared/store/metric-groups';
+import * as metricGroups from '../../shared/use-cases/metric-groups';
 
-export const handler = endpoint(listMetricGroups, async ({ auth }) => ({ metricGroups: await metricGroups.all(auth.orgId) }));
+export const handler = endpoint(listMetricGroups, metricGroups.listMetricGroups);

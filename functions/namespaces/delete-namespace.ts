@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { deleteNamespace } from '../../shared/contracts/namespaces';
-import { removeNamespace } from '../../shared/store/namespaces';
+import * as namespaces from '../../shared/use-cases/namespaces';
 
-export const handler = endpoint(deleteNamespace, async ({ params, auth }) => {
-  await removeNamespace(auth.orgId, params.id);
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteNamespace, namespaces.deleteNamespace);

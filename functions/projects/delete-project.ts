@@ -1,10 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { deleteProject } from '../../shared/contracts/projects';
-import { assertCan } from '../../shared/permissions';
-import { removeProject } from '../../shared/store/projects';
+import * as projects from '../../shared/use-cases/projects';
 
-export const handler = endpoint(deleteProject, async ({ params, auth }) => {
-  assertCan(auth, deleteProject.permission, [params.id]);
-  await removeProject(auth.orgId, params.id);
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteProject, projects.deleteProject);

@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getProject } from '../../shared/contracts/projects';
-import { projects } from '../../shared/store/projects';
+import * as projects from '../../shared/use-cases/projects';
 
-export const handler = endpoint(getProject, async ({ params, auth }) => ({
-  project: await projects.get(auth.orgId, params.id),
-}));
+export const handler = endpoint(getProject, projects.getProject);

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/domain/pagination';
 import { listProjects } from '../../shared/contracts/projects';
-import { projects } from '../../shared/store/projects';
+import * as projects from '../../shared/use-cases/projects';
 
-export const handler = endpoint(listProjects, async ({ query, auth }) =>
-  paginated('projects', await projects.list(auth.orgId, query), query),
-);
+export const handler = endpoint(listProjects, projects.listProjects);

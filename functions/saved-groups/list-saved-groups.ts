@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { paginated } from '../../shared/domain/pagination';
 import { listSavedGroups } from '../../shared/contracts/saved-groups';
-import { savedGroups } from '../../shared/store/saved-groups';
+import * as savedGroups from '../../shared/use-cases/saved-groups';
 
-export const handler = endpoint(listSavedGroups, async ({ query, auth }) =>
-  paginated('savedGroups', await savedGroups.list(auth.orgId, query), query),
-);
+export const handler = endpoint(listSavedGroups, savedGroups.listSavedGroups);

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { deleteSdkConnection } from '../../shared/contracts/sdk-connections';
-import { deleteSdkConnection as removeSdkConnection } from '../../shared/store/sdk-connections';
+import * as sdkConnections from '../../shared/use-cases/sdk-connections';
 
-export const handler = endpoint(deleteSdkConnection, async ({ params, auth }) => {
-  await removeSdkConnection(auth.orgId, params.id);
-  return { deletedId: params.id };
-});
+export const handler = endpoint(deleteSdkConnection, sdkConnections.deleteSdkConnection);

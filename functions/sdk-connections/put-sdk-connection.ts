@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { putSdkConnection } from '../../shared/contracts/sdk-connections';
-import { assertTargetsExist, updateSdkConnection, withSettings } from '../../shared/store/sdk-connections';
+import * as sdkConnections from '../../shared/use-cases/sdk-connections';
 
-export const handler = endpoint(putSdkConnection, async ({ params, body, auth }) => {
-  await assertTargetsExist(auth.orgId, body);
-  return { sdkConnection: await updateSdkConnection(auth.orgId, params.id, (current) => withSettings(current, body)) };
-});
+export const handler = endpoint(putSdkConnection, sdkConnections.putSdkConnection);

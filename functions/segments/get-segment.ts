@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getSegment } from '../../shared/contracts/segments';
-import { segments } from '../../shared/store/segments';
+import * as segments from '../../shared/use-cases/segments';
 
-export const handler = endpoint(getSegment, async ({ params, auth }) => ({
-  segment: await segments.get(auth.orgId, params.id),
-}));
+export const handler = endpoint(getSegment, segments.getSegment);

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { updateSegmentSingular } from '../../shared/contracts/segments';
-import { applySegmentUpdate } from './update-segment';
+import * as segments from '../../shared/use-cases/segments';
 
-export const handler = endpoint(updateSegmentSingular, applySegmentUpdate);
+export const handler = endpoint(updateSegmentSingular, segments.updateSegment);

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getTeam } from '../../shared/contracts/teams';
-import { teams } from '../../shared/store/teams';
+import * as teams from '../../shared/use-cases/teams';
 
-export const handler = endpoint(getTeam, async ({ params, auth }) => ({ team: await teams.get(auth.orgId, params.id) }));
+export const handler = endpoint(getTeam, teams.getTeam);

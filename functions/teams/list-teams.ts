@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { listTeams } from '../../shared/contracts/teams';
-import { teams } from '../../shared/store/teams';
+import * as teams from '../../shared/use-cases/teams';
 
-export const handler = endpoint(listTeams, async ({ auth }) => ({ teams: await teams.all(auth.orgId) }));
+export const handler = endpoint(listTeams, teams.listTeams);

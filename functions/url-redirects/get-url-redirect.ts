@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getUrlRedirect } from '../../shared/contracts/url-redirects';
-import { urlRedirects } from '../../shared/store/url-redirects';
+import * as urlRedirects from '../../shared/use-cases/url-redirects';
 
-export const handler = endpoint(getUrlRedirect, async ({ params, auth }) => ({ urlRedirect: await urlRedirects.get(auth.orgId, params.id) }));
+export const handler = endpoint(getUrlRedirect, urlRedirects.getUrlRedirect);

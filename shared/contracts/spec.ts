@@ -59,3 +59,6 @@ export interface UseCaseInput<Spec extends EndpointSpec> {
   body: Spec extends EndpointSpec<z.core.$ZodType, z.core.$ZodType, infer B, z.core.$ZodType> ? Input<B> : never;
   auth: Principal;
 }
+
+/** What a use case answers for an endpoint: the response body (before its schema's defaults and transforms). */
+export type UseCaseOutput<Spec extends EndpointSpec> = Promise<z.input<Spec['response']>>;

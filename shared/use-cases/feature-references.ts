@@ -15,8 +15,7 @@ import { savedGroups } from '../store/saved-groups';
 export async function assertReferencesValid(orgId: string, feature: FeatureContent, current?: FeatureContent): Promise<KnownReferences> {
   const refs = featureReferences(feature);
   const before = current ? featureReferences(current) : undefined;
-  const added = (kind: 'features' | 'savedGroups' | 'experiments') =>
-    new Map([...refs[kind]].filter(([id]) => !before?.[kind].has(id)));
+  const added = (kind: 'features' | 'savedGroups' | 'experiments') => new Map([...refs[kind]].filter(([id]) => !before?.[kind].has(id)));
   const [newFeatures, newGroups, newExperiments] = [added('features'), added('savedGroups'), added('experiments')];
   const selfReference = refs.features.get(feature.id);
   if (selfReference) throw new InvalidInputError(`Request body: [${selfReference}] a feature cannot be its own prerequisite`);
@@ -89,4 +88,3 @@ export async function presentFeatures(orgId: string, stored: StoredFeature[], kn
     }),
   );
 }
-

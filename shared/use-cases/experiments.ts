@@ -1,0 +1,189 @@
+import * as contract from '../contracts/experiment-status';
+import * as experimentsContract from '../contracts/experiments';
+import { type PostExperimentBody } from '../contracts/experiments';
+import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
+import { assertReferences } from '../db/repository';
+import {
+  assertNotHoldout,
+  futureStart,
+  incompleteChecklist,
+  rescheduledExperiment,
+  stagedStart,
+  startedExperiment,
+  stoppedExperiment,
+} from '../domain/experiment-status';
+import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
+import { paginated } from '../domain/pagination';
+import { ConflictError, InvalidInputError } from '../errors';
+import { assertCan } from '../permissions';
+import { dashboards } from '../store/dashboards';
+import { changeExperiment } from '../store/experiment-schedule';
+import { experimentTemplates } from '../store/experiment-templates';
+import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
+import { features, linkedFeatureCount } from '../store/features';
+import { ownerForCreate, resolveOwner } from '../store/members';
+import { sdkConnections } from '../store/sdk-connections';
+
+/** GrowthBook's wording for a staged start, e.g. "Jan 5, 2030 at 9:30 AM UTC". */
+const utc = (date: string) => {
+  const at = new Date(date);
+  const day = at.toLocaleString('en-US', { timeZone: 'UTC', month: 'short', day: 'numeric', year: 'numeric' });
+  const time = at.toLocaleString('en-US', { timeZone: 'UTC', hour: 'numeric', minute: '2-digit', hour12: true });
+  return `${day} at ${time} UTC`;
+};
+
+/** The body with the template's fields filled in where the request leaves them out. */
+async function withTemplate(orgId: string, body: PostExperimentBody, now: string): Promise<PostExperimentBody> {
+  if (!body.templateId) return body;
+  const template = await experimentTemplates.find(orgId, body.templateId);
+  if (!template) throw new InvalidInputError(`Request body: [templateId] no experiment template has the id ${body.templateId}`);
+  for (const field of ['datasourceId', 'assignmentQueryId'] as const) {
+    if (body[field] !== undefined)
+      throw new InvalidInputError(`Request body: [${field}] comes from the template; leave it out when templateId is given`);
+  }
+  return { ...templateDefaults(template, now), ...body };
+}
+
+/** `GET /experiment-names`: the id and name of every experiment that is not archived. */
+export async function getExperimentNames({
+  query,
+  auth,
+}: UseCaseInput<typeof contract.getExperimentNames>): UseCaseOutput<typeof contract.getExperimentNames> {
+  const found = await experiments.allTagged(auth.orgId, query.projectId ? [`project:${query.projectId}`] : []);
+  return { experiments: found.filter((e) => !e.archived).map((e) => ({ id: e.id, name: e.name })) };
+}
+
+/** `GET /experiments/{id}`: get an experiment. */
+export async function getExperiment({
+  params,
+  auth,
+}: UseCaseInput<typeof experimentsContract.getExperiment>): UseCaseOutput<typeof experimentsContract.getExperiment> {
+  const experiment = await experiments.get(auth.orgId, params.id);
+  return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
+}
+
+/** `GET /experiments`: list experiments. */
+export async function listExperiments({
+  query,
+  auth,
+}: UseCaseInput<typeof experimentsContract.listExperiments>): UseCaseOutput<typeof experimentsContract.listExperiments> {
+  if (query.experimentId && query.trackingKey) {
+    throw new InvalidInputError('Querystring: [experimentId] is the old name of trackingKey; give only one of them');
+  }
+  const trackingKey = query.trackingKey ?? query.experimentId;
+  const tags = [
+    ...(query.projectId ? [`project:${query.projectId}`] : []),
+    ...(query.datasourceId ? [`datasource:${query.datasourceId}`] : []),
+    ...(trackingKey ? [`trackingKey:${trackingKey}`] : []),
+    ...(query.status ? [`status:${query.status}`] : []),
+  ];
+  return paginated('experiments', await experiments.list(auth.orgId, { ...query, tags }), query);
+}
+
+/** `POST /experiments/{id}/start`: start a draft experiment (or stage its scheduled start). */
+export async function postExperimentStart({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof contract.postExperimentStart>): UseCaseOutput<typeof contract.postExperimentStart> {
+  let message: string | undefined;
+  const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
+    assertCan(auth, contract.postExperimentStart.permission, current.project ? [current.project] : []);
+    assertNotHoldout(current);
+    const now = new Date().toISOString();
+    const startAt = futureStart(current, now);
+    if (startAt) {
+      message = `Experiment had a schedule set for a future date and was successfully staged to start on ${utc(startAt)}`;
+      return stagedStart(current, startAt);
+    }
+    if (!body.skipChecklist && current.status === 'draft') {
+      const [linkedFeatures, connections] = await Promise.all([
+        linkedFeatureCount(auth.orgId, current.id),
+        sdkConnections.list(auth.orgId, { limit: 1, offset: 0 }),
+      ]);
+      const missing = incompleteChecklist(current, { linkedFeatures, sdkConnections: connections.total });
+      if (missing.length) {
+        throw new ConflictError(
+          'invalid_status',
+          `The start checklist is incomplete: ${missing.join(', ')} (send skipChecklist: true to start anyway)`,
+        );
+      }
+    }
+    return startedExperiment(current, now);
+  });
+  return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) }, ...(message ? { message } : {}) };
+}
+
+/** `POST /experiments/{id}/stop`: stop a running experiment and record its results, or change the results of a stopped one. */
+export async function postExperimentStop({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof contract.postExperimentStop>): UseCaseOutput<typeof contract.postExperimentStop> {
+  const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
+    assertCan(auth, contract.postExperimentStop.permission, current.project ? [current.project] : []);
+    assertNotHoldout(current);
+    return stoppedExperiment(current, body, new Date().toISOString());
+  });
+  return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
+}
+
+/** `POST /experiments`: create an experiment. */
+export async function postExperiment({
+  body: input,
+  auth,
+}: UseCaseInput<typeof experimentsContract.postExperiment>): UseCaseOutput<typeof experimentsContract.postExperiment> {
+  const now = new Date().toISOString();
+  const body = await withTemplate(auth.orgId, input, now);
+  assertCan(auth, experimentsContract.postExperiment.permission, body.project ? [body.project] : []);
+  // GrowthBook refuses a new experiment whose owner is not a member.
+  const owner = await ownerForCreate(auth.orgId, body.owner, auth.memberId, true);
+  const data = newExperiment(body, owner, now);
+  await Promise.all([
+    assertExperimentReferences(auth.orgId, body, data.settings),
+    assertReferences(auth.orgId, features, phaseReferences(body.phases).features),
+    assertReferences(auth.orgId, dashboards, body.defaultDashboardId ? [{ field: 'defaultDashboardId', id: body.defaultDashboardId }] : []),
+  ]);
+  if (!body.bypassDuplicateKeyCheck) await assertTrackingKeyFree(auth.orgId, body.trackingKey);
+  const experiment = await experiments.create(auth.orgId, data);
+  return { experiment };
+}
+
+/** `PUT /experiments/{id}/schedule`: replace an experiment's scheduled start. */
+export async function putExperimentSchedule({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof contract.putExperimentSchedule>): UseCaseOutput<typeof contract.putExperimentSchedule> {
+  const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
+    assertCan(auth, contract.putExperimentSchedule.permission, current.project ? [current.project] : []);
+    assertNotHoldout(current);
+    return rescheduledExperiment(current, body, new Date().toISOString());
+  });
+  return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
+}
+
+/** `POST /experiments/{id}`: partially update an experiment. */
+export async function updateExperiment({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof experimentsContract.updateExperiment>): UseCaseOutput<typeof experimentsContract.updateExperiment> {
+  const now = new Date().toISOString();
+  const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
+    assertCan(auth, experimentsContract.updateExperiment.permission, current.project ? [current.project] : []);
+    if (body.project) assertCan(auth, experimentsContract.updateExperiment.permission, [body.project]);
+    const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
+    const next = updatedExperiment(current, body, owner, now);
+    await Promise.all([
+      assertExperimentReferences(auth.orgId, body, next.settings),
+      assertReferences(auth.orgId, features, phaseReferences(body.phases).features),
+      assertReferences(auth.orgId, dashboards, body.defaultDashboardId ? [{ field: 'defaultDashboardId', id: body.defaultDashboardId }] : []),
+    ]);
+    if (body.trackingKey && body.trackingKey !== current.trackingKey && !body.bypassDuplicateKeyCheck) {
+      await assertTrackingKeyFree(auth.orgId, body.trackingKey);
+    }
+    return next;
+  });
+  return { experiment };
+}

@@ -1,0 +1,108 @@
+import * as contract from '../contracts/snapshots';
+import { toExperimentResults } from '../analysis/experiment-results';
+import { experimentMetricIds, freezeInputs } from '../analysis/freeze';
+import { buildSnapshotQueries } from '../analysis/sql/snapshot-queries';
+import { startSnapshotRun } from '../analysis/start-snapshot-run';
+import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
+import { transact } from '../db/repository';
+import { assertAnalysable, newSnapshot, snapshotPhase, snapshotView } from '../domain/snapshots';
+import { NotFoundError } from '../errors';
+import { assertCan } from '../permissions';
+import { dataSources } from '../store/data-sources';
+import { newEvent, prepareEvent } from '../store/events';
+import { experiments } from '../store/experiments';
+import { factMetrics } from '../store/fact-metrics';
+import { factTables } from '../store/fact-tables';
+import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
+import { snapshots } from '../store/snapshots';
+
+/** Why there are no results: the latest snapshot of that phase and dimension is running or failed, or none was asked for. */
+async function noResults(orgId: string, experimentId: string, phase: number, dimension: string): Promise<NotFoundError> {
+  const asked = (await snapshots.allTagged(orgId, [`experiment:${experimentId}`])).filter(
+    (s) => s.phase === phase && (s.dimension ?? '') === dimension,
+  );
+  const latest = asked.at(-1);
+  const what = `experiment ${experimentId}, phase ${phase}${dimension ? `, dimension ${dimension}` : ''}`;
+  if (!latest) return new NotFoundError(`No results for ${what}: no snapshot has been run; POST /experiments/${experimentId}/snapshot`);
+  if (latest.status === 'running') return new NotFoundError(`No results for ${what} yet: snapshot ${latest.id} is still running`);
+  return new NotFoundError(`No results for ${what}: snapshot ${latest.id} failed: ${latest.error ?? 'unknown error'}`);
+}
+
+/** `GET /experiments/{id}/results`: get the results of the latest successful snapshot of an experiment. */
+export async function getExperimentResults({
+  params,
+  query,
+  auth,
+}: UseCaseInput<typeof contract.getExperimentResults>): UseCaseOutput<typeof contract.getExperimentResults> {
+  const dimension = query.dimension ?? '';
+  // Round trip 1: the experiment, and the pointers to the latest successful snapshot of each phase. Round trip 2: its results.
+  const [experiment, pointers] = await Promise.all([experiments.get(auth.orgId, params.id), readLatestPointers(auth.orgId, params.id, dimension)]);
+  const phase = query.phase ? Number(query.phase) : Math.max(0, experiment.phases.length - 1);
+  const latest = pointers.get(phase);
+  const stored = latest ? await readSnapshotResults(auth.orgId, latest.snapshotId) : undefined;
+  if (!stored) throw await noResults(auth.orgId, params.id, phase, dimension);
+  return { experiment, result: toExperimentResults(stored.summary, stored.metrics) };
+}
+
+/** `GET /snapshots/{id}`: get a snapshot by its own id. */
+export async function getExperimentSnapshot({
+  params,
+  auth,
+}: UseCaseInput<typeof contract.getExperimentSnapshot>): UseCaseOutput<typeof contract.getExperimentSnapshot> {
+  return {
+    snapshot: snapshotView(await snapshots.get(auth.orgId, params.id)),
+  };
+}
+
+/** `POST /experiments/{id}/snapshot`: ask for a results snapshot of an experiment. */
+export async function postExperimentSnapshot({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof contract.postExperimentSnapshot>): UseCaseOutput<typeof contract.postExperimentSnapshot> {
+  const experiment = await experiments.get(auth.orgId, params.id);
+  assertCan(auth, contract.postExperimentSnapshot.permission, experiment.project ? [experiment.project] : []);
+  assertAnalysable(experiment, body.phase);
+  const [dataSource, metrics] = await Promise.all([
+    dataSources.find(auth.orgId, experiment.settings.datasourceId),
+    factMetrics.getMany(auth.orgId, experimentMetricIds(experiment)),
+  ]);
+  const tableIds = metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]);
+  const inputs = freezeInputs({
+    experiment,
+    dataSource,
+    phase: snapshotPhase(experiment, body),
+    dimension: body.dimension,
+    metrics,
+    factTables: await factTables.getMany(auth.orgId, tableIds),
+    now: new Date(),
+  });
+  // Building the SQL now turns a configuration the engine cannot run into a 400 instead of a failed snapshot.
+  buildSnapshotQueries(inputs);
+  const created = snapshots.prepareCreate(auth.orgId, newSnapshot(experiment, body, auth, inputs));
+  const { entity: snapshot } = created;
+  // A scheduled refresh announces itself; a manual one stays quiet.
+  const events =
+    body.triggeredBy === 'schedule'
+      ? [
+          prepareEvent(
+            newEvent(
+              auth.orgId,
+              'experiment.snapshot.scheduled',
+              { type: 'experiment', id: experiment.id },
+              {
+                snapshotId: snapshot.id,
+                phase: snapshot.phase,
+                dimension: snapshot.dimension ?? null,
+                status: snapshot.status,
+                triggeredByKeyId: snapshot.triggeredByKeyId,
+                triggeredByMemberId: snapshot.triggeredByMemberId ?? null,
+              },
+            ),
+          ),
+        ]
+      : [];
+  await transact([created, ...events]);
+  await startSnapshotRun(auth.orgId, snapshot.id);
+  return { snapshot: snapshotView(snapshot) };
+}
