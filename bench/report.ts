@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 
 export type Row = Record<string, string | number | boolean | null | undefined>;
@@ -20,12 +21,17 @@ export function printTable(title: string, rows: Row[]): void {
   for (const row of rows) console.log(line(columns.map((column) => cell(row[column]))));
 }
 
-/** Writes a benchmark's results as JSON under bench/results/. */
+/** The machine a result was measured on, as docs/performance.md prints it. */
+export function machine() {
+  return { cpus: cpus().length, cpuModel: cpus()[0]?.model.trim(), memoryGiB: Math.round(totalmem() / 2 ** 30), node: process.version, platform: process.platform };
+}
+
+/** Writes a benchmark's results as JSON under bench/results/, with the date and the machine. */
 export function saveResults(name: string, data: unknown): string {
   const folder = join(__dirname, 'results');
   mkdirSync(folder, { recursive: true });
   const file = join(folder, `${name}.json`);
-  writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), ...(data as object) }, null, 2)}\n`);
+  writeFileSync(file, `${JSON.stringify({ measuredAt: new Date().toISOString(), machine: machine(), ...(data as object) }, null, 2)}\n`);
   return file;
 }
 
