@@ -12,7 +12,8 @@ export const handler = async (event?: Partial<APIGatewayProxyEventV2>): Promise<
     const query = event?.rawQueryString ? `?${event.rawQueryString}` : '';
     return {
       statusCode: 308,
-      headers: { ...jsonHeaders, location: `${path.replace(/\/+$/, '')}${query}` },
+      // One leading slash: `//host/` must stay a path here, not become a redirect to another host.
+      headers: { ...jsonHeaders, location: `/${path.replace(/^\/+|\/+$/g, '')}${query}` },
       body: JSON.stringify({ message: 'Use the path without the trailing slash' }),
     };
   }
