@@ -108,4 +108,53 @@ describe('DynamoDB faults', () => {
     expect(faults.seen).toBe(1);
     expect((await get(`/api/v1/features/${id}`)).body.feature.revision.version).toBe(1);
   });
+
+  it.each([
+    ['connections keep being dropped', 'reset'],
+    ['DynamoDB keeps saying nothing (the socket timeout)', 'silence'],
+  ] as const)('answers 503 with Retry-After, not 500, when %s', async (_, kind) => {
+    await get('/api/v1/saved-groups');
+    process.env.DYNAMODB_SOCKET_TIMEOUT_MS = '100';
+    Object.assign(faults, { kind, remaining: 1000 });
+    try {
+      const response = await get('/api/v1/saved-groups');
+
+      expect(response.status).toBe(503);
+      expect(response.body).toEqual({ message: expect.any(String), code: 'unavailable' });
+      expect(response.headers.get('retry-after')).toBe('1');
+    } finally {
+      delete process.env.DYNAMODB_SOCKET_TIMEOUT_MS;
+    }
+  });
+
+  it('retries a transaction cancelled for throttling and answers normally', async () => {
+    const created = await api.request('POST', '/api/v1/saved-groups', {
+      key: org.keys.admin,
+      body: { name: 'Throttled once', attributeKey: 'id', values: ['a'] },
+    });
+    Object.assign(faults, { kind: 'cancel-throttled', remaining: 1, only: 'TransactWriteItems' });
+
+    const response = await api.request('POST', `/api/v1/saved-groups/${created.body.savedGroup.id}`, { key: org.keys.admin, body: { values: ['b'] } });
+
+    expect(response.status).toBe(200);
+    expect(faults.seen).toBe(1);
+    expect((await get(`/api/v1/saved-groups/${created.body.savedGroup.id}`)).body.savedGroup.values).toEqual(['b']);
+  });
+
+  it('answers 503 and changes nothing when a transaction stays cancelled for throttling', async () => {
+    const created = await api.request('POST', '/api/v1/saved-groups', {
+      key: org.keys.admin,
+      body: { name: 'Throttled always', attributeKey: 'id', values: ['a'] },
+    });
+    const id = created.body.savedGroup.id;
+    Object.assign(faults, { kind: 'cancel-throttled', remaining: 1000, only: 'TransactWriteItems' });
+
+    const response = await api.request('POST', `/api/v1/saved-groups/${id}`, { key: org.keys.admin, body: { values: ['b'] } });
+    faults.remaining = 0;
+
+    expect(response.status).toBe(503);
+    expect(response.body.code).toBe('unavailable');
+    expect(response.headers.get('retry-after')).toBe('1');
+    expect((await get(`/api/v1/saved-groups/${id}`)).body).toEqual(created.body);
+  });
 });
