@@ -18,6 +18,7 @@ import { db, tableName } from '../db/client';
 import { environments, type StoredEnvironment } from './environments';
 import { experiments } from './experiments';
 import { keys } from '../db/keys';
+import { retryOnConflict } from '../db/optimistic';
 import { prepareAppend, readPageIndex } from '../db/page-index';
 import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
 import { savedGroups } from './saved-groups';
@@ -54,9 +55,6 @@ const parentsFor = (orgId: string, attempt: number, options: FeatureWriteOptions
 const servedSomewhere = (feature: FeatureContent | undefined) =>
   !!feature && !feature.archived && Object.values(feature.environments).some((settings) => settings.enabled);
 
-/** A lost race is retried, never shown to the client: enough attempts, with a growing pause, for dozens of writers at once. */
-const CHANGE_ATTEMPTS = 15;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(250, 5 * 2 ** attempt)));
 /** After this many lost races, a create marks the page index stale instead of appending to it (no read, no version to lose). */
 const EXACT_LIST_ATTEMPTS = 2;
 
@@ -193,20 +191,6 @@ async function prepareListChanges(
   return features.prepareListChange(orgId);
 }
 
-const isRetryable = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
-
-/** Runs `attempt` until its transaction goes through, re-reading on every lost race. */
-async function withRetries<T>(attempt: (n: number) => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt(n);
-    } catch (error) {
-      if (!isRetryable(error) || n === CHANGE_ATTEMPTS) throw error;
-      await backoff(n);
-    }
-  }
-}
-
 /** Creates a feature with revision 1 and puts it in the payload of every environment it is on in; 409 when the id is taken. */
 export async function createFeature(
   orgId: string,
@@ -214,7 +198,7 @@ export async function createFeature(
   author: ChangeAuthor,
   options: FeatureWriteOptions = {},
 ): Promise<StoredFeature> {
-  return withRetries(async (n) => {
+  return retryOnConflict(async (n) => {
     const parents = n === 1 && options.environments ? await parentsFor(orgId, n, options) : undefined;
     const { features: [created], ops } = await prepareFeatureChanges(orgId, [{ next: feature, author }], { exactList: n <= EXACT_LIST_ATTEMPTS, parents });
     await transact(ops);
@@ -233,7 +217,7 @@ export async function changeFeature(
   author: ChangeAuthor,
   options: FeatureWriteOptions = {},
 ): Promise<StoredFeature> {
-  return withRetries(async (n) => {
+  return retryOnConflict(async (n) => {
     const [current, parents] = await Promise.all([features.read(orgId, id), parentsFor(orgId, n, options)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     const next = await change(current.entity);
@@ -254,7 +238,7 @@ const TRANSACTION_MAX_ITEMS = 100;
  * has them deleted right after it instead.
  */
 export async function removeFeature(orgId: string, id: string, check: (current: StoredFeature) => void): Promise<void> {
-  const cleanedUp = await withRetries(async () => {
+  const cleanedUp = await retryOnConflict(async () => {
     const current = await features.read(orgId, id);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     check(current.entity);

@@ -94,7 +94,7 @@ export async function startFaultProxy(to: string): Promise<FaultProxy> {
         faults.seen += 1;
         if (faults.kind === 'reset') return incoming.socket.destroy();
         if (faults.kind === 'silence') return; // answers nothing; the connection stays open until the client gives up
-        if (faults.kind !== 'lost-answer') {
+        if (faults.kind === 'throttle' || faults.kind === 'unavailable' || faults.kind === 'cancel-throttled') {
           const { status, body: answer } = failureAnswer(faults.kind, body.toString('utf8'));
           outgoing.writeHead(status, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-requestid': 'injected' }).end(answer);
           return;
