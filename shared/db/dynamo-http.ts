@@ -20,6 +20,10 @@ import { isThrottling, isTransient } from './transient';
  *   again, signed with the corrected time;
  * - takes its endpoint from AWS_ENDPOINT_URL_DYNAMODB or AWS_ENDPOINT_URL, and its credentials from
  *   the SDK's default chain when AWS_PROFILE names a profile, as the SDK does;
+ * - makes a conditional Put or Delete idempotent across its attempts: sent again after an attempt
+ *   whose answer was lost (or was a server error), it asks for the item its condition failed on, and
+ *   when that is the item it wrote (a Delete: no item), its own earlier attempt was applied, and it
+ *   answers success instead of a failed condition;
  * - turns an error answer into an Error named after DynamoDB's error type, with its other fields
  *   (`CancellationReasons`, say) and `$metadata.httpStatusCode`.
  * Binary attributes (B, BS) are not converted to and from base64: the store writes none. One written
@@ -251,6 +255,40 @@ function sampleClock(answer: Answer, sentAt: number): boolean {
   return Math.abs(clock.offsetMs - before) >= CLOCK_SKEW_THRESHOLD_MS;
 }
 
+/** Network failures that happen before a request is sent: it cannot have been applied. */
+const unsentCodes = new Set(['ECONNREFUSED', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+
+/** Whether an attempt that failed so may have been applied all the same: its answer was lost or was a server error. */
+const mayHaveApplied = (error: { code?: string; $metadata?: { httpStatusCode?: number } }) => {
+  const status = error.$metadata?.httpStatusCode;
+  return status === undefined ? !unsentCodes.has(error.code ?? '') : status >= 500;
+};
+
+type WireValue = Record<string, unknown>;
+
+/** An attribute value in one spelling: map keys and set members sorted, numbers as numbers. */
+function canonical(value: WireValue): unknown {
+  const [[type, inner]] = Object.entries(value);
+  if (type === 'N') return { N: Number(inner) };
+  if (type === 'NS') return { NS: (inner as string[]).map(Number).sort((a, b) => a - b) };
+  if (type === 'SS' || type === 'BS') return { [type]: [...(inner as string[])].sort() };
+  if (type === 'L') return { L: (inner as WireValue[]).map(canonical) };
+  if (type === 'M') return { M: canonicalItem(inner as Record<string, WireValue>) };
+  return value;
+}
+const canonicalItem = (item: Record<string, WireValue>) =>
+  Object.fromEntries(Object.keys(item).sort().map((name) => [name, canonical(item[name])]));
+
+/**
+ * Whether the failed condition of a single write sent again met that same write, applied by an
+ * earlier attempt whose answer was lost: a Put finds exactly the item it wrote (its version and
+ * dateUpdated make it one no other write makes); a Delete finds no item at all.
+ */
+function metItself(operation: string, input: Record<string, unknown>, found: Record<string, WireValue> | undefined): boolean {
+  if (operation === 'DeleteItem') return found === undefined;
+  return found !== undefined && JSON.stringify(canonicalItem(found)) === JSON.stringify(canonicalItem(input.Item as Record<string, WireValue>));
+}
+
 /** The pause before retry `retry` (1 for the first): full jitter over an exponential, from the throttling base after throttling. */
 export function retryDelay(retry: number, throttled: boolean): number {
   const base = throttled ? THROTTLING_RETRY_DELAY_BASE_MS : RETRY_DELAY_BASE_MS;
@@ -266,18 +304,33 @@ export async function callDynamo(operation: string, input: Record<string, unknow
   const to = target();
   // The token makes a retried transaction idempotent: DynamoDB applies it once (the SDK sets one too).
   const body = JSON.stringify(operation === 'TransactWriteItems' && !input.ClientRequestToken ? { ...input, ClientRequestToken: randomUUID() } : input);
+  // A conditional Put or Delete sent again after an attempt that may have been applied asks for the
+  // item its condition met, to tell its own earlier write from another's (a transaction has its token instead).
+  const checksItself = (operation === 'PutItem' || operation === 'DeleteItem') && typeof input.ConditionExpression === 'string';
+  const askedForItem = input.ReturnValuesOnConditionCheckFailure === 'ALL_OLD';
+  let resend = body;
+  let outcomeUnknown = false;
   let retryCost = 0;
   for (let attempt = 1; ; attempt++) {
     let error: Error & { code?: string; $metadata?: DynamoError['$metadata'] & { clockSkewCorrected?: boolean } };
     const sentAt = Date.now();
     try {
-      const answer = await post(operation, body, to);
+      const answer = await post(operation, resend, to);
       const corrected = sampleClock(answer, sentAt);
       if (answer.status === 200) {
         retryQuota.tokens = Math.min(retryQuota.INITIAL_TOKENS, retryQuota.tokens + (retryCost || retryQuota.NO_RETRY_INCREMENT));
         return JSON.parse(answer.text);
       }
       error = answerError(answer.status, answer.text, attempt);
+      if (outcomeUnknown && error.name === 'ConditionalCheckFailedException') {
+        const found = (error as DynamoError & { Item?: Record<string, WireValue> }).Item;
+        // Our own write, applied by an attempt whose answer was lost: it succeeded.
+        if (metItself(operation, input, found)) {
+          retryQuota.tokens = Math.min(retryQuota.INITIAL_TOKENS, retryQuota.tokens + retryCost);
+          return {};
+        }
+        if (!askedForItem) delete (error as { Item?: unknown }).Item;
+      }
       // Refused for a clock this far off: the next attempt is signed at the corrected time.
       if (corrected && clockSkewTypes.has(error.name)) error.$metadata!.clockSkewCorrected = true;
     } catch (failure) {
@@ -291,6 +344,10 @@ export async function callDynamo(operation: string, input: Record<string, unknow
     }
     retryQuota.tokens -= cost;
     retryCost = cost;
+    if (checksItself && !outcomeUnknown && mayHaveApplied(error)) {
+      outcomeUnknown = true;
+      resend = JSON.stringify({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
+    }
     await pause(retryDelay(attempt, throttled));
   }
 }

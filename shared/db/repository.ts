@@ -353,7 +353,8 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
             return current?.entity;
           }
           const { Attributes } = await db.delete({ ...deleteItem, ReturnValues: 'ALL_OLD' });
-          return toEntity<T>(Attributes!);
+          // No old item when an earlier attempt of this delete was applied and its answer lost (see dynamo-http.ts).
+          return Attributes ? toEntity<T>(Attributes) : current?.entity;
         } catch (error) {
           // Unread, a plain delete's condition fails only when there is nothing to delete: no race.
           if (isConditionFailure(error) && !current && !options.pageIndex && !options.touch) throw notFound(id);

@@ -391,6 +391,53 @@ describe('calls to DynamoDB', () => {
     expect(error.$metadata.attempts).toBe(2);
   });
 
+  describe('a conditional single write sent again after an attempt whose outcome is unknown', () => {
+    const put = (id: string, n: string) =>
+      callDynamo('PutItem', { TableName: tableName(), Item: { ...key(id), n: { N: n }, tags: { SS: ['b', 'a'] } }, ConditionExpression: 'attribute_not_exists(PK)' });
+    const asksForItem = () => proxy.requests.map((request) => JSON.parse(request.body).ReturnValuesOnConditionCheckFailure);
+
+    it('succeeds when the condition met the very item an attempt whose answer was lost wrote', async () => {
+      Object.assign(proxy.faults, { kind: 'lost-answer', remaining: 1 });
+
+      expect(await put('lost-put', '1.50')).toEqual({});
+      expect(proxy.requests.map((request) => request.faulted)).toEqual([true, false]);
+      expect(asksForItem()).toEqual([undefined, 'ALL_OLD']);
+      expect((await callDynamo('GetItem', { TableName: tableName(), Key: key('lost-put'), ConsistentRead: true })).Item).toMatchObject({ n: { N: '1.5' } });
+    });
+
+    it("still fails when the condition met another writer's item", async () => {
+      await put('taken', '1');
+      proxy.reset();
+      Object.assign(proxy.faults, { kind: 'reset', remaining: 1 }); // dropped: the client cannot know it was never applied
+
+      const error = (await put('taken', '2').catch((e) => e)) as DynamoError & { Item?: unknown };
+
+      expect(error.name).toBe('ConditionalCheckFailedException');
+      expect(error.Item).toBeUndefined(); // asked for by the client, not by the caller
+      expect(asksForItem()).toEqual([undefined, 'ALL_OLD']);
+    });
+
+    it('succeeds for a delete whose item an attempt whose answer was lost deleted', async () => {
+      await put('lost-delete', '1');
+      proxy.reset();
+      Object.assign(proxy.faults, { kind: 'lost-answer', remaining: 1 });
+
+      const answer = await callDynamo('DeleteItem', { TableName: tableName(), Key: key('lost-delete'), ConditionExpression: 'attribute_exists(PK)' });
+
+      expect(answer).toEqual({});
+      expect(proxy.requests.map((request) => request.faulted)).toEqual([true, false]);
+    });
+
+    it('does not ask after an attempt known not to be applied (throttled), and fails as before', async () => {
+      await put('throttled', '1');
+      proxy.reset();
+      Object.assign(proxy.faults, { kind: 'throttle', remaining: 1 });
+
+      await expect(put('throttled', '2')).rejects.toMatchObject({ name: 'ConditionalCheckFailedException' });
+      expect(asksForItem()).toEqual([undefined, undefined]);
+    });
+  });
+
   it('refuses a binary attribute, which it does not encode, rather than storing it wrong', async () => {
     const put = db.put({ TableName: tableName(), Item: { PK: 'WIRE#bin', SK: 'ITEM', data: new Uint8Array([1, 2, 3]) } });
 
