@@ -71,8 +71,8 @@ export const retryQuota = {
 };
 
 /**
- * A clock more than this far from DynamoDB's is corrected from the answer's `Date` header, as the
- * SDK does (its `isClockSkewed` threshold); closer, the signature is accepted anyway.
+ * A call refused for its signature's time is sent again when the `Date` of the refusal moved the
+ * clock offset by at least this much (the SDK's skew threshold, 4 min; DynamoDB accepts 5 min either way).
  */
 const CLOCK_SKEW_THRESHOLD_MS = 240_000;
 /** What this container's clock is off by, from the last answer's `Date` header: added to the time a request is signed at. */
