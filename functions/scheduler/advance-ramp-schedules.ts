@@ -7,7 +7,6 @@ import type { EnvironmentParents } from '../../shared/domain/environment-inherit
 import {
   commitRampOutcome,
   dueRampSchedules,
-  isRaceLost,
   prepareRampSteps,
   readRampWorld,
   readRampWorlds,
@@ -17,6 +16,7 @@ import {
   type RampWorld,
   type RampWorlds,
 } from '../../shared/store/ramp-schedules';
+import { isLostRace, retryOnConflict } from '../../shared/db/optimistic';
 import { transact } from '../../shared/db/repository';
 import { shardOf } from '../../shared/store/payload-version';
 
@@ -56,10 +56,6 @@ export interface AdvanceResult {
   /** Schedules whose advance failed: retried after a delay, paused after too many in a row. */
   failed: number;
 }
-
-/** Attempts per schedule when its transaction loses a race on the feature or the SDK payload. */
-const ATTEMPTS = 8;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 20 * attempt));
 
 /** DynamoDB's limit of items in one TransactWriteItems call. */
 const TRANSACTION_MAX_ITEMS = 100;
@@ -235,37 +231,42 @@ async function advanceOrFail(ref: DueRef, now: Date, options: AdvanceOptions): P
   }
 }
 
+/** Advances one schedule; a transaction that loses a race on the feature or the SDK payload reads again (retryOnConflict). */
 async function advanceOne(ref: DueRef, now: Date, options: AdvanceOptions): Promise<keyof AdvanceResult> {
-  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
-    let world: RampWorld;
-    try {
-      world = await readRampWorld(ref.orgId, ref.id, { expectedFeatureId: ref.featureId });
-    } catch (error) {
-      if (error instanceof NotFoundError) return 'skipped';
-      throw error;
-    }
-    const schedule = world.schedule.entity;
-    // The index lags the table, and another advancer may have done this work since the query.
-    if (!due(schedule, now)) return 'skipped';
-    try {
-      await options.afterRead?.(schedule);
-      const transition = advance(schedule, now, world.feature ? [world.feature.entity] : []);
-      if (!transition) return 'skipped';
-      await commitRampOutcome(ref.orgId, world, transition, schedule.id);
-      return 'advanced';
-    } catch (error) {
-      // Lost a race: read again; if someone else advanced the schedule, it is no longer due.
-      if (isRaceLost(error)) {
-        await backoff(attempt);
-        continue;
-      }
-      await fail(ref, world, now, error as Error, options.failurePolicy);
-      return 'failed';
-    }
+  try {
+    return await retryOnConflict(() => advanceAttempt(ref, now, options));
+  } catch (error) {
+    if (!isLostRace(error)) throw error;
+    // Still racing after every attempt: nothing was written, and the next run tries again.
+    logger.warn('Ramp schedule advance kept losing races', { orgId: ref.orgId, scheduleId: ref.id });
+    return 'failed';
   }
-  // Still racing after every attempt: nothing was written, and the next run tries again.
-  logger.warn('Ramp schedule advance kept losing races', { orgId: ref.orgId, scheduleId: ref.id });
-  return 'failed';
+}
+
+/** One attempt at advancing a schedule: a lost race is thrown for advanceOne to read again. */
+async function advanceAttempt(ref: DueRef, now: Date, options: AdvanceOptions): Promise<keyof AdvanceResult> {
+  let world: RampWorld;
+  try {
+    world = await readRampWorld(ref.orgId, ref.id, { expectedFeatureId: ref.featureId });
+  } catch (error) {
+    if (error instanceof NotFoundError) return 'skipped';
+    throw error;
+  }
+  const schedule = world.schedule.entity;
+  // The index lags the table, and another advancer may have done this work since the query.
+  if (!due(schedule, now)) return 'skipped';
+  try {
+    await options.afterRead?.(schedule);
+    const transition = advance(schedule, now, world.feature ? [world.feature.entity] : []);
+    if (!transition) return 'skipped';
+    await commitRampOutcome(ref.orgId, world, transition, schedule.id);
+    return 'advanced';
+  } catch (error) {
+    // Lost a race: read again; if someone else advanced the schedule, it is no longer due.
+    if (isLostRace(error)) throw error;
+    await fail(ref, world, now, error as Error, options.failurePolicy);
+    return 'failed';
+  }
 }
 
 /** Records the failure on the schedule, so it is retried after a delay and not on every run. */

@@ -1,6 +1,6 @@
-import { ConflictError } from '../errors';
 import type { StoredSnapshot } from '../contracts/snapshots';
 import { newEvent, prepareEvent } from '../store/events';
+import { retryOnConflict } from '../db/optimistic';
 import { transact, type TransactionOp } from '../db/repository';
 import { NewerSnapshotHoldsPointerError } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
@@ -9,8 +9,6 @@ import { snapshots } from '../store/snapshots';
  * How a snapshot run ends, kept apart from the statistics and the SQL so that the snapshot endpoint,
  * which only starts runs, bundles none of them.
  */
-
-const FINISH_ATTEMPTS = 5;
 
 const eventData = (snapshot: StoredSnapshot) => ({
   snapshotId: snapshot.id,
@@ -31,7 +29,7 @@ export async function finish(
   change: Pick<StoredSnapshot, 'status'> & Partial<StoredSnapshot>,
   extra: (snapshot: StoredSnapshot) => TransactionOp[] = () => [],
 ): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await snapshots.read(orgId, snapshotId);
     if (!current) return false;
     if (current.entity.status !== 'running') return false;
@@ -43,16 +41,13 @@ export async function finish(
     const ops = [update, prepareEvent(event)];
     try {
       await transact([...ops, ...extra(current.entity)]);
-      return true;
     } catch (error) {
-      if (error instanceof NewerSnapshotHoldsPointerError) {
-        // A snapshot asked for later already serves these results: this one still succeeds, without the pointer.
-        extra = () => [];
-        continue;
-      }
-      if (!(error instanceof ConflictError) || attempt === FINISH_ATTEMPTS) throw error;
+      if (!(error instanceof NewerSnapshotHoldsPointerError)) throw error;
+      // A snapshot asked for later already serves these results: this one still succeeds, without the pointer.
+      await transact(ops);
     }
-  }
+    return true;
+  });
 }
 
 /** Marks a running snapshot `error` with a message a user can act on, and writes `experiment.snapshot.failed`. */

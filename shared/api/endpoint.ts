@@ -6,6 +6,7 @@ import type { EndpointSpec, UseCaseInput } from '../contracts/spec';
 import { authenticate } from './auth';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
+import { isTransient } from '../db/transient';
 import { logger } from '../logger';
 import { can, canSomewhere, type Principal } from '../permissions';
 import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
@@ -71,15 +72,6 @@ const authorize = (spec: EndpointSpec): Middleware => ({
   },
 });
 
-const throttled = new Set([
-  'ProvisionedThroughputExceededException',
-  'ThrottlingException',
-  'RequestLimitExceeded',
-  'InternalServerError',
-  'ServiceUnavailable',
-  'TransactionInProgressException',
-]);
-
 function errorResponse(error: ApiError): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...jsonHeaders };
   if (error.status === 401) headers['www-authenticate'] = 'Bearer';
@@ -97,8 +89,9 @@ const jsonErrors = (spec: EndpointSpec): Middleware => ({
       request.response = errorResponse(known);
     } else if (error?.name === 'ZodError') {
       request.response = errorResponse(toApiError(validationError('body', (error as unknown as z.core.$ZodError).issues))!);
-    } else if (throttled.has(error?.name)) {
-      logger.warn('DynamoDB unavailable after retries', { operationId: spec.operationId, error: error.name });
+    } else if (isTransient(error)) {
+      // Throttled, timed out, dropped or failing past the client's retries: the caller may retry later.
+      logger.warn('DynamoDB unavailable after retries', { operationId: spec.operationId, error: error.name, code: (error as { code?: string }).code });
       request.response = errorResponse(toApiError(new UnavailableError())!);
     } else {
       logger.error('Unhandled error', { operationId: spec.operationId, error });

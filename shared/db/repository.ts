@@ -3,6 +3,7 @@ import { ConflictError, DomainError, InvalidInputError, NotFoundError } from '..
 import { db, tableName } from './client';
 import type { DynamoError } from './dynamo-http';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
+import { retryOnConflict } from './optimistic';
 import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
 import type { Page } from '../domain/pagination';
 
@@ -29,7 +30,6 @@ export interface TransactionOp {
   onConditionFailed: () => DomainError;
 }
 
-const UPDATE_ATTEMPTS = 10;
 /** DynamoDB stores at most 400 KB per item; leave room for keys and attribute names. */
 const MAX_ITEM_BYTES = 350 * 1024;
 const BATCH_GET_LIMIT = 100;
@@ -58,9 +58,6 @@ export async function queryAll(
 }
 
 const now = () => new Date().toISOString();
-
-/** A short random pause before retrying a write that lost a race, so racing writers spread out. */
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
 
 const isConditionFailure = (error: unknown) => (error as Error)?.name === 'ConditionalCheckFailedException';
 
@@ -249,22 +246,16 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
   /** A create that also appends to the page index, in one transaction; retried when the index moved meanwhile. */
   async function createIndexed(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
+    return retryOnConflict(async () => {
       const index = await readPageIndex(orgId, type);
       const created = prepareCreate(orgId, data);
       const sort = keys.listSort(created.entity.dateCreated, created.entity.id);
-      try {
-        await transact([created, prepareAppend(orgId, type, index, sort), ...touches(orgId, created.entity.id, created.entity)]);
-        return created.entity;
-      } catch (error) {
-        if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === UPDATE_ATTEMPTS) throw error;
-        await backoff(attempt);
-      }
-    }
+      await transact([created, prepareAppend(orgId, type, index, sort), ...touches(orgId, created.entity.id, created.entity)]);
+      return created.entity;
+    });
   }
 
   const touches = (orgId: string, id: string, after?: T): TransactionOp[] => options.touch?.(orgId, { id, after }) ?? [];
-  const isRace = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
 
   return {
     type,
@@ -277,15 +268,12 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     async create(orgId: string, data: Omit<T, 'dateCreated' | 'dateUpdated'>): Promise<T> {
       if (options.pageIndex) return createIndexed(orgId, data);
       const { entity, op, onConditionFailed } = prepareCreate(orgId, data);
-      // The touch can lose a race to another writer of it; the id being taken is no race.
-      for (let attempt = 1; options.touch; attempt++) {
-        try {
+      // The touch can lose a race to another writer of it; the id being taken (already_exists) is no race.
+      if (options.touch) {
+        return retryOnConflict(async () => {
           await transact([{ op, onConditionFailed }, ...touches(orgId, entity.id, entity)]);
           return entity;
-        } catch (error) {
-          if (!isRace(error) || attempt === UPDATE_ATTEMPTS) throw error;
-          await backoff(attempt);
-        }
+        });
       }
       try {
         await db.put(op.Put as PutCommandInput);
@@ -318,20 +306,14 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
      * that nobody wrote in between; on a race it re-reads and applies `change` again.
      */
     async update(orgId: string, id: string, change: (current: T) => T | Promise<T>): Promise<T> {
-      for (let attempt = 1; ; attempt++) {
+      return retryOnConflict(async () => {
         const current = await read(orgId, id);
         if (!current) throw notFound(id);
         const update = prepareUpdate(orgId, current, await change(current.entity));
-        try {
-          if (options.touch) await transact([update, ...touches(orgId, id, update.entity)]);
-          else await db.put(update.op.Put as PutCommandInput);
-          return update.entity;
-        } catch (error) {
-          if (!isConditionFailure(error) && !isRace(error)) throw error;
-          if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
-          await backoff(attempt);
-        }
-      }
+        if (options.touch) await transact([update, ...touches(orgId, id, update.entity)]);
+        else await db.put(update.op.Put as PutCommandInput);
+        return update.entity;
+      }, () => changedMeanwhile(id));
     },
 
     /**
@@ -340,7 +322,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
      * may refuse (by throwing, also asynchronously); the delete is then conditional on the version that was checked.
      */
     async remove(orgId: string, id: string, check?: (current: T) => void | Promise<void>): Promise<T | undefined> {
-      for (let attempt = 1; ; attempt++) {
+      return retryOnConflict(async () => {
         const current = check ? await read(orgId, id) : undefined;
         if (check && !current) throw notFound(id);
         if (current) await check!(current.entity);
@@ -369,14 +351,14 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
             return current?.entity;
           }
           const { Attributes } = await db.delete({ ...deleteItem, ReturnValues: 'ALL_OLD' });
-          return toEntity<T>(Attributes!);
+          // No old item when an earlier attempt of this delete was applied and its answer lost (see dynamo-http.ts).
+          return Attributes ? toEntity<T>(Attributes) : current?.entity;
         } catch (error) {
-          if (!isConditionFailure(error) && !isRace(error)) throw error;
-          if (!current && !options.pageIndex && !options.touch) throw notFound(id);
-          if (attempt === UPDATE_ATTEMPTS) throw changedMeanwhile(id);
-          await backoff(attempt);
+          // Unread, a plain delete's condition fails only when there is nothing to delete: no race.
+          if (isConditionFailure(error) && !current && !options.pageIndex && !options.touch) throw notFound(id);
+          throw error;
         }
-      }
+      }, () => changedMeanwhile(id));
     },
 
     /**

@@ -1,5 +1,6 @@
 import { ConflictError } from '../errors';
 import type { CodeRefInput } from '../contracts/code-refs';
+import { retryOnConflict } from '../db/optimistic';
 import { keys } from '../db/keys';
 import { queryAll, repository, toEntity, transact, type TransactionOp } from '../db/repository';
 
@@ -18,7 +19,6 @@ export const codeRefs = repository<StoredCodeRef>({ type: 'CODE_REF', label: 'Co
 
 /** DynamoDB's limit of items in one transaction. */
 const TRANSACTION_ITEMS = 100;
-const ATTEMPTS = 5;
 
 /** The code references of one feature, in every repository and branch: one Query of its key prefix. */
 export async function codeRefsOfFeature(orgId: string, feature: string): Promise<StoredCodeRef[]> {
@@ -40,7 +40,7 @@ export async function replaceCodeRefs(orgId: string, repo: string, branch: strin
   const features = [...byFeature.keys()];
   for (let start = 0; start < features.length; start += TRANSACTION_ITEMS) {
     const chunk = features.slice(start, start + TRANSACTION_ITEMS);
-    for (let attempt = 1; ; attempt++) {
+    await retryOnConflict(async () => {
       const ids = chunk.map((feature) => keys.codeRefId(feature, repo, branch));
       const current = new Map((await codeRefs.readMany(orgId, ids)).map((found) => [found.entity.id, found]));
       const ops: TransactionOp[] = chunk.map((feature, i) => {
@@ -52,12 +52,11 @@ export async function replaceCodeRefs(orgId: string, repo: string, branch: strin
       });
       try {
         await transact(ops);
-        break;
       } catch (error) {
-        // Another submission for the same branch wrote in between: read again and re-apply.
-        const raced = error instanceof ConflictError && (error.code === 'conflict' || error.code === 'already_exists');
-        if (!raced || attempt === ATTEMPTS) throw error;
+        // Another submission for the same branch created one of these in between: a lost race too; read again and re-apply.
+        if (error instanceof ConflictError && error.code === 'already_exists') throw new ConflictError('conflict', error.message);
+        throw error;
       }
-    }
+    });
   }
 }

@@ -1,7 +1,8 @@
-import { ConflictError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import { scheduledStart, withStagingInStep } from '../domain/experiment-status';
 import { experiments } from './experiments';
+import { retryOnConflict } from '../db/optimistic';
 import { transact } from '../db/repository';
 import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
 import { prepareTouch } from './payload-version';
@@ -12,29 +13,20 @@ import { prepareTouch } from './payload-version';
  * experiment's version, so a staging and its boundary never part, and a start happens once.
  */
 
-const ATTEMPTS = 10;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-const isRace = (error: unknown) => error instanceof ConflictError && error.code === 'conflict' && !(error instanceof BoundaryGoneError);
-
 /**
  * Read-modify-write of an experiment: `change` applied to the current one, a staging that no
  * longer holds dropped, and its start boundary put, moved or deleted in the same transaction.
  * Retried (with `change` applied again) when another write wins the race.
  */
 export async function changeExperiment(orgId: string, id: string, change: (current: Experiment) => Experiment | Promise<Experiment>): Promise<Experiment> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await experiments.read(orgId, id);
     if (!current) throw new NotFoundError(`Experiment ${id} not found`);
     const update = experiments.prepareUpdate(orgId, current, withStagingInStep(await change(current.entity)));
-    try {
-      // The references version moves with it: cached SDK payloads show experiments.
-      await transact([update, ...prepareExperimentStartBoundary(orgId, current.entity, update.entity), prepareTouch(orgId, id)]);
-      return update.entity;
-    } catch (error) {
-      if (!isRace(error) || attempt === ATTEMPTS) throw error;
-      await backoff(attempt);
-    }
-  }
+    // The references version moves with it: cached SDK payloads show experiments.
+    await transact([update, ...prepareExperimentStartBoundary(orgId, current.entity, update.entity), prepareTouch(orgId, id)]);
+    return update.entity;
+  });
 }
 
 /** What firing a staged start's boundary did. */
@@ -50,7 +42,7 @@ export type StartOutcome = 'started' | 'stale' | 'taken' | 'not-due';
 export async function fireExperimentStart(boundary: DueBoundary & { experimentId: string }, now: Date): Promise<StartOutcome> {
   const { orgId, experimentId } = boundary;
   if (boundary.at > now.toISOString()) return 'not-due';
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await experiments.read(orgId, experimentId);
     const started = current && scheduledStart(current.entity, boundary.at, now.toISOString());
     const ops = [prepareClaim(boundary), ...(current && started ? [experiments.prepareUpdate(orgId, current, started), prepareTouch(orgId, experimentId)] : [])];
@@ -58,9 +50,9 @@ export async function fireExperimentStart(boundary: DueBoundary & { experimentId
       await transact(ops);
       return started ? 'started' : 'stale';
     } catch (error) {
+      // Another run fired it first: an outcome, not a race to retry.
       if (error instanceof BoundaryGoneError) return 'taken';
-      if (!isRace(error) || attempt === ATTEMPTS) throw error;
-      await backoff(attempt);
+      throw error;
     }
-  }
+  });
 }

@@ -1,27 +1,13 @@
 import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
+import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
-import {
-  featureListTags,
-  featureReferences,
-  findCycle,
-  prerequisiteIds,
-  sameContent,
-  toApiFeature,
-  type FeatureContent,
-  type StoredFeature,
-} from '../domain/features';
-import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
+import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
 import { environmentParents, type EnvironmentParents } from '../domain/environment-inheritance';
-import { startEarly } from '../concurrency';
 import { db, tableName } from '../db/client';
-import { environments, type StoredEnvironment } from './environments';
-import { experiments } from './experiments';
+import { environments } from './environments';
 import { keys } from '../db/keys';
 import { prepareAppend, readPageIndex } from '../db/page-index';
 import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
-import { savedGroups } from './saved-groups';
-import { loadPayloadReferences, type KnownReferences } from './payload-references';
 import { preparePayloadChanges } from './sdk-payloads';
 import { prepareScheduleBoundaries } from './schedule-boundaries';
 

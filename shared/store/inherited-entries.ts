@@ -3,6 +3,7 @@ import { environmentParents, withInheritedSettings } from '../domain/environment
 import type { StoredFeature } from '../domain/features';
 import { environments } from './environments';
 import { featureIds, features } from './features';
+import { retryOnConflict } from '../db/optimistic';
 import { keys } from '../db/keys';
 import { tableName } from '../db/client';
 import { transact, type TransactionOp, type Versioned } from '../db/repository';
@@ -16,7 +17,6 @@ import { preparePayloadChanges } from './sdk-payloads';
 
 /** Features per transaction: a check and an entry each, plus up to 16 version bumps, under DynamoDB's 100. */
 const CHUNK = 40;
-const ATTEMPTS = 10;
 
 const unchanged = (orgId: string, { entity, version }: Versioned<StoredFeature>): TransactionOp => ({
   op: {
@@ -54,14 +54,9 @@ export async function writeInheritedEntries(orgId: string, environment: string):
   const ids = await featureIds(orgId, { all: [] });
   for (let start = 0; start < ids.length; start += CHUNK) {
     const chunk = ids.slice(start, start + CHUNK);
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const ops = prepareInherited(orgId, environment, await features.readMany(orgId, chunk), parents);
-        if (ops.length) await transact(ops);
-        break;
-      } catch (error) {
-        if (!(error instanceof ConflictError) || attempt === ATTEMPTS) throw error;
-      }
-    }
+    await retryOnConflict(async () => {
+      const ops = prepareInherited(orgId, environment, await features.readMany(orgId, chunk), parents);
+      if (ops.length) await transact(ops);
+    });
   }
 }

@@ -1,5 +1,6 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { StoredMember } from '../contracts/members';
+import { retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { newId } from '../ids';
 import { keys } from '../db/keys';
@@ -93,7 +94,7 @@ export async function ownerForCreate(
  * The member's personal access tokens stop working, as a token needs its member. 404 when unknown.
  */
 export async function removeMember(orgId: string, id: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
+  await retryOnConflict(async () => {
     const [current, orgTeams] = await Promise.all([members.read(orgId, id), teams.all(orgId)]);
     if (!current) throw new NotFoundError(`Member ${id} not found`);
     const changedMeanwhile = () => new ConflictError('conflict', `Member ${id} was changed by another request; retry`);
@@ -116,11 +117,6 @@ export async function removeMember(orgId: string, id: string): Promise<void> {
     for (const team of memberTeams) {
       ops.push(teams.prepareUpdate(orgId, team, { ...team.entity, members: team.entity.members.filter((member) => member !== id) }));
     }
-    try {
-      await transact(ops);
-      return;
-    } catch (error) {
-      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === 5) throw error;
-    }
-  }
+    await transact(ops);
+  });
 }

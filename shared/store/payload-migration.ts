@@ -1,6 +1,7 @@
 import { payloadEntry } from '../domain/sdk-payload';
 import { attributes } from './attributes';
 import { saveAttributeTypes } from './attribute-types';
+import { retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { allFeatures } from './features';
 import { keys, type ItemKey } from '../db/keys';
@@ -64,15 +65,11 @@ async function deleteAll(itemKeys: ItemKey[]): Promise<void> {
 }
 
 async function writeAttributeTypes(orgId: string): Promise<boolean> {
-  for (let attempt = 1; ; attempt++) {
+  // An attribute written meanwhile: read them again.
+  return retryOnConflict(async () => {
     const [all, [current]] = await Promise.all([attributes.all(orgId), getItems([keys.attributeTypes(orgId)])]);
-    try {
-      return await saveAttributeTypes(orgId, all, current);
-    } catch (error) {
-      // An attribute written meanwhile: read them again.
-      if ((error as Error).name !== 'ConditionalCheckFailedException' || attempt === 10) throw error;
-    }
-  }
+    return saveAttributeTypes(orgId, all, current);
+  });
 }
 
 /** Migrates one organization's stored SDK payloads (see above). */

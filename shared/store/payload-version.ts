@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { ConflictError } from '../errors';
+import { retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { keys, type ItemKey } from '../db/keys';
 import type { TransactionOp } from '../db/repository';
@@ -47,23 +48,12 @@ export function prepareTouch(orgId: string, id: string): TransactionOp {
   return { op: { Update: versionBump(keys.sdkReferencesVersion(orgId, shardOf(id)), new Date().toISOString()) }, onConditionFailed: payloadChangedMeanwhile };
 }
 
-const TOUCH_ATTEMPTS = 10;
-const retryable = new Set(['ConditionalCheckFailedException', 'TransactionConflictException']);
-
 /**
  * Says "the organization's payloads changed" on its own, for a change not written through a
  * repository (the salt, a schedule boundary passing): one UpdateItem, so every cached payload is
  * rebuilt and its `dateUpdated` moves (SDKs only reload a payload whose `dateUpdated` moved).
  */
 export async function touchSdkPayloads(orgId: string): Promise<void> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      // Such changes are rare: one shard takes them all.
-      await db.update(versionBump(keys.sdkReferencesVersion(orgId, '00'), new Date().toISOString()));
-      return;
-    } catch (error) {
-      if (!retryable.has((error as Error).name) || attempt === TOUCH_ATTEMPTS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, Math.random() * 5 * attempt));
-    }
-  }
+  // Such changes are rare: one shard takes them all.
+  await retryOnConflict(() => db.update(versionBump(keys.sdkReferencesVersion(orgId, '00'), new Date().toISOString())), payloadChangedMeanwhile);
 }

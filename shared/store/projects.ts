@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { Project } from '../contracts/projects';
+import { retryOnConflict } from '../db/optimistic';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { repository, transact, type TransactionOp } from '../db/repository';
@@ -34,20 +35,6 @@ export function slugOf(name: string): string {
 
 /** How many numbered slugs (`slug-2`, `slug-3`...) a generated publicId tries before a random suffix. */
 const NUMBERED_SLUGS = 10;
-const ATTEMPTS = 10;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-
-/** Runs `attempt` again, after a short pause, while it loses races to other writes (409 `conflict`). */
-async function retryingRaces<T>(attempt: () => Promise<T>): Promise<T> {
-  for (let n = 1; ; n++) {
-    try {
-      return await attempt();
-    } catch (error) {
-      if (!(error instanceof ConflictError && error.code === 'conflict') || n === ATTEMPTS) throw error;
-      await backoff(n);
-    }
-  }
-}
 
 /** Raised when the guard item of a publicId exists: another project of the organization has it. */
 class PublicIdTakenError extends ConflictError {
@@ -96,7 +83,7 @@ export async function createProject(
   wanted?: string,
 ): Promise<Project> {
   const create = (publicId: string) =>
-    retryingRaces(async () => {
+    retryOnConflict(async () => {
       const created = projects.prepareCreate(orgId, { ...data, publicId });
       await transact([created, claimPublicId(orgId, publicId, created.entity.id)]);
       return created.entity;
@@ -117,7 +104,7 @@ export async function createProject(
  * moves in the same transaction (409 when another project has the new publicId).
  */
 export async function updateProject(orgId: string, id: string, change: (current: Project) => Project): Promise<Project> {
-  return retryingRaces(async () => {
+  return retryOnConflict(async () => {
     const current = await projects.read(orgId, id);
     if (!current) throw new NotFoundError(`Project ${id} not found`);
     const updated = projects.prepareUpdate(orgId, current, change(current.entity));
@@ -132,7 +119,7 @@ export async function updateProject(orgId: string, id: string, change: (current:
 
 /** Deletes a project and frees its publicId, in one transaction; 404 when unknown. */
 export async function removeProject(orgId: string, id: string): Promise<void> {
-  await retryingRaces(async () => {
+  await retryOnConflict(async () => {
     const current = await projects.read(orgId, id);
     if (!current) throw new NotFoundError(`Project ${id} not found`);
     const { publicId } = current.entity;

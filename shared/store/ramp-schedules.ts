@@ -5,6 +5,7 @@ import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
 import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
 import type { EnvironmentParents } from '../domain/environment-inheritance';
+import { isLostRace, retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { features, prepareFeatureChanges, readEnvironmentParents, type FeatureChange } from './features';
 import { keys } from '../db/keys';
@@ -34,10 +35,6 @@ export const rampSchedules = repository<RampScheduleRecord>({
   listTags: (schedule) => rampListTags({ featureId: schedule.entityId, status: schedule.status }),
 });
 
-const CHANGE_ATTEMPTS = 10;
-const backoff = (attempt: number) => new Promise((resolve) => setTimeout(resolve, Math.random() * 10 * attempt));
-/** A write lost a race (a version or a payload changed meanwhile): read again and retry. */
-export const isRaceLost = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
 
 const isFinished = (schedule: Pick<RampScheduleRecord, 'status'>) => schedule.status === 'completed' || schedule.status === 'rolled-back';
 
@@ -318,20 +315,15 @@ export async function changeRampSchedule(
   change: (schedule: RampScheduleRecord, feature: StoredFeature | undefined) => RampOutcome,
   options: { featureId?: string } = {},
 ): Promise<RampScheduleRecord | undefined> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const world = await readRampWorld(orgId, id, { featureId: options.featureId });
     // A schedule without a feature belongs to no project: the global role decides. So does a
     // request naming another feature than the schedule's (add-target refuses it anyway).
     const own = world.feature?.entity.id === world.schedule.entity.entityId ? world.feature?.entity : undefined;
     actor.assertAllowed(own);
     const outcome = change(world.schedule.entity, world.feature?.entity);
-    try {
-      return await commitRampOutcome(orgId, world, outcome, actor.by);
-    } catch (error) {
-      if (!isRaceLost(error) || attempt === CHANGE_ATTEMPTS) throw error;
-      await backoff(attempt);
-    }
-  }
+    return commitRampOutcome(orgId, world, outcome, actor.by);
+  });
 }
 
 /** Applies a lifecycle action (start, pause, ..., approve-step) now, through `changeRampSchedule`. */
@@ -356,7 +348,7 @@ export async function recordRampFailure(
     await transact([put]);
     return true;
   } catch (error) {
-    if (isRaceLost(error)) return false;
+    if (isLostRace(error)) return false;
     throw error;
   }
 }

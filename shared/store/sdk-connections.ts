@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
+import { retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { projectTags } from '../domain/project-tags';
 import { resolveSdkVersion } from '../domain/sdk-versions';
@@ -51,8 +52,6 @@ export const payloadSettings = [
   'savedGroupReferencesEnabled',
 ] as const;
 export type PayloadSettings = Partial<Pick<SdkConnection, (typeof payloadSettings)[number]>>;
-
-const ATTEMPTS = 10;
 
 /** A new client key, `sdk-` and 16 URL-safe random characters. */
 export const newSdkKey = () => newId('sdk-');
@@ -168,48 +167,39 @@ export async function updateSdkConnection(
   id: string,
   change: (current: SdkConnection) => SdkConnection | Promise<SdkConnection>,
 ): Promise<SdkConnection> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await sdkConnections.read(orgId, id);
     if (!current) throw new NotFoundError(`SDK connection ${id} not found`);
     const updated = sdkConnections.prepareUpdate(orgId, current, await change(current.entity));
-    try {
-      // Warm containers trust a key's settings while the payload versions hold: move them.
-      await transact([updated, putKeyItem(orgId, updated.entity, false), prepareTouch(orgId, id)]);
-      return updated.entity;
-    } catch (error) {
-      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
-    }
-  }
+    // Warm containers trust a key's settings while the payload versions hold: move them.
+    await transact([updated, putKeyItem(orgId, updated.entity, false), prepareTouch(orgId, id)]);
+    return updated.entity;
+  });
 }
 
 /** Deletes a connection and its key item; the key stops serving payloads at once. */
 export async function deleteSdkConnection(orgId: string, id: string): Promise<void> {
   const changedMeanwhile = () => new ConflictError('conflict', `SDK connection ${id} was changed by another request; retry`);
-  for (let attempt = 1; ; attempt++) {
+  await retryOnConflict(async () => {
     const current = await sdkConnections.read(orgId, id);
     if (!current) throw new NotFoundError(`SDK connection ${id} not found`);
-    try {
-      await transact([
-        {
-          op: {
-            Delete: {
-              TableName: tableName(),
-              Key: keys.entity(orgId, 'SDK_CONNECTION', id),
-              ConditionExpression: 'version = :version',
-              ExpressionAttributeValues: { ':version': current.version },
-            },
+    await transact([
+      {
+        op: {
+          Delete: {
+            TableName: tableName(),
+            Key: keys.entity(orgId, 'SDK_CONNECTION', id),
+            ConditionExpression: 'version = :version',
+            ExpressionAttributeValues: { ':version': current.version },
           },
-          onConditionFailed: changedMeanwhile,
         },
-        { op: { Delete: { TableName: tableName(), Key: keys.sdkConnectionKey(current.entity.key) } }, onConditionFailed: changedMeanwhile },
-        // Warm containers trust a key while the payload versions hold: move them, so the key stops at once.
-        prepareTouch(orgId, id),
-      ]);
-      return;
-    } catch (error) {
-      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
-    }
-  }
+        onConditionFailed: changedMeanwhile,
+      },
+      { op: { Delete: { TableName: tableName(), Key: keys.sdkConnectionKey(current.entity.key) } }, onConditionFailed: changedMeanwhile },
+      // Warm containers trust a key while the payload versions hold: move them, so the key stops at once.
+      prepareTouch(orgId, id),
+    ]);
+  });
 }
 
 /** The connection behind a client key, from any organization; one GetItem. */

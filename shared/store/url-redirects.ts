@@ -2,6 +2,7 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { UrlRedirect } from '../contracts/url-redirects';
 import { servesRedirect } from '../domain/auto-experiments';
+import { retryOnConflict } from '../db/optimistic';
 import { tableName } from '../db/client';
 import { experiments } from './experiments';
 import { keys } from '../db/keys';
@@ -15,9 +16,6 @@ export const urlRedirects = repository<UrlRedirect>({
   // SDK payloads serve redirect experiments from their redirects.
   touch: (orgId, { id }) => [prepareTouch(orgId, id)],
 });
-
-const ATTEMPTS = 5;
-const retryable = (error: unknown) => error instanceof ConflictError && error.code === 'conflict';
 
 /**
  * The redirects SDKs are served (their experiment served, a stopped one's released variation
@@ -50,16 +48,12 @@ export async function addUrlRedirect(
   experimentId: string,
   build: (experiment: Experiment) => Omit<UrlRedirect, 'dateCreated' | 'dateUpdated'>,
 ): Promise<UrlRedirect> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const experiment = await readExperiment(orgId, experimentId);
     const created = urlRedirects.prepareCreate(orgId, build(experiment.entity));
-    try {
-      await transact([created, markExperiment(orgId, experiment, true), prepareTouch(orgId, created.entity.id)]);
-      return created.entity;
-    } catch (error) {
-      if (!retryable(error) || attempt === ATTEMPTS) throw error;
-    }
-  }
+    await transact([created, markExperiment(orgId, experiment, true), prepareTouch(orgId, created.entity.id)]);
+    return created.entity;
+  });
 }
 
 /** Read-modify-write of a redirect; `change` sees its experiment too (for permissions and variations). */
@@ -93,21 +87,17 @@ const prepareDelete = (orgId: string, current: Versioned<UrlRedirect>): Transact
  * one transaction conditional on both versions read; `check` may refuse (permissions).
  */
 export async function removeUrlRedirect(orgId: string, id: string, check: (experiment: Experiment | undefined) => void): Promise<UrlRedirect> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await urlRedirects.read(orgId, id);
     if (!current) throw new NotFoundError(`URL redirect ${id} not found`);
     const [experiment, all] = await Promise.all([experiments.read(orgId, current.entity.experiment), urlRedirects.all(orgId)]);
     check(experiment?.entity);
     const last = !all.some((redirect) => redirect.experiment === current.entity.experiment && redirect.id !== id);
-    try {
-      await transact([
-        prepareDelete(orgId, current),
-        ...(experiment && last && experiment.entity.hasURLRedirects ? [markExperiment(orgId, experiment, false)] : []),
-        prepareTouch(orgId, id),
-      ]);
-      return current.entity;
-    } catch (error) {
-      if (!retryable(error) || attempt === ATTEMPTS) throw error;
-    }
-  }
+    await transact([
+      prepareDelete(orgId, current),
+      ...(experiment && last && experiment.entity.hasURLRedirects ? [markExperiment(orgId, experiment, false)] : []),
+      prepareTouch(orgId, id),
+    ]);
+    return current.entity;
+  });
 }

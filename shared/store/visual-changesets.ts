@@ -1,8 +1,9 @@
-import { ConflictError, NotFoundError } from '../errors';
+import { NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredVisualChangeset } from '../contracts/visual-changesets';
 import { experiments } from './experiments';
 import { prepareTouch } from './payload-version';
+import { retryOnConflict } from '../db/optimistic';
 import { repository, transact } from '../db/repository';
 
 export const visualChangesets = repository<StoredVisualChangeset>({
@@ -18,8 +19,6 @@ export async function visualChangesetsOf(orgId: string, experimentId: string): P
   return visualChangesets.allTagged(orgId, [`experiment:${experimentId}`]);
 }
 
-const ATTEMPTS = 5;
-
 /**
  * Creates a changeset for an experiment and marks the experiment as having one, in one
  * transaction; `build` makes the changeset from the experiment as read. Retried when the
@@ -30,18 +29,14 @@ export async function createVisualChangeset(
   experimentId: string,
   build: (experiment: Experiment) => Omit<StoredVisualChangeset, 'dateCreated' | 'dateUpdated'>,
 ): Promise<StoredVisualChangeset> {
-  for (let attempt = 1; ; attempt++) {
+  return retryOnConflict(async () => {
     const current = await experiments.read(orgId, experimentId);
     if (!current) throw new NotFoundError(`Experiment ${experimentId} not found`);
     const created = visualChangesets.prepareCreate(orgId, build(current.entity));
     const flag = current.entity.hasVisualChangesets
       ? []
       : [experiments.prepareUpdate(orgId, current, { ...current.entity, hasVisualChangesets: true })];
-    try {
-      await transact([created, ...flag, prepareTouch(orgId, created.entity.id)]);
-      return created.entity;
-    } catch (error) {
-      if (!(error instanceof ConflictError && error.code === 'conflict') || attempt === ATTEMPTS) throw error;
-    }
-  }
+    await transact([created, ...flag, prepareTouch(orgId, created.entity.id)]);
+    return created.entity;
+  });
 }
