@@ -3,7 +3,7 @@ import { InvalidInputError } from '../../shared/errors';
 import { postEnvironment } from '../../shared/contracts/environments';
 import { environments, publicEnvironment } from '../../shared/store/environments';
 import { assertProjectsExist } from '../../shared/store/projects';
-import { writeInheritedEntries } from '../../shared/store/inherited-entries';
+import { writeInheritedEntries } from '../../shared/payload/inherited-entries';
 
 export const handler = endpoint(postEnvironment, async ({ body, auth }) => {
   if (body.parent && !(await environments.find(auth.orgId, body.parent))) {

@@ -2,12 +2,12 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { SdkConnection } from '../../shared/contracts/sdk-connections';
-import { isAffected, mergeChanges, proxyRequest, pushesToProxy, type PayloadChange } from '../../shared/domain/proxy-push';
-import { sdkPayloadResponse } from '../../shared/domain/sdk-payload';
+import { isAffected, mergeChanges, proxyRequest, pushesToProxy, type PayloadChange } from '../../shared/payload/proxy-push';
+import { sdkPayloadResponse } from '../../shared/payload/rules';
 import { logger } from '../../shared/logger';
 import { keys } from '../../shared/db/keys';
 import { keyRecord, sdkConnections } from '../../shared/store/sdk-connections';
-import { loadSdkPayload } from '../../shared/store/sdk-payloads';
+import { loadSdkPayload } from '../../shared/payload/serve';
 
 /**
  * GrowthBook Proxy push: every payload change moves a version item of its environment, and the

@@ -4,7 +4,7 @@ import { assertCan } from '../../shared/permissions';
 import { revertFeature } from '../../shared/contracts/feature-cleanup';
 import { authorOf, revertedFeature } from '../../shared/domain/features';
 import { assertReferencesValid, changeFeature, startEnvironmentsRead, featureRevision, presentFeatures } from '../../shared/store/features';
-import type { KnownReferences } from '../../shared/store/payload-references';
+import type { KnownReferences } from '../../shared/payload/references';
 
 export const handler = endpoint(revertFeature, async ({ params, body, auth }) => {
   // Read once, alongside the feature: the write takes the environments' parents from it too.

@@ -6,7 +6,7 @@ import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
 import { assertReferencesValid, changeFeature, startEnvironmentsRead, presentFeatures } from '../../shared/store/features';
 import { resolveOwner } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
-import type { KnownReferences } from '../../shared/store/payload-references';
+import type { KnownReferences } from '../../shared/payload/references';
 
 export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
   // Read once, alongside the feature: the write takes the environments' parents from it too.

@@ -2,9 +2,9 @@ import { endpoint } from '../../shared/api/endpoint';
 import { HttpResponse } from '../../shared/api/responses';
 import { InvalidInputError, NotFoundError } from '../../shared/errors';
 import { postRemoteEval } from '../../shared/contracts/sdk-payload';
-import { remoteEvaluate } from '../../shared/domain/remote-eval';
+import { remoteEvaluate } from '../../shared/payload/remote-eval';
 import { findSdkKey } from '../../shared/store/sdk-connections';
-import { loadSdkPayload } from '../../shared/store/sdk-payloads';
+import { loadSdkPayload } from '../../shared/payload/serve';
 
 /** Each answer is for one user: no cache may keep it. */
 const headers = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };

@@ -4,7 +4,7 @@ import { scheduledStart, withStagingInStep } from '../domain/experiment-status';
 import { experiments } from './experiments';
 import { transact } from '../db/repository';
 import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/versions';
 
 /**
  * Experiment writes that keep a staged start's schedule boundary in step, and the scheduler's side:

@@ -11,8 +11,8 @@ import {
   type FeatureContent,
   type StoredFeature,
 } from '../domain/features';
-import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
-import { environmentParents, type EnvironmentParents } from '../domain/environment-inheritance';
+import { payloadEntry, sdkFeature } from '../payload/rules';
+import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { startEarly } from '../concurrency';
 import { db, tableName } from '../db/client';
 import { environments, type StoredEnvironment } from './environments';
@@ -21,8 +21,8 @@ import { keys } from '../db/keys';
 import { prepareAppend, readPageIndex } from '../db/page-index';
 import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
 import { savedGroups } from './saved-groups';
-import { loadPayloadReferences, type KnownReferences } from './payload-references';
-import { preparePayloadChanges } from './sdk-payloads';
+import { loadPayloadReferences, type KnownReferences } from '../payload/references';
+import { preparePayloadChanges } from '../payload/serve';
 import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */

@@ -3,13 +3,13 @@ import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-connections';
 import { db, tableName } from '../db/client';
 import { projectTags } from '../domain/project-tags';
-import { resolveSdkVersion } from '../domain/sdk-versions';
+import { resolveSdkVersion } from '../payload/sdk-versions';
 import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from '../db/keys';
 import { projects } from './projects';
 import { repository, transact, type TransactionOp } from '../db/repository';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/versions';
 
 /** SDK connections; lists filter on project and on whether a proxy is enabled. */
 export const sdkConnections = repository<SdkConnection>({

@@ -1,5 +1,5 @@
-import { referencedGroupIds, savedGroupValues } from '../../shared/domain/saved-group-references';
-import { hashSecure, type PayloadReferences, type SdkFeature } from '../../shared/domain/sdk-payload';
+import { referencedGroupIds, savedGroupValues } from '../../shared/payload/saved-group-references';
+import { hashSecure, type PayloadReferences, type SdkFeature } from '../../shared/payload/rules';
 
 const refs = (attributes: Record<string, string>): PayloadReferences => ({
   savedGroups: new Map([

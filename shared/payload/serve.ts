@@ -6,24 +6,24 @@ import {
   scheduleBoundaries,
   type PayloadEntry,
   type SdkPayload,
-} from '../domain/sdk-payload';
+} from './rules';
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { queryAll, type TransactionOp } from '../db/repository';
-import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './payload-version';
-import { loadPayloadReferences, type KnownReferences } from './payload-references';
-import { capabilitySettings, scrubForCapabilities } from '../domain/sdk-scrub';
-import { reducePrerequisites } from '../domain/sdk-prerequisites';
-import { connectionCapabilities, latestSdkVersion } from '../domain/sdk-versions';
-import { autoExperimentsFor, loadAutoExperiments } from './auto-experiments';
-import { savedGroupValues } from '../domain/saved-group-references';
-import { holdoutApplies } from '../domain/holdout-payload';
-import { holdouts } from './holdouts';
-import { servedProjects, withInheritedSettings, type EnvironmentParents } from '../domain/environment-inheritance';
-import { getSecureAttributeSalt } from './organizations';
-import { projects } from './projects';
-import type { PayloadSettings } from './sdk-connections';
+import { payloadChangedMeanwhile as changedMeanwhile, shardOf, versionBump } from './versions';
+import { loadPayloadReferences, type KnownReferences } from './references';
+import { capabilitySettings, scrubForCapabilities } from './scrub';
+import { reducePrerequisites } from './prerequisites';
+import { connectionCapabilities, latestSdkVersion } from './sdk-versions';
+import { autoExperimentsFor, loadAutoExperiments } from './auto-experiment-sources';
+import { savedGroupValues } from './saved-group-references';
+import { holdoutApplies } from './holdouts';
+import { holdouts } from '../store/holdouts';
+import { servedProjects, withInheritedSettings, type EnvironmentParents } from './environment-inheritance';
+import { getSecureAttributeSalt } from '../store/organizations';
+import { projects } from '../store/projects';
+import type { PayloadSettings } from '../store/sdk-connections';
 
 /**
  * The materialised SDK payload, stored so that a feature change writes a fixed amount whatever the

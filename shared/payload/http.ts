@@ -1,10 +1,10 @@
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
 import { InvalidInputError, NotFoundError } from '../errors';
-import { etagMatches, sdkPayloadResponse } from '../domain/sdk-payload';
+import { etagMatches, sdkPayloadResponse } from './rules';
 import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
-import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from '../store/sdk-payloads';
+import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from './serve';
 import { SDK_PAYLOAD_CACHE_CONTROL } from '../contracts/sdk-payload';
-import { EncodedResponse } from './responses';
+import { EncodedResponse } from '../api/responses';
 
 /**
  * Serving the SDK payload from a warm container. Per client key the container keeps the last body

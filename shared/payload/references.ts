@@ -7,13 +7,13 @@ import {
   type PayloadEntry,
   type PayloadExperiment,
   type PayloadReferences,
-} from '../domain/sdk-payload';
-import { attributes } from './attributes';
-import { readAttributeTypes } from './attribute-types';
+} from './rules';
+import { attributes } from '../store/attributes';
+import { readAttributeTypes } from '../store/attribute-types';
 import { keys } from '../db/keys';
-import { namespaces } from './namespaces';
+import { namespaces } from '../store/namespaces';
 import { getItems, toEntity } from '../db/repository';
-import { savedGroups } from './saved-groups';
+import { savedGroups } from '../store/saved-groups';
 
 /**
  * What an SDK payload reads besides its feature entries: the saved groups, experiments and namespaces

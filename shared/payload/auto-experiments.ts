@@ -17,7 +17,7 @@ import {
   type PayloadOptions,
   type PayloadReferences,
   type SdkRule,
-} from './sdk-payload';
+} from './rules';
 
 /**
  * The SDK payload's `experiments` array: experiments that change a page by themselves (visual

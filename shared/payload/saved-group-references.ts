@@ -1,5 +1,5 @@
-import type { PayloadReferences, SdkFeature } from './sdk-payload';
-import { groupValues, hashSecure } from './sdk-payload';
+import type { PayloadReferences, SdkFeature } from './rules';
+import { groupValues, hashSecure } from './rules';
 
 /**
  * Saved groups sent by reference, as GrowthBook does for connections with

@@ -6,7 +6,7 @@ import {
   type PayloadEntry,
   type PayloadExperiment,
   type PayloadNamespace,
-} from '../../shared/domain/sdk-payload';
+} from '../../shared/payload/rules';
 
 /** How a rule's namespace reaches the SDK given the organization's namespace definitions (GrowthBook's precedence). */
 

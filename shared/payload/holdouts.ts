@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Holdout } from '../contracts/holdouts';
-import type { SdkFeature, SdkRule } from './sdk-payload';
+import type { SdkFeature, SdkRule } from './rules';
 
 /**
  * Holdouts in the SDK payload, as GrowthBook emits them: each live holdout a served feature is

@@ -8,10 +8,10 @@ import {
   resolveSdkVersion,
   sdkCapabilities,
   sdkVersionsOf,
-} from '../../shared/domain/sdk-versions';
-import { capabilitySettings, scrubForCapabilities } from '../../shared/domain/sdk-scrub';
-import type { PayloadEntry, SdkFeature } from '../../shared/domain/sdk-payload';
-import { reducePrerequisites } from '../../shared/domain/sdk-prerequisites';
+} from '../../shared/payload/sdk-versions';
+import { capabilitySettings, scrubForCapabilities } from '../../shared/payload/scrub';
+import type { PayloadEntry, SdkFeature } from '../../shared/payload/rules';
+import { reducePrerequisites } from '../../shared/payload/prerequisites';
 
 // Facts from GrowthBook's sdk-versions tables and its own tests of getConnectionSDKCapabilities.
 

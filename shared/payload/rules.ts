@@ -2,9 +2,9 @@ import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import type { Attribute } from '../contracts/attributes';
 import type { FeatureRule, ValueType } from '../contracts/features';
 import type { SavedGroup } from '../contracts/saved-groups';
-import { decodeValue, type FeatureContent } from './features';
+import { decodeValue, type FeatureContent } from '../domain/features';
 import type { SdkAutoExperiment } from './auto-experiments';
-import { holdoutFeatures, holdoutGateRule, type PayloadHoldout } from './holdout-payload';
+import { holdoutFeatures, holdoutGateRule, type PayloadHoldout } from './holdouts';
 
 /**
  * What the payload of one environment keeps of a served feature: enough to translate it at read

@@ -16,7 +16,7 @@ import {
   type PayloadExperiment,
   type PayloadGroup,
   type PayloadReferences,
-} from '../../shared/domain/sdk-payload';
+} from '../../shared/payload/rules';
 
 /** Rule ids in, as connections with `includeRuleIds` get them. */
 const opts = { now: new Date('2025-01-01T00:00:00Z'), includeRuleIds: true };
