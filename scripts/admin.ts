@@ -17,7 +17,7 @@ import {
   newSecureAttributeSalt,
   setSecureAttributeSalt,
 } from '../shared/store/organizations';
-import { touchSdkPayloads } from '../shared/payload/versions';
+import { touchSdkPayloads } from '../shared/payload/write';
 import { allOrganizationIds, migratePayloads } from '../shared/payload/migration';
 
 export const usage = `Usage: npm run admin -- <command>

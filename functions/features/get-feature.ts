@@ -1,7 +1,8 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getFeature } from '../../shared/contracts/features';
 import { featureAtRevision, toRevisionView } from '../../shared/domain/features';
-import { environmentIds, features, latestFeatureRevisions, presentFeatures } from '../../shared/store/features';
+import { environmentIds, features, latestFeatureRevisions } from '../../shared/store/features';
+import { presentFeatures } from '../../shared/payload/definitions';
 
 /** GrowthBook lists a feature's newest revisions only, ten of them, newest first. */
 const REVISIONS_LISTED = 10;

@@ -2,7 +2,8 @@ import { InvalidInputError } from '../../shared/errors';
 import { endpoint } from '../../shared/api/endpoint';
 import { paginated } from '../../shared/api/pagination';
 import { listFeatures } from '../../shared/contracts/features';
-import { allFeatures, environmentIds, listFeaturePage, presentFeatures, type FeatureFilter } from '../../shared/store/features';
+import { allFeatures, environmentIds, listFeaturePage, type FeatureFilter } from '../../shared/store/features';
+import { presentFeatures } from '../../shared/payload/definitions';
 import { findSdkKey } from '../../shared/store/sdk-connections';
 
 /** `skipPagination` is a self-hosting escape hatch: honoured only when the deployment opts in. */

@@ -4,7 +4,8 @@ import { assertCan } from '../../shared/permissions';
 import { postFeature } from '../../shared/contracts/features';
 import { authorOf, newFeature } from '../../shared/domain/features';
 import { environments as environmentList } from '../../shared/store/environments';
-import { assertReferencesValid, createFeature, presentFeatures } from '../../shared/store/features';
+import { assertReferencesValid, createFeature } from '../../shared/store/features';
+import { presentFeatures } from '../../shared/payload/definitions';
 import { ownerForCreate } from '../../shared/store/members';
 import { assertProjectsExist } from '../../shared/store/projects';
 

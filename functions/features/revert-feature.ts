@@ -3,8 +3,9 @@ import { InvalidInputError } from '../../shared/errors';
 import { assertCan } from '../../shared/permissions';
 import { revertFeature } from '../../shared/contracts/feature-cleanup';
 import { authorOf, revertedFeature } from '../../shared/domain/features';
-import { assertReferencesValid, changeFeature, startEnvironmentsRead, featureRevision, presentFeatures } from '../../shared/store/features';
-import type { KnownReferences } from '../../shared/payload/references';
+import { assertReferencesValid, changeFeature, startEnvironmentsRead, featureRevision } from '../../shared/store/features';
+import { presentFeatures } from '../../shared/payload/definitions';
+import type { KnownReferences } from '../../shared/payload/types';
 
 export const handler = endpoint(revertFeature, async ({ params, body, auth }) => {
   // Read once, alongside the feature: the write takes the environments' parents from it too.

@@ -2,7 +2,8 @@ import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { toggleFeature } from '../../shared/contracts/features';
 import { applyToggle, authorOf, toggleOn } from '../../shared/domain/features';
-import { changeFeature, presentFeatures, startEnvironmentsRead } from '../../shared/store/features';
+import { changeFeature, startEnvironmentsRead } from '../../shared/store/features';
+import { presentFeatures } from '../../shared/payload/definitions';
 
 export const handler = endpoint(toggleFeature, async ({ params, body, auth }) => {
   const toggles = Object.fromEntries(Object.entries(body.environments).map(([env, value]) => [env, toggleOn(value)]));

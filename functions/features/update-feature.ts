@@ -3,10 +3,11 @@ import { endpoint } from '../../shared/api/endpoint';
 import { assertCan } from '../../shared/permissions';
 import { updateFeature } from '../../shared/contracts/features';
 import { applyFeatureUpdate, authorOf } from '../../shared/domain/features';
-import { assertReferencesValid, changeFeature, startEnvironmentsRead, presentFeatures } from '../../shared/store/features';
+import { assertReferencesValid, changeFeature, startEnvironmentsRead } from '../../shared/store/features';
+import { presentFeatures } from '../../shared/payload/definitions';
 import { resolveOwner } from '../../shared/store/members';
 import { projects } from '../../shared/store/projects';
-import type { KnownReferences } from '../../shared/payload/references';
+import type { KnownReferences } from '../../shared/payload/types';
 
 export const handler = endpoint(updateFeature, async ({ params, body, auth }) => {
   // Read once, alongside the feature: the write takes the environments' parents from it too.

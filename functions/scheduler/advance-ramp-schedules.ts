@@ -18,7 +18,7 @@ import {
   type RampWorlds,
 } from '../../shared/store/ramp-schedules';
 import { transact } from '../../shared/db/repository';
-import { shardOf } from '../../shared/payload/versions';
+import { shardOf } from '../../shared/payload/write';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It

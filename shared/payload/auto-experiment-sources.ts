@@ -1,10 +1,11 @@
-import { autoExperiments, type AutoExperimentSources, type SdkAutoExperiment } from './auto-experiments';
-import { payloadReferenceIds, type PayloadReferences } from './rules';
+import { autoExperiments, type AutoExperimentSources } from './auto-experiments';
+import { payloadReferenceIds } from './entries';
 import { experiments } from '../store/experiments';
 import { namespaces } from '../store/namespaces';
 import { projects } from '../store/projects';
 import { savedGroups } from '../store/saved-groups';
-import type { PayloadScope } from './serve';
+import type { PayloadScope } from './scope';
+import type { PayloadReferences, SdkAutoExperiment } from './types';
 import { urlRedirects } from '../store/url-redirects';
 import { visualChangesets } from '../store/visual-changesets';
 

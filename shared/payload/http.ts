@@ -1,18 +1,14 @@
 import { brotliCompressSync, constants as zlib, gzipSync } from 'node:zlib';
-import { InvalidInputError, NotFoundError } from '../errors';
-import { etagMatches, sdkPayloadResponse } from './rules';
-import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
-import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from './serve';
+import { InvalidInputError } from '../errors';
 import { SDK_PAYLOAD_CACHE_CONTROL } from '../contracts/sdk-payload';
-import { EncodedResponse } from '../api/responses';
+import { EncodedResponse, HttpResponse } from '../api/responses';
+import { servedPayload } from './serve';
+import type { SdkPayload } from './types';
 
 /**
- * Serving the SDK payload from a warm container. Per client key the container keeps the last body
- * it built, with its ETag and its compressed forms, and the payload versions of its environment
- * it was built at. A request reads those versions (one Query); when they are unchanged the body is
- * served as it is, and a matching `If-None-Match` gets a 304. Nothing is rebuilt per request.
- * When they moved, the key is read again and the body rebuilt (re-reading only changed shards).
- * With `PAYLOAD_CACHE_MS`, a body checked less than that long ago is served without any read.
+ * The SDK payload over HTTP, the one place that knows it: the headers every payload answer carries
+ * (Cache-Control, CORS, Vary), ETag revalidation (304), gzip and brotli, and which route may serve
+ * which connection. The bodies come from serve.ts, which reads the stores; nothing here does.
  */
 
 const baseHeaders = {
@@ -23,22 +19,17 @@ const baseHeaders = {
   vary: 'Accept-Encoding',
 };
 
-interface Served {
-  record: SdkKeyRecord;
-  /** The environment's payload versions the body was built at. */
-  versions: string;
-  /** When the body changes by itself (a scheduled rule's next step): rebuilt from then on. */
-  validUntil: number;
-  etag: string;
-  json: string;
-  /** Compressed forms, base64 as API Gateway takes them, made on first demand. */
-  gzip?: string;
-  br?: string;
-  checkedAt: number;
-}
+/** A remote evaluation answers for one user: no cache may keep it. */
+const remoteEvalHeaders = { 'cache-control': 'no-store', 'access-control-allow-origin': '*' };
 
-const served = new Map<string, Served>();
-const MAX_SERVED = 1000;
+/** Whether an `If-None-Match` header names this ETag (a list, weak validators and `*` included). */
+export function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
 
 /** The encoding to answer with: br or gzip when `Accept-Encoding` accepts it (q > 0), br first; none otherwise. */
 export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
@@ -54,53 +45,6 @@ export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip
   return weight('gzip') > 0 ? 'gzip' : undefined;
 }
 
-async function build(record: SdkKeyRecord, versions: PayloadVersions, now: number): Promise<Served> {
-  const { key: _key, orgId: _org, connectionId: _id, encryptPayload, encryptionKey, ...scope } = record;
-  const { payload, validUntil } = await loadSdkPayload({ orgId: record.orgId, ...scope }, new Date(now), versions);
-  const { body, headers } = sdkPayloadResponse(payload, { encryptionKey: encryptPayload ? encryptionKey : undefined });
-  return {
-    record,
-    versions: versions.token,
-    validUntil: validUntil ? Date.parse(validUntil) : Infinity,
-    etag: headers.etag,
-    json: JSON.stringify(body),
-    checkedAt: now,
-  };
-}
-
-const notFound = (key: string) => new NotFoundError(`No SDK connection has the key ${key}`);
-
-/**
- * The body for a key: the cached one while the versions of its environment hold, otherwise a new
- * build. Changes to a connection move those versions in their own transaction, so unchanged
- * versions also prove the key's settings unchanged: a warm request is that one Query.
- */
-async function current(key: string, orgId: string | undefined): Promise<Served> {
-  const cached = served.get(key);
-  const now = Date.now();
-  const cacheMs = Number(process.env.PAYLOAD_CACHE_MS ?? 0);
-  const usable = cached && now < cached.validUntil ? cached : undefined;
-  const fresh = usable && cacheMs > 0 && now - usable.checkedAt < cacheMs;
-  let versions = cached && !fresh ? await readPayloadVersions(cached.record.orgId, cached.record.environment) : undefined;
-  if (usable && (fresh || versions!.token === usable.versions)) {
-    if (orgId && usable.record.orgId !== orgId) throw notFound(key);
-    if (!fresh) usable.checkedAt = now;
-    return usable;
-  }
-  const record = await findSdkKey(key);
-  if (!record || (orgId && record.orgId !== orgId)) {
-    served.delete(key);
-    throw notFound(key);
-  }
-  const sameTarget = cached && cached.record.orgId === record.orgId && cached.record.environment === record.environment;
-  if (!sameTarget || !versions) versions = await readPayloadVersions(record.orgId, record.environment);
-  const next = await build(record, versions, now);
-  served.delete(key);
-  served.set(key, next);
-  if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);
-  return next;
-}
-
 /**
  * The HTTP answer for a client key: 304 when `If-None-Match` names the current ETag, otherwise the
  * payload, compressed when the client accepts it. 404 when no connection has the key (or, with
@@ -111,7 +55,7 @@ export async function serveSdkPayload(
   headers: Record<string, string | undefined> | undefined,
   options: { orgId?: string } = {},
 ): Promise<EncodedResponse> {
-  const body = await current(key, options.orgId);
+  const body = await servedPayload(key, options.orgId);
   // As GrowthBook: a remote-evaluation connection keeps its targeting on the server, so the public route does not serve it.
   if (!options.orgId && body.record.remoteEvalEnabled) {
     throw new InvalidInputError(`The SDK connection ${key} uses remote evaluation: POST /api/eval/${key} with the user's attributes`);
@@ -130,7 +74,7 @@ export async function serveSdkPayload(
   return new EncodedResponse(200, body.json, responseHeaders);
 }
 
-/** Forgets every cached body and state (tests and benchmarks measuring a cold container). */
-export function clearServedPayloads(): void {
-  served.clear();
+/** The HTTP answer of a remote evaluation: the payload resolved for one user. */
+export function remoteEvalResponse(resolved: SdkPayload): HttpResponse {
+  return new HttpResponse(200, resolved, remoteEvalHeaders);
 }

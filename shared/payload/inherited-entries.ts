@@ -6,7 +6,7 @@ import { featureIds, features } from '../store/features';
 import { keys } from '../db/keys';
 import { tableName } from '../db/client';
 import { transact, type TransactionOp, type Versioned } from '../db/repository';
-import { preparePayloadChanges } from './serve';
+import { preparePayloadChanges } from './write';
 
 /**
  * A new child environment serves, for each existing feature (which has no settings of its own

@@ -1,4 +1,4 @@
-import { payloadEntry } from './rules';
+import { payloadEntry } from './entries';
 import { attributes } from '../store/attributes';
 import { saveAttributeTypes } from '../store/attribute-types';
 import { db, tableName } from '../db/client';

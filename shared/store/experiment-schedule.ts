@@ -4,7 +4,7 @@ import { scheduledStart, withStagingInStep } from '../domain/experiment-status';
 import { experiments } from './experiments';
 import { transact } from '../db/repository';
 import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
-import { prepareTouch } from '../payload/versions';
+import { prepareTouch } from '../payload/write';
 
 /**
  * Experiment writes that keep a staged start's schedule boundary in step, and the scheduler's side:

@@ -7,11 +7,9 @@ import {
   findCycle,
   prerequisiteIds,
   sameContent,
-  toApiFeature,
   type FeatureContent,
   type StoredFeature,
 } from '../domain/features';
-import { payloadEntry, sdkFeature } from '../payload/rules';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { startEarly } from '../concurrency';
 import { db, tableName } from '../db/client';
@@ -21,8 +19,8 @@ import { keys } from '../db/keys';
 import { prepareAppend, readPageIndex } from '../db/page-index';
 import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
 import { savedGroups } from './saved-groups';
-import { loadPayloadReferences, type KnownReferences } from '../payload/references';
-import { preparePayloadChanges } from '../payload/serve';
+import type { KnownReferences } from '../payload/types';
+import { preparePayloadChanges } from '../payload/write';
 import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */
@@ -444,24 +442,6 @@ async function assertNoCycle(orgId: string, feature: FeatureContent, parents: St
 /** The organization's environment ids, in creation order. */
 export async function environmentIds(orgId: string): Promise<string[]> {
   return (await environments.all(orgId)).map((environment) => environment.id);
-}
-
-/**
- * Features in their API shape: an entry for every environment of the organization, each with the
- * SDK `definition` where the feature is served (reading the saved groups and experiments named).
- * What the request already read (the environment ids, saved groups, experiments) is not read again.
- */
-export async function presentFeatures(orgId: string, stored: StoredFeature[], known: KnownReferences & { environments?: string[] } = {}) {
-  const envs = known.environments ?? (await environmentIds(orgId));
-  const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
-  const refs = await loadPayloadReferences(orgId, entries, known);
-  const now = new Date();
-  return stored.map((feature) =>
-    toApiFeature(feature, envs, (env) => {
-      const entry = payloadEntry(feature, env);
-      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs, { now }));
-    }),
-  );
 }
 
 /** How many features have a rule that references the experiment (any environment). */

@@ -9,7 +9,8 @@ import { newId } from '../ids';
 import { keys } from '../db/keys';
 import { projects } from './projects';
 import { repository, transact, type TransactionOp } from '../db/repository';
-import { prepareTouch } from '../payload/versions';
+import { prepareTouch } from '../payload/write';
+import { payloadSettings, type PayloadSettings } from '../payload/scope';
 
 /** SDK connections; lists filter on project and on whether a proxy is enabled. */
 export const sdkConnections = repository<SdkConnection>({
@@ -32,25 +33,6 @@ export interface SdkKeyRecord extends PayloadSettings {
   encryptionKey: string;
   dateUpdated: string;
 }
-
-/** The connection settings that shape what its payload holds, kept on the key item too. */
-export const payloadSettings = [
-  'languages',
-  'sdkVersion',
-  'includeVisualExperiments',
-  'includeDraftExperiments',
-  'includeExperimentNames',
-  'includeRedirectExperiments',
-  'includeRuleIds',
-  'includeProjectIdInMetadata',
-  'includeCustomFieldsInMetadata',
-  'allowedCustomFieldsInMetadata',
-  'includeTagsInMetadata',
-  'hashSecureAttributes',
-  'remoteEvalEnabled',
-  'savedGroupReferencesEnabled',
-] as const;
-export type PayloadSettings = Partial<Pick<SdkConnection, (typeof payloadSettings)[number]>>;
 
 const ATTEMPTS = 10;
 

@@ -5,7 +5,7 @@ import { servesRedirect } from '../payload/auto-experiments';
 import { tableName } from '../db/client';
 import { experiments } from './experiments';
 import { keys } from '../db/keys';
-import { prepareTouch } from '../payload/versions';
+import { prepareTouch } from '../payload/write';
 import { repository, transact, type TransactionOp, type Versioned } from '../db/repository';
 
 export const urlRedirects = repository<UrlRedirect>({

@@ -2,7 +2,7 @@ import { ConflictError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredVisualChangeset } from '../contracts/visual-changesets';
 import { experiments } from './experiments';
-import { prepareTouch } from '../payload/versions';
+import { prepareTouch } from '../payload/write';
 import { repository, transact } from '../db/repository';
 
 export const visualChangesets = repository<StoredVisualChangeset>({

@@ -1,6 +1,6 @@
 import type { FeatureRule } from '../../shared/contracts/features';
 import type { Experiment } from '../../shared/contracts/experiments';
-import type { PayloadEntry } from '../../shared/payload/rules';
+import type { PayloadEntry } from '../../shared/payload/types';
 import { newId } from '../../shared/ids';
 import { namespaces } from '../../shared/store/namespaces';
 import { loadPayloadReferences } from '../../shared/payload/references';
