@@ -46,7 +46,7 @@ async function seedFlags(orgId: string, count: number): Promise<void> {
   const { BatchWriteCommand } = await import('@aws-sdk/lib-dynamodb');
   const { db, tableName } = await import('../shared/db/client');
   const { features } = await import('../shared/store/features');
-  const { preparePayloadChanges } = await import('../shared/store/sdk-payloads');
+  const { preparePayloadChanges } = await import('../shared/payload/write');
   const items: Record<string, unknown>[] = [];
   for (let n = 0; n < count; n++) {
     const content = await flagContent(`flag-${String(n).padStart(5, '0')}`);
@@ -85,7 +85,7 @@ async function writeCost(): Promise<Row[]> {
   const { dynamoMeter, watchCommands } = await import('../shared/db/client');
   const { createOrganization } = await import('../shared/store/organizations');
   const { features } = await import('../shared/store/features');
-  const { payloadEntry } = await import('../shared/domain/sdk-payload');
+  const { payloadEntry } = await import('../shared/payload/entries');
   let payloadUnits = 0;
   let payloadItems = 0;
   const unwatch = watchCommands((command, input) => {

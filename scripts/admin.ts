@@ -17,8 +17,8 @@ import {
   newSecureAttributeSalt,
   setSecureAttributeSalt,
 } from '../shared/store/organizations';
-import { touchSdkPayloads } from '../shared/store/payload-version';
-import { allOrganizationIds, migratePayloads } from '../shared/store/payload-migration';
+import { touchSdkPayloads } from '../shared/payload/write';
+import { allOrganizationIds, migratePayloads } from '../shared/payload/migration';
 
 export const usage = `Usage: npm run admin -- <command>
 

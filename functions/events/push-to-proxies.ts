@@ -2,18 +2,18 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import type { SdkConnection } from '../../shared/contracts/sdk-connections';
-import { isAffected, mergeChanges, proxyRequest, pushesToProxy, type PayloadChange } from '../../shared/domain/proxy-push';
-import { sdkPayloadResponse } from '../../shared/domain/sdk-payload';
+import { isAffected, mergeChanges, proxyRequest, pushesToProxy, type PayloadChange } from '../../shared/payload/proxy-push';
+import { sdkPayloadBody } from '../../shared/payload/body';
 import { logger } from '../../shared/logger';
 import { keys } from '../../shared/db/keys';
 import { keyRecord, sdkConnections } from '../../shared/store/sdk-connections';
-import { loadSdkPayload } from '../../shared/store/sdk-payloads';
+import { loadSdkPayload } from '../../shared/payload/serve';
 
 /**
  * GrowthBook Proxy push: every payload change moves a version item of its environment, and the
  * table's stream brings those writes here. For each organization and environment changed in a
  * batch, the SDK connections with a proxy whose payload the change reaches get their payload POSTed
- * to the proxy, signed (see shared/domain/proxy-push.ts). As GrowthBook, a failed push is tried once
+ * to the proxy, signed (see shared/payload/proxy-push.ts). As GrowthBook, a failed push is tried once
  * more after a pause and then given up: the proxy has the next change's push, and its own polling.
  * A push that fails never holds up the others, nor the stream.
  */
@@ -65,7 +65,7 @@ async function post(connection: SdkConnection, body: string, timeoutMs: number):
 async function push(orgId: string, connection: SdkConnection, options: Required<PushOptions>): Promise<boolean> {
   const { key: _key, orgId: _org, connectionId: _id, encryptPayload, encryptionKey, ...scope } = keyRecord(orgId, connection);
   const { payload } = await loadSdkPayload({ orgId, ...scope });
-  const { body } = sdkPayloadResponse(payload, { encryptionKey: encryptPayload ? encryptionKey : undefined });
+  const { body } = sdkPayloadBody(payload, { encryptionKey: encryptPayload ? encryptionKey : undefined });
   const json = JSON.stringify(body);
   if (await post(connection, json, options.timeoutMs)) return true;
   await sleep(options.retryDelayMs);

@@ -3,7 +3,7 @@ import { NotFoundError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
 import { fireDueBoundaries, type FireResult } from './fire-schedule-boundaries';
-import type { EnvironmentParents } from '../../shared/domain/environment-inheritance';
+import type { EnvironmentParents } from '../../shared/payload/environment-inheritance';
 import {
   commitRampOutcome,
   dueRampSchedules,
@@ -18,7 +18,7 @@ import {
 } from '../../shared/store/ramp-schedules';
 import { isLostRace, retryOnConflict } from '../../shared/db/optimistic';
 import { transact } from '../../shared/db/repository';
-import { shardOf } from '../../shared/store/payload-version';
+import { shardOf } from '../../shared/payload/write';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It

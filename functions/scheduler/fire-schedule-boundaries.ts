@@ -1,7 +1,7 @@
 import { logger } from '../../shared/logger';
 import { fireExperimentStart } from '../../shared/store/experiment-schedule';
 import { claimScheduleBoundary, dueScheduleBoundaries, putScheduleBoundary, type DueBoundary } from '../../shared/store/schedule-boundaries';
-import { touchSdkPayloads } from '../../shared/store/payload-version';
+import { touchSdkPayloads } from '../../shared/payload/write';
 
 /**
  * Fires the schedule boundaries that are due: a scheduled rule turned on or off at that moment, so

@@ -1,5 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
-import { serveSdkPayload } from '../../shared/api/sdk-payload';
+import { serveSdkPayload } from '../../shared/payload/http';
 import { getSdkPayload } from '../../shared/contracts/sdk-payload';
 
 export const handler = endpoint(getSdkPayload, async ({ params, auth, event }) =>

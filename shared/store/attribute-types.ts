@@ -1,8 +1,8 @@
-import type { AttributeDatatype } from '../domain/sdk-payload';
+import type { AttributeDatatype } from '../payload/types';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import type { StoredItem, TransactionOp } from '../db/repository';
-import { payloadChangedMeanwhile } from './payload-version';
+import { payloadChangedMeanwhile } from '../payload/write';
 
 /**
  * The datatype of every attribute of an organization, in one item (`ATTRIBUTE_TYPES`), so an SDK

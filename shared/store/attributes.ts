@@ -1,6 +1,6 @@
 import type { Attribute } from '../contracts/attributes';
 import { prepareAttributeType } from './attribute-types';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { repository, type Dated } from '../db/repository';
 
 /** An attribute as stored: its property is its id, and it carries the store's dates, which its API shape leaves out. */

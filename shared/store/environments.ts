@@ -1,5 +1,5 @@
 import type { Environment } from '../contracts/environments';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { repository } from '../db/repository';
 
 /** Environments are stored with the store's dates, which their API shape leaves out. */

@@ -5,7 +5,7 @@ import { experiments } from './experiments';
 import { retryOnConflict } from '../db/optimistic';
 import { transact } from '../db/repository';
 import { BoundaryGoneError, prepareClaim, prepareExperimentStartBoundary, type DueBoundary } from './schedule-boundaries';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 
 /**
  * Experiment writes that keep a staged start's schedule boundary in step, and the scheduler's side:

@@ -5,7 +5,7 @@ import { metricReferences, phaseReferences } from '../domain/experiments';
 import { assertDataSourceReferences } from './data-sources';
 import { factMetrics } from './fact-metrics';
 import { projects } from './projects';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { assertReferences, repository, type Reference } from '../db/repository';
 import { savedGroups } from './saved-groups';
 import { segments } from './segments';

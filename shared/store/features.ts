@@ -2,13 +2,13 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
-import { environmentParents, type EnvironmentParents } from '../domain/environment-inheritance';
+import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
 import { environments } from './environments';
 import { keys } from '../db/keys';
 import { prepareAppend, readPageIndex } from '../db/page-index';
 import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
-import { preparePayloadChanges } from './sdk-payloads';
+import { preparePayloadChanges } from '../payload/write';
 import { prepareScheduleBoundaries } from './schedule-boundaries';
 
 /** Organizations hold thousands of features: keep a page index so an unfiltered page costs the same at any offset. */

@@ -1,5 +1,5 @@
 import type { Holdout } from '../contracts/holdouts';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { repository } from '../db/repository';
 
 export const holdouts = repository<Holdout>({

@@ -6,10 +6,15 @@ import { newId } from '../ids';
 import { keys } from '../db/keys';
 import type { OwnerFields } from '../domain/owner';
 import { repository, transact, type TransactionOp } from '../db/repository';
-// teams.ts imports this module too; both only use each other inside functions, so the cycle is safe.
-import { teams } from './teams';
+import { firstMissing, teams } from './teams';
 
 export const members = repository<StoredMember>({ type: 'MEMBER', label: 'Member' });
+
+/** Raises 400 naming the field unless every id in `ids` is a member of the organization. */
+export async function assertMembersExist(orgId: string, ids: string[]): Promise<void> {
+  const missing = firstMissing(ids, await members.getMany(orgId, ids));
+  if (missing) throw new InvalidInputError(`Request body: [members.${missing[1]}] no member has the id ${missing[0]}`);
+}
 
 /** Adds a member; its e-mail is unique in the organization (an item of its own guards that). */
 export async function addMember(orgId: string, data: Omit<StoredMember, 'id' | 'dateCreated' | 'dateUpdated'>) {

@@ -2,7 +2,7 @@ import { startEarly } from '../concurrency';
 import { ConflictError, InvalidInputError } from '../errors';
 import type { StoredNamespace } from '../contracts/namespaces';
 import { experiments } from './experiments';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { repository } from '../db/repository';
 
 export const namespaces = repository<StoredNamespace>({

@@ -4,7 +4,7 @@ import { assertValuesValid, type StoredFeature } from '../domain/features';
 import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
 import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
-import type { EnvironmentParents } from '../domain/environment-inheritance';
+import type { EnvironmentParents } from '../payload/environment-inheritance';
 import { isLostRace, retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { features, prepareFeatureChanges, readEnvironmentParents, type FeatureChange } from './features';

@@ -1,5 +1,5 @@
 import type { SavedGroup } from '../contracts/saved-groups';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { repository } from '../db/repository';
 
 export const savedGroups = repository<SavedGroup>({

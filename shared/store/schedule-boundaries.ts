@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import { stagedStartAt } from '../domain/experiment-status';
-import { payloadEntry, scheduleBoundaries } from '../domain/sdk-payload';
+import { payloadEntry, scheduleBoundaries } from '../payload/entries';
 import type { FeatureContent } from '../domain/features';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';

@@ -4,13 +4,14 @@ import type { SdkConnection, SdkConnectionSettings } from '../contracts/sdk-conn
 import { retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { projectTags } from '../domain/project-tags';
-import { resolveSdkVersion } from '../domain/sdk-versions';
+import { resolveSdkVersion } from '../payload/sdk-versions';
 import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from '../db/keys';
 import { projects } from './projects';
 import { repository, transact, type TransactionOp } from '../db/repository';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
+import { payloadSettings, type PayloadSettings } from '../payload/scope';
 
 /** SDK connections; lists filter on project and on whether a proxy is enabled. */
 export const sdkConnections = repository<SdkConnection>({
@@ -34,24 +35,6 @@ export interface SdkKeyRecord extends PayloadSettings {
   dateUpdated: string;
 }
 
-/** The connection settings that shape what its payload holds, kept on the key item too. */
-export const payloadSettings = [
-  'languages',
-  'sdkVersion',
-  'includeVisualExperiments',
-  'includeDraftExperiments',
-  'includeExperimentNames',
-  'includeRedirectExperiments',
-  'includeRuleIds',
-  'includeProjectIdInMetadata',
-  'includeCustomFieldsInMetadata',
-  'allowedCustomFieldsInMetadata',
-  'includeTagsInMetadata',
-  'hashSecureAttributes',
-  'remoteEvalEnabled',
-  'savedGroupReferencesEnabled',
-] as const;
-export type PayloadSettings = Partial<Pick<SdkConnection, (typeof payloadSettings)[number]>>;
 
 /** A new client key, `sdk-` and 16 URL-safe random characters. */
 export const newSdkKey = () => newId('sdk-');

@@ -1,23 +1,16 @@
 import { InvalidInputError } from '../errors';
 import type { Team } from '../contracts/teams';
 import { environments } from './environments';
-import { members } from './members';
 import { unknownProjects } from './projects';
 import { repository } from '../db/repository';
 
 export const teams = repository<Team>({ type: 'TEAM', label: 'Team' });
 
 /** The first of `ids` (with its index) that is not in `found`. */
-function firstMissing(ids: string[], found: { id: string }[]): [string, number] | undefined {
+export function firstMissing(ids: string[], found: { id: string }[]): [string, number] | undefined {
   const known = new Set(found.map((entity) => entity.id));
   const index = ids.findIndex((id) => !known.has(id));
   return index >= 0 ? [ids[index], index] : undefined;
-}
-
-/** Raises 400 naming the field unless every id in `ids` is a member of the organization. */
-export async function assertMembersExist(orgId: string, ids: string[]): Promise<void> {
-  const missing = firstMissing(ids, await members.getMany(orgId, ids));
-  if (missing) throw new InvalidInputError(`Request body: [members.${missing[1]}] no member has the id ${missing[0]}`);
 }
 
 /**

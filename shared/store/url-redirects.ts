@@ -1,12 +1,12 @@
 import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { UrlRedirect } from '../contracts/url-redirects';
-import { servesRedirect } from '../domain/auto-experiments';
+import { servesRedirect } from '../payload/auto-experiments';
 import { retryOnConflict } from '../db/optimistic';
 import { tableName } from '../db/client';
 import { experiments } from './experiments';
 import { keys } from '../db/keys';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { repository, transact, type TransactionOp, type Versioned } from '../db/repository';
 
 export const urlRedirects = repository<UrlRedirect>({

@@ -2,7 +2,7 @@ import { NotFoundError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredVisualChangeset } from '../contracts/visual-changesets';
 import { experiments } from './experiments';
-import { prepareTouch } from './payload-version';
+import { prepareTouch } from '../payload/write';
 import { retryOnConflict } from '../db/optimistic';
 import { repository, transact } from '../db/repository';
 

@@ -2,7 +2,7 @@ import * as contract from '../contracts/environments';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { ConflictError, InvalidInputError } from '../errors';
 import { environments, publicEnvironment } from '../store/environments';
-import { writeInheritedEntries } from '../store/inherited-entries';
+import { writeInheritedEntries } from '../payload/inherited-entries';
 import { assertProjectsExist } from '../store/projects';
 
 /** `DELETE /environments/{id}`: delete an environment. */

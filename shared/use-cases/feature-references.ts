@@ -1,9 +1,8 @@
 import { InvalidInputError } from '../errors';
-import { featureReferences, findCycle, prerequisiteIds, toApiFeature, type FeatureContent, type StoredFeature } from '../domain/features';
-import { payloadEntry, sdkFeature } from '../domain/sdk-payload';
+import { featureReferences, findCycle, prerequisiteIds, type FeatureContent, type StoredFeature } from '../domain/features';
+import type { KnownReferences } from '../payload/types';
 import { experiments } from '../store/experiments';
-import { environmentIds, features } from '../store/features';
-import { loadPayloadReferences, type KnownReferences } from '../store/payload-references';
+import { features } from '../store/features';
 import { savedGroups } from '../store/saved-groups';
 
 /**
@@ -69,22 +68,4 @@ async function assertNoCycle(orgId: string, feature: FeatureContent, parents: St
   }
   const cycle = findCycle(feature.id, (id) => graph.get(id) ?? []);
   if (cycle) throw new InvalidInputError(`Request body: [prerequisites] would form a cycle: ${cycle.join(' -> ')}`);
-}
-
-/**
- * Features in their API shape: an entry for every environment of the organization, each with the
- * SDK `definition` where the feature is served (reading the saved groups and experiments named).
- * What the request already read (the environment ids, saved groups, experiments) is not read again.
- */
-export async function presentFeatures(orgId: string, stored: StoredFeature[], known: KnownReferences & { environments?: string[] } = {}) {
-  const envs = known.environments ?? (await environmentIds(orgId));
-  const entries = stored.flatMap((feature) => envs.map((env) => payloadEntry(feature, env)).filter((entry) => entry !== undefined));
-  const refs = await loadPayloadReferences(orgId, entries, known);
-  const now = new Date();
-  return stored.map((feature) =>
-    toApiFeature(feature, envs, (env) => {
-      const entry = payloadEntry(feature, env);
-      return entry && JSON.stringify(sdkFeature(feature.id, entry, refs, { now }));
-    }),
-  );
 }

@@ -20,10 +20,11 @@ import {
   type FeatureContent,
   type StoredFeature,
 } from '../domain/features';
-import { environmentParents } from '../domain/environment-inheritance';
+import { environmentParents } from '../payload/environment-inheritance';
+import { presentFeatures } from '../payload/definitions';
 import { environments as environmentStore, type StoredEnvironment } from '../store/environments';
 import { paginated } from '../domain/pagination';
-import { assertReferencesValid, presentFeatures } from './feature-references';
+import { assertReferencesValid } from './feature-references';
 import {
   allFeatures,
   environmentIds,
@@ -37,7 +38,7 @@ import {
   type FeatureFilter,
 } from '../store/features';
 import { ownerForCreate, resolveOwner } from '../store/members';
-import type { KnownReferences } from '../store/payload-references';
+import type { KnownReferences } from '../payload/types';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
 

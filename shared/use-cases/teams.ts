@@ -3,7 +3,8 @@ import { startEarly } from '../concurrency';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { ConflictError } from '../errors';
 import { newId } from '../ids';
-import { assertMembersExist, assertTeamReferences, teams } from '../store/teams';
+import { assertMembersExist } from '../store/members';
+import { assertTeamReferences, teams } from '../store/teams';
 
 /** `POST /teams/{id}/members`: add members to a team. */
 export async function addTeamMembers({

@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { chooseEncoding } from '../../shared/api/sdk-payload';
+import { chooseEncoding } from '../../shared/payload/http';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
 import { commandsDuring } from '../support/dynamo-commands';
 
@@ -85,6 +85,9 @@ describe('compression', () => {
     expect(again.status).toBe(304);
     expect(again.bytes.length).toBe(0);
     expect(again.headers.etag).toBe(first.headers.etag);
+    // A cache revalidating keeps the body it has under the headers the 304 carries: the same as the 200's.
+    expect(again.headers['cache-control']).toBe('public, max-age=30, stale-while-revalidate=3600, stale-if-error=36000');
+    expect(again.headers['access-control-expose-headers']).toBe(first.headers['access-control-expose-headers']);
   });
 });
 

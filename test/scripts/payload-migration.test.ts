@@ -2,7 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { runAdmin } from '../../scripts/admin';
 import { db, tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
-import { allOrganizationIds } from '../../shared/store/payload-migration';
+import { allOrganizationIds } from '../../shared/payload/migration';
 import { queryAll } from '../../shared/db/repository';
 import { payloadFromScratch, withoutDate } from '../support/payload-oracle';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';

@@ -9,7 +9,7 @@ import { experiments } from '../../shared/store/experiments';
 import { keys } from '../../shared/db/keys';
 import { createOrganization } from '../../shared/store/organizations';
 import { dueScheduleBoundaries } from '../../shared/store/schedule-boundaries';
-import { readPayloadVersions } from '../../shared/store/sdk-payloads';
+import { readPayloadVersions } from '../../shared/payload/state';
 
 // A table of its own: the due index spans organizations, so runs here must not fire other test
 // files' boundaries (nor theirs ours), and their counts are only ours.

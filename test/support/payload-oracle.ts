@@ -1,9 +1,11 @@
-import { payloadEntry, type PayloadEntry } from '../../shared/domain/sdk-payload';
-import { environmentParents, servedProjects, withInheritedSettings } from '../../shared/domain/environment-inheritance';
+import { payloadEntry } from '../../shared/payload/entries';
+import type { PayloadEntry } from '../../shared/payload/types';
+import { environmentParents, servedProjects, withInheritedSettings } from '../../shared/payload/environment-inheritance';
 import { attributes } from '../../shared/store/attributes';
 import { environments } from '../../shared/store/environments';
 import { allFeatures } from '../../shared/store/features';
-import { buildSdkPayload, type PayloadScope } from '../../shared/store/sdk-payloads';
+import type { PayloadScope } from '../../shared/payload/scope';
+import { buildSdkPayload } from '../../shared/payload/serve';
 
 /**
  * The SDK payload built from scratch: every feature of the organization read now and translated,

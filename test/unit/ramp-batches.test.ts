@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { planBatches } from '../../functions/scheduler/advance-ramp-schedules';
-import { shardOf } from '../../shared/store/payload-version';
+import { shardOf } from '../../shared/payload/write';
 
 const dueRefs = fc.array(
   fc.record({

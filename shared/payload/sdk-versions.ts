@@ -27,11 +27,6 @@ export const latestSdkVersion = (language: string | undefined): string => rowsOf
 /** The version assumed for a connection that names none. */
 export const defaultSdkVersion = (language: string | undefined): string => (known(language) ? DEFAULT_SDK_VERSIONS[language] : undefined) ?? '0.0.0';
 
-/** Whether a newer version of the language's SDK exists than `version` (or its default). */
-export function isSdkOutdated(language: string | undefined, version?: string): boolean {
-  return paddedVersionString(version || defaultSdkVersion(language)) < paddedVersionString(latestSdkVersion(language));
-}
-
 /**
  * The capabilities of one language at `version` (its default when empty): those of every known
  * version up to it. `looseToBucketingV2` reads `looseUnmarshalling` as `bucketingV2` too, as GrowthBook

@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Holdout } from '../contracts/holdouts';
-import type { SdkFeature, SdkRule } from './sdk-payload';
+import type { PayloadHoldout, SdkFeature, SdkRule } from './types';
 
 /**
  * Holdouts in the SDK payload, as GrowthBook emits them: each live holdout a served feature is
@@ -10,11 +9,8 @@ import type { SdkFeature, SdkRule } from './sdk-payload';
  * what its later rules give; the rest of the traffic goes on to the feature's own rules.
  */
 
-/** What the payload reads of a holdout. */
-export type PayloadHoldout = Pick<Holdout, 'id' | 'trackingKey' | 'holdoutSize' | 'hashAttribute' | 'stage' | 'archived' | 'environments' | 'projects'>;
-
 /** The id of a holdout's pseudo-feature in the payload. */
-export const holdoutFeatureId = (holdoutId: string) => `$holdout:${holdoutId}`;
+const holdoutFeatureId = (holdoutId: string) => `$holdout:${holdoutId}`;
 
 /**
  * Whether a holdout holds users out in a connection's payload: started and not stopped or
@@ -36,7 +32,7 @@ export function holdoutGateRule(featureId: string, holdoutId: string, value: unk
 }
 
 /** A holdout's pseudo-feature: twice the held-out share is bucketed, half of it as control. */
-export function holdoutFeature(holdout: PayloadHoldout): SdkFeature {
+function holdoutFeature(holdout: PayloadHoldout): SdkFeature {
   return {
     defaultValue: 'genpop',
     rules: [

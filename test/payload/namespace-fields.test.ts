@@ -1,12 +1,8 @@
 import type { FeatureRule } from '../../shared/contracts/features';
-import {
-  namespaceFields,
-  payloadReferenceIds,
-  sdkFeature,
-  type PayloadEntry,
-  type PayloadExperiment,
-  type PayloadNamespace,
-} from '../../shared/domain/sdk-payload';
+import { payloadReferenceIds } from '../../shared/payload/entries';
+import { namespaceFields } from '../../shared/payload/namespaces';
+import { sdkFeature } from '../../shared/payload/rules';
+import type { PayloadEntry, PayloadExperiment, PayloadNamespace } from '../../shared/payload/types';
 
 /** How a rule's namespace reaches the SDK given the organization's namespace definitions (GrowthBook's precedence). */
 

@@ -1,23 +1,17 @@
 import type { StoredVisualChangeset, StoredVisualChange } from '../contracts/visual-changesets';
 import type { UrlRedirect } from '../contracts/url-redirects';
-import {
-  hashSecure,
-  hashSecureStrings,
-  inlineCondition,
-  isSecure,
-  metadataOf,
-  namespaceFields,
-  NEVER,
-  parentConditions,
-  round4,
-  withoutUndefined,
-  type Condition,
-  type ParentCondition,
-  type PayloadExperiment,
-  type PayloadOptions,
-  type PayloadReferences,
-  type SdkRule,
-} from './sdk-payload';
+import { inlineCondition, NEVER, parentConditions } from './conditions';
+import { hashSecure, hashSecureStrings, isSecure } from './hashing';
+import { namespaceFields } from './namespaces';
+import { metadataOf, round4, withoutUndefined } from './rules';
+import type {
+  AutoExperimentVariation,
+  Condition,
+  PayloadExperiment,
+  PayloadOptions,
+  PayloadReferences,
+  SdkAutoExperiment,
+} from './types';
 
 /**
  * The SDK payload's `experiments` array: experiments that change a page by themselves (visual
@@ -25,39 +19,6 @@ import {
  * each on the pages its `urlPatterns` match, applying the variation's `css` / `js` /
  * `domMutations` or navigating to its `urlRedirect`.
  */
-
-/** A variation of an auto experiment: the page changes, or the URL to go to. */
-export type AutoExperimentVariation =
-  | { css: string; js: string; domMutations: StoredVisualChange['domMutations'] }
-  | { urlRedirect: string };
-
-/** One auto experiment as GrowthBook SDKs read it. */
-export interface SdkAutoExperiment {
-  key: string;
-  changeId: string;
-  status?: string;
-  variations: AutoExperimentVariation[];
-  hashVersion?: number;
-  hashAttribute?: string;
-  fallbackAttribute?: string;
-  disableStickyBucketing?: boolean;
-  bucketVersion?: number;
-  minBucketVersion?: number;
-  urlPatterns: Array<{ include?: boolean; type: 'simple' | 'regex'; pattern: string }>;
-  weights: number[];
-  meta: Array<{ key: string; name?: string }>;
-  seed?: string;
-  name?: string;
-  phase: string;
-  force?: number;
-  condition?: Condition;
-  parentConditions?: ParentCondition[];
-  coverage: number;
-  namespace?: SdkRule['namespace'];
-  filters?: SdkRule['filters'];
-  persistQueryString?: true;
-  metadata?: SdkRule['metadata'];
-}
 
 /** What the array is built from: every changeset and redirect of the organization, and their experiments. */
 export interface AutoExperimentSources {
@@ -78,7 +39,7 @@ export interface AutoExperimentOptions extends PayloadOptions {
  * Whether an experiment with page changes goes out at all, as GrowthBook decides it: not archived,
  * with a phase, and when stopped only while it releases a variation (drafts too: the connection decides).
  */
-export function servesAutoExperiment(experiment: PayloadExperiment): boolean {
+function servesAutoExperiment(experiment: PayloadExperiment): boolean {
   if (experiment.archived || !experiment.phases?.length) return false;
   if (experiment.status === 'stopped') {
     return !!experiment.resultSummary?.releasedVariationId && !experiment.resultSummary.excludeFromPayload;

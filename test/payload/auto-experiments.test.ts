@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { autoExperiments, type AutoExperimentOptions } from '../../shared/domain/auto-experiments';
-import type { PayloadExperiment, PayloadReferences } from '../../shared/domain/sdk-payload';
+import { autoExperiments, type AutoExperimentOptions } from '../../shared/payload/auto-experiments';
+import type { PayloadExperiment, PayloadReferences } from '../../shared/payload/types';
 import type { StoredVisualChangeset } from '../../shared/contracts/visual-changesets';
 import type { UrlRedirect } from '../../shared/contracts/url-redirects';
 

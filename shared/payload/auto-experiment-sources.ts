@@ -1,12 +1,13 @@
-import { autoExperiments, type AutoExperimentSources, type SdkAutoExperiment } from '../domain/auto-experiments';
-import { payloadReferenceIds, type PayloadReferences } from '../domain/sdk-payload';
-import { experiments } from './experiments';
-import { namespaces } from './namespaces';
-import { projects } from './projects';
-import { savedGroups } from './saved-groups';
-import type { PayloadScope } from './sdk-payloads';
-import { urlRedirects } from './url-redirects';
-import { visualChangesets } from './visual-changesets';
+import { autoExperiments, type AutoExperimentSources } from './auto-experiments';
+import { payloadReferenceIds } from './entries';
+import { experiments } from '../store/experiments';
+import { namespaces } from '../store/namespaces';
+import { projects } from '../store/projects';
+import { savedGroups } from '../store/saved-groups';
+import type { PayloadScope } from './scope';
+import type { PayloadReferences, SdkAutoExperiment } from './types';
+import { urlRedirects } from '../store/url-redirects';
+import { visualChangesets } from '../store/visual-changesets';
 
 /** What the payload's `experiments` array is built from, as read for one connection. */
 export interface LoadedAutoExperiments {

@@ -1,6 +1,6 @@
 import { evalCondition } from '@growthbook/growthbook';
 import type { FeatureRule } from '../contracts/features';
-import type { PayloadEntry } from './sdk-payload';
+import type { PayloadEntry } from './types';
 
 /**
  * Prerequisites whose outcome is known without a user, settled on the server as GrowthBook's

@@ -1,5 +1,5 @@
 import type { Environment } from '../contracts/environments';
-import type { FeatureContent } from './features';
+import type { FeatureContent } from '../domain/features';
 
 /**
  * How environments shape what SDK connections are served, as GrowthBook does it:

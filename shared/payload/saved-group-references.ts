@@ -1,5 +1,6 @@
-import type { PayloadReferences, SdkFeature } from './sdk-payload';
-import { groupValues, hashSecure } from './sdk-payload';
+import { groupValues } from './conditions';
+import { hashSecure } from './hashing';
+import type { PayloadReferences, SdkFeature } from './types';
 
 /**
  * Saved groups sent by reference, as GrowthBook does for connections with

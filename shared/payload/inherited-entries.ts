@@ -1,13 +1,13 @@
 import { ConflictError } from '../errors';
-import { environmentParents, withInheritedSettings } from '../domain/environment-inheritance';
+import { environmentParents, withInheritedSettings } from './environment-inheritance';
 import type { StoredFeature } from '../domain/features';
-import { environments } from './environments';
-import { featureIds, features } from './features';
+import { environments } from '../store/environments';
+import { featureIds, features } from '../store/features';
 import { retryOnConflict } from '../db/optimistic';
 import { keys } from '../db/keys';
 import { tableName } from '../db/client';
 import { transact, type TransactionOp, type Versioned } from '../db/repository';
-import { preparePayloadChanges } from './sdk-payloads';
+import { preparePayloadChanges } from './write';
 
 /**
  * A new child environment serves, for each existing feature (which has no settings of its own

@@ -1,6 +1,6 @@
 import { GrowthBook, type FeatureApiResponse } from '@growthbook/growthbook';
 import type { RemoteEvalBody } from '../contracts/sdk-payload';
-import type { SdkFeature, SdkPayload, SdkRule } from './sdk-payload';
+import type { SdkFeature, SdkPayload, SdkRule } from './types';
 
 /** A resolved rule: the value to force, and the experiment exposures the client SDK reports with its trackingCallback. */
 type ResolvedRule = SdkRule & { tracks?: Array<{ experiment: unknown; result: unknown }> };

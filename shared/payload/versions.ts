@@ -7,7 +7,7 @@ import type { TransactionOp } from '../db/repository';
 
 /**
  * The version items a cached SDK payload is checked against. Feature changes bump their
- * environment's shard versions (see sdk-payloads.ts); every other change a payload reads (saved
+ * environment's shard versions (see write.ts); every other change a payload reads (saved
  * groups, experiments, attributes, environments, SDK connections, the salt, schedule boundaries)
  * bumps one of the organization's 16 references versions (`SDK_VERSION!<shard>`, by the id of
  * what changed) in the same transaction as the change where the change is a repository write,

@@ -1,5 +1,5 @@
 import type { FeatureContent } from '../../shared/domain/features';
-import { environmentParents, servedProjects, withInheritedSettings } from '../../shared/domain/environment-inheritance';
+import { environmentParents, servedProjects, withInheritedSettings } from '../../shared/payload/environment-inheritance';
 
 type Settings = FeatureContent['environments'];
 const feature = (environments: Settings) => ({ environments });

@@ -3,15 +3,14 @@ import {
   SDK_LANGUAGES,
   connectionCapabilities,
   defaultSdkVersion,
-  isSdkOutdated,
   latestSdkVersion,
   resolveSdkVersion,
   sdkCapabilities,
   sdkVersionsOf,
-} from '../../shared/domain/sdk-versions';
-import { capabilitySettings, scrubForCapabilities } from '../../shared/domain/sdk-scrub';
-import type { PayloadEntry, SdkFeature } from '../../shared/domain/sdk-payload';
-import { reducePrerequisites } from '../../shared/domain/sdk-prerequisites';
+} from '../../shared/payload/sdk-versions';
+import { capabilitySettings, scrubForCapabilities } from '../../shared/payload/scrub';
+import type { PayloadEntry, SdkFeature } from '../../shared/payload/types';
+import { reducePrerequisites } from '../../shared/payload/prerequisites';
 
 // Facts from GrowthBook's sdk-versions tables and its own tests of getConnectionSDKCapabilities.
 
@@ -82,12 +81,9 @@ describe('SDK capabilities', () => {
     expect(sdkCapabilities('edge-cloudflare', '0.1.11')).toContain('prerequisites');
   });
 
-  it('knows the newest versions and which are outdated', () => {
+  it('knows the newest versions of each language', () => {
     expect(latestSdkVersion('python')).toBe('1.4.5');
     expect(latestSdkVersion('cobol')).toBe('0.0.0');
-    expect(isSdkOutdated('python', '1.0.0')).toBe(true);
-    expect(isSdkOutdated('python', '1.4.5')).toBe(false);
-    expect(isSdkOutdated('javascript')).toBe(true);
     expect(sdkVersionsOf('javascript')).toContain('1.8.0');
     expect(SDK_LANGUAGES).toEqual(expect.arrayContaining(['javascript', 'nodejs', 'nextjs', 'nocode-webflow', 'edge-fastly', 'rust', 'roku', 'other']));
     expect(SDK_LANGUAGES).toHaveLength(25);

@@ -49,7 +49,7 @@ export function mergeChanges(changes: PayloadChange[]): Map<string, PayloadChang
 }
 
 /** The hex HMAC-SHA256 of `body` under `signingKey`: GrowthBook's `X-GrowthBook-Signature`. */
-export function proxySignature(body: string, signingKey: string): string {
+function proxySignature(body: string, signingKey: string): string {
   return createHmac('sha256', signingKey).update(body).digest('hex');
 }
 

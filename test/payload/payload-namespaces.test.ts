@@ -1,9 +1,9 @@
 import type { FeatureRule } from '../../shared/contracts/features';
 import type { Experiment } from '../../shared/contracts/experiments';
-import type { PayloadEntry } from '../../shared/domain/sdk-payload';
+import type { PayloadEntry } from '../../shared/payload/types';
 import { newId } from '../../shared/ids';
 import { namespaces } from '../../shared/store/namespaces';
-import { loadPayloadReferences } from '../../shared/store/payload-references';
+import { loadPayloadReferences } from '../../shared/payload/references';
 import { commandsDuring } from '../support/dynamo-commands';
 
 /** The namespace definitions a payload needs are read with its other references, and only when named. */

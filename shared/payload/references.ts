@@ -1,19 +1,14 @@
 import type { Experiment } from '../contracts/experiments';
 import type { SavedGroup } from '../contracts/saved-groups';
 import type { StoredNamespace } from '../contracts/namespaces';
-import {
-  payloadReferenceIds,
-  type AttributeDatatype,
-  type PayloadEntry,
-  type PayloadExperiment,
-  type PayloadReferences,
-} from '../domain/sdk-payload';
-import { attributes } from './attributes';
-import { readAttributeTypes } from './attribute-types';
+import { payloadReferenceIds } from './entries';
+import type { AttributeDatatype, KnownReferences, PayloadEntry, PayloadExperiment, PayloadReferences } from './types';
+import { attributes } from '../store/attributes';
+import { readAttributeTypes } from '../store/attribute-types';
 import { keys } from '../db/keys';
-import { namespaces } from './namespaces';
+import { namespaces } from '../store/namespaces';
 import { getItems, toEntity } from '../db/repository';
-import { savedGroups } from './saved-groups';
+import { savedGroups } from '../store/saved-groups';
 
 /**
  * What an SDK payload reads besides its feature entries: the saved groups, experiments and namespaces
@@ -22,13 +17,6 @@ import { savedGroups } from './saved-groups';
  * their number (groups, experiments, namespaces, the attribute-types item, and the environment when
  * asked), and a second only for groups and namespaces that only experiments' phases name.
  */
-
-/** Saved groups, experiments and attributes already read in this request, which `loadPayloadReferences` need not read again. */
-export interface KnownReferences {
-  savedGroups?: SavedGroup[];
-  experiments?: Experiment[];
-  attributes?: Array<{ property: string; datatype: string }>;
-}
 
 /** Reads the saved groups, experiments and attribute types some payload entries need, except those already `known` (`attributes` reads the types in any case). With `environment`, also whether it exists and its projects. */
 export async function loadPayloadReferences(

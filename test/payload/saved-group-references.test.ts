@@ -1,5 +1,6 @@
-import { referencedGroupIds, savedGroupValues } from '../../shared/domain/saved-group-references';
-import { hashSecure, type PayloadReferences, type SdkFeature } from '../../shared/domain/sdk-payload';
+import { referencedGroupIds, savedGroupValues } from '../../shared/payload/saved-group-references';
+import { hashSecure } from '../../shared/payload/hashing';
+import type { PayloadReferences, SdkFeature } from '../../shared/payload/types';
 
 const refs = (attributes: Record<string, string>): PayloadReferences => ({
   savedGroups: new Map([

@@ -1,5 +1,5 @@
 import type { SdkCapability } from './sdk-versions';
-import type { SdkFeature, SdkRule } from './sdk-payload';
+import type { SdkFeature, SdkRule } from './types';
 
 /**
  * A built payload cut down to what an SDK with `capabilities` reads right, as GrowthBook's payload

@@ -1,12 +1,12 @@
-import { payloadEntry } from '../domain/sdk-payload';
-import { attributes } from './attributes';
-import { saveAttributeTypes } from './attribute-types';
+import { payloadEntry } from './entries';
+import { attributes } from '../store/attributes';
+import { saveAttributeTypes } from '../store/attribute-types';
 import { retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
-import { allFeatures } from './features';
+import { allFeatures } from '../store/features';
 import { keys, type ItemKey } from '../db/keys';
-import { shardOf, touchSdkPayloads, versionBump } from './payload-version';
-import { organizationIndexKeys } from './organizations';
+import { shardOf, touchSdkPayloads, versionBump } from './versions';
+import { organizationIndexKeys } from '../store/organizations';
 import { getItems, queryAll } from '../db/repository';
 
 /**

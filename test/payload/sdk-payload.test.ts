@@ -3,20 +3,11 @@ import * as fc from 'fast-check';
 import { GrowthBook, evalCondition, type ConditionInterface, type FeatureDefinition } from '@growthbook/growthbook';
 import type { FeatureRule } from '../../shared/contracts/features';
 import type { FeatureContent } from '../../shared/domain/features';
-import {
-  etagMatches,
-  payloadEntry,
-  payloadReferenceIds,
-  scheduleBoundaries,
-  scheduledOn,
-  sdkFeature,
-  sdkPayload,
-  sdkPayloadResponse,
-  type PayloadEntry,
-  type PayloadExperiment,
-  type PayloadGroup,
-  type PayloadReferences,
-} from '../../shared/domain/sdk-payload';
+import { sdkPayloadBody } from '../../shared/payload/body';
+import { payloadEntry, payloadReferenceIds, scheduleBoundaries } from '../../shared/payload/entries';
+import { etagMatches } from '../../shared/payload/http';
+import { scheduledOn, sdkFeature, sdkPayload } from '../../shared/payload/rules';
+import type { PayloadEntry, PayloadExperiment, PayloadGroup, PayloadReferences } from '../../shared/payload/types';
 
 /** Rule ids in, as connections with `includeRuleIds` get them. */
 const opts = { now: new Date('2025-01-01T00:00:00Z'), includeRuleIds: true };
@@ -306,15 +297,15 @@ describe('sdkPayload', () => {
   });
 });
 
-describe('sdkPayloadResponse', () => {
+describe('sdkPayloadBody', () => {
   const payload = sdkPayload({ a: entry([]) }, { projects: [], refs: noRefs, dateUpdated: '2024-01-01T00:00:00.000Z', ...opts });
 
-  it('answers 304 when the client has the current version, 200 with the payload otherwise', () => {
-    const first = sdkPayloadResponse(payload, {});
+  it('sends the payload as it is, with an ETag that changes exactly when the payload does', () => {
+    const first = sdkPayloadBody(payload, {});
 
-    expect(first).toMatchObject({ status: 200, body: payload });
-    expect(sdkPayloadResponse(payload, { ifNoneMatch: first.headers.etag })).toEqual({ status: 304, headers: first.headers });
-    expect(sdkPayloadResponse({ ...payload, dateUpdated: 'later' }, { ifNoneMatch: first.headers.etag }).status).toBe(200);
+    expect(first.body).toEqual(payload);
+    expect(etagMatches(sdkPayloadBody({ ...payload }, {}).etag, first.etag)).toBe(true);
+    expect(etagMatches(sdkPayloadBody({ ...payload, dateUpdated: 'later' }, {}).etag, first.etag)).toBe(false);
   });
 
   it.each([
@@ -331,8 +322,8 @@ describe('sdkPayloadResponse', () => {
   it('encrypts the features with the key so the SDK can decrypt them, keeping one ETag per content', () => {
     const key = Buffer.alloc(16, 7).toString('base64');
 
-    const first = sdkPayloadResponse(payload, { encryptionKey: key });
-    const second = sdkPayloadResponse(payload, { encryptionKey: key });
+    const first = sdkPayloadBody(payload, { encryptionKey: key });
+    const second = sdkPayloadBody(payload, { encryptionKey: key });
 
     const body = first.body as { features: object; encryptedFeatures: string };
     const [iv, ciphertext] = body.encryptedFeatures.split('.');
@@ -340,8 +331,8 @@ describe('sdkPayloadResponse', () => {
     const clear = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'base64')), decipher.final()]).toString('utf8');
     expect(body.features).toEqual({});
     expect(JSON.parse(clear)).toEqual(payload.features);
-    expect(second.headers.etag).toBe(first.headers.etag);
-    expect(first.headers.etag).not.toBe(sdkPayloadResponse(payload, {}).headers.etag);
+    expect(second.etag).toBe(first.etag);
+    expect(first.etag).not.toBe(sdkPayloadBody(payload, {}).etag);
   });
 });
 
