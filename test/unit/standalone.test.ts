@@ -9,6 +9,11 @@ import { OutsideRepositoryReadError, repositoryRoot } from '../support/repositor
 // outside paths on purpose (as the cases the scan must catch), so the scan leaves it out.
 
 const sharedReference = path.join(repositoryRoot, '..', 'shared', 'reference', 'growthbook-v1-openapi.yaml');
+/**
+ * The guard's message for a refused read. Compared as a message, not as an error: the guard wraps fs once per worker,
+ * so what it throws comes from its first instance, whose class is not this test file's.
+ */
+const refused = (operation: string, file: string) => new OutsideRepositoryReadError(operation, file).message;
 
 describe('the source of test/, bench/, scripts/, infra/, functions/ and shared/', () => {
   it('names no path outside the repository', () => {
@@ -60,25 +65,34 @@ describe('reading a file outside the repository in a test', () => {
     ];
 
     for (const [operation, file, attempt] of attempts) {
-      expect(attempt).toThrow(new OutsideRepositoryReadError(operation, file));
+      expect(attempt).toThrow(refused(operation, file));
     }
-    await expect(readFile(sharedReference, 'utf8')).rejects.toThrow(OutsideRepositoryReadError);
-    await expect(fs.promises.opendir(sharedFolder)).rejects.toThrow(OutsideRepositoryReadError);
-    await expect(new Promise((resolve, reject) => fs.readFile(sharedReference, (error, data) => (error ? reject(error) : resolve(data))))).rejects.toThrow(
-      OutsideRepositoryReadError,
-    );
+    await expect(readFile(sharedReference, 'utf8')).rejects.toThrow(refused('readFile', sharedReference));
+    await expect(fs.promises.opendir(sharedFolder)).rejects.toThrow(refused('opendir', sharedFolder));
+    const viaCallback = new Promise((resolve, reject) => fs.readFile(sharedReference, (error, data) => (error ? reject(error) : resolve(data))));
+    await expect(viaCallback).rejects.toThrow(refused('readFile', sharedReference));
   });
 
   it('fails with a path made relative from the working directory', () => {
     expect(() => readFileSync('../shared/reference/growthbook-v1-openapi.yaml')).toThrow(/reads outside the repository/);
   });
 
-  it('still reads the repository and the OS temp dir', async () => {
+  it('still reads the repository and the folders the test made with mkdtemp', async () => {
     const scratch = fs.mkdtempSync(path.join(tmpdir(), 'standalone-'));
+    const promised = await fs.promises.mkdtemp(path.join(tmpdir(), 'standalone-'));
     fs.writeFileSync(path.join(scratch, 'note.txt'), 'kept');
+    fs.writeFileSync(path.join(promised, 'note.txt'), 'kept too');
 
     expect(readFileSync(path.join(repositoryRoot, 'package.json'), 'utf8')).toContain('"name": "switchyard"');
     expect(await readFile(path.join(scratch, 'note.txt'), 'utf8')).toBe('kept');
+    expect(readFileSync(path.join(promised, 'note.txt'), 'utf8')).toBe('kept too');
     fs.rmSync(scratch, { recursive: true });
+    fs.rmSync(promised, { recursive: true });
+  });
+
+  it('fails for a file of the OS temp dir the test did not make, as a sibling of a clone made there would be', () => {
+    const stray = path.join(tmpdir(), 'shared', 'reference', 'growthbook-v1-openapi.yaml');
+
+    expect(() => readFileSync(stray)).toThrow(refused('readFileSync', stray));
   });
 });
