@@ -1,10 +1,9 @@
-import { readFileSync } from 'node:fs';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
 import { routes } from '../../shared/contracts/registry';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
 import { waitForSnapshot } from '../support/analysis-api';
+import { referenceDocument } from '../support/reference';
 
 // Every example request (`x-codeSamples`, the `-d` body of each cURL) of GrowthBook's reference document,
 // sent as it is written, with only the ids of resources replaced by ones that exist here.
@@ -16,10 +15,8 @@ interface Sample {
   body: unknown;
 }
 
-const REFERENCE = '/work/shared/reference/growthbook-v1-openapi.yaml';
-
 function samples(): Sample[] {
-  const doc = parse(readFileSync(REFERENCE, 'utf8')) as { paths: Record<string, Record<string, Record<string, unknown>>> };
+  const doc = referenceDocument('growthbook-v1-openapi.yaml') as { paths: Record<string, Record<string, Record<string, unknown>>> };
   const found: Sample[] = [];
   for (const [path, operations] of Object.entries(doc.paths)) {
     for (const [method, operation] of Object.entries(operations)) {

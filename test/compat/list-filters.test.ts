@@ -1,7 +1,5 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { parse } from 'yaml';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { referenceDocument } from '../support/reference';
 
 // Every query parameter GrowthBook's reference document gives a GET is taken here, and the list
 // filters scripts use narrow the list as they do in GrowthBook.
@@ -57,7 +55,7 @@ afterAll(() => api.close());
 
 /** Each GET of the reference document with query parameters, and a value for each parameter. */
 function referenceQueries(): Array<[string, string, string, string[] | undefined]> {
-  const document = parse(readFileSync(path.join(__dirname, '../../../shared/reference/growthbook-v1-openapi.yaml'), 'utf8'));
+  const document = referenceDocument('growthbook-v1-openapi.yaml');
   const resolve = (parameter: QueryParameter & { $ref?: string }): QueryParameter =>
     parameter.$ref ? document.components.parameters[parameter.$ref.split('/').pop()!] : parameter;
   const found: Array<[string, string, string, string[] | undefined]> = [];

@@ -1,12 +1,10 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
 import type { Api, TestOrg } from './api';
+import { referenceDocument } from './reference';
 
 /** A validator of GrowthBook's `ExperimentResults` from the reference document itself. */
 export function referenceResultsValidator() {
-  const document = parse(readFileSync(path.join(__dirname, '../../../shared/reference/growthbook-v1-analysis.yaml'), 'utf8'));
+  const document = referenceDocument('growthbook-v1-analysis.yaml');
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   return ajv.compile({ $ref: '#/components/schemas/ExperimentResults', components: document.components });
 }

@@ -1,5 +1,10 @@
+import { guardReadsOutsideRepository } from './repository-reads';
+
 // Every test worker: quiet SDK warnings, the test table, and logs only for real problems.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 process.env.TABLE_NAME = 'switchyard-test';
 process.env.LOG_LEVEL ??= 'CRITICAL';
 process.env.AWS_REGION ??= 'local';
+
+// A fresh clone has nothing beside the repository: a test that reads outside it fails here, not on someone else's machine.
+guardReadsOutsideRepository();

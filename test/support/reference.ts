@@ -5,6 +5,14 @@ import { parse } from 'yaml';
 
 type Schema = Record<string, any>;
 
+/** GrowthBook's reference documents, vendored under test/fixtures/reference (see its README for their source). */
+export type ReferenceFile = 'growthbook-v1-openapi.yaml' | 'growthbook-v1-analysis.yaml' | 'growthbook-5.0.1-openapi.yaml';
+
+/** One of GrowthBook's reference documents, parsed, from the copy inside the repository. */
+export function referenceDocument(file: ReferenceFile): any {
+  return parse(readFileSync(path.join(__dirname, '..', 'fixtures', 'reference', file), 'utf8'));
+}
+
 /**
  * A validator of one schema of GrowthBook's reference document (`components.schemas.<name>`), from
  * the document itself. The document composes objects with `allOf` parts that each say
@@ -12,7 +20,7 @@ type Schema = Record<string, any>;
  * parts' fields; each such `allOf` is merged into one object first, as the document means it.
  */
 export function referenceSchemaValidator(name: string) {
-  const document = parse(readFileSync(path.join(__dirname, '../../../shared/reference/growthbook-v1-openapi.yaml'), 'utf8'));
+  const document = referenceDocument('growthbook-v1-openapi.yaml');
   const schemas = document.components.schemas as Record<string, Schema>;
   const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(schemas[schema.$ref.split('/').pop()!]!) : schema);
   const merge = (node: any): any => {
