@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
+import { ensureTable } from '../../infra/local/dynamodb';
 import { startStreamConsumers, type StreamConsumers } from '../../infra/local/streams';
 import { eventPublisher, matchesFilter, proxyPusher, type StreamConsumer } from '../../infra/stream-consumers';
 import { db, tableName } from '../../shared/store/client';
@@ -139,5 +141,33 @@ describe('the consumers of the deployed stack, as `npm start` runs them', () => 
     expect(matchesFilter(record('MODIFY', 'SDK_VERSION'), proxyPusher.filter)).toBe(true);
     expect(matchesFilter(record('REMOVE', 'SDK_VERSION'), proxyPusher.filter)).toBe(false);
     expect(matchesFilter(record('MODIFY', 'EVENT'), proxyPusher.filter)).toBe(false);
+  });
+});
+
+describe('the local table', () => {
+  it('gets the stream of the schema when it was made without one (by an earlier `npm start`)', async () => {
+    const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const TableName = `switchyard-no-stream-${run.slice(0, 8)}`;
+    await client.send(
+      new CreateTableCommand({
+        TableName,
+        BillingMode: 'PAY_PER_REQUEST',
+        AttributeDefinitions: [
+          { AttributeName: 'PK', AttributeType: 'S' },
+          { AttributeName: 'SK', AttributeType: 'S' },
+        ],
+        KeySchema: [
+          { AttributeName: 'PK', KeyType: 'HASH' },
+          { AttributeName: 'SK', KeyType: 'RANGE' },
+        ],
+      }),
+    );
+
+    await ensureTable(process.env.DYNAMODB_ENDPOINT!, TableName);
+    await ensureTable(process.env.DYNAMODB_ENDPOINT!, TableName);
+
+    const { Table } = await client.send(new DescribeTableCommand({ TableName }));
+    expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
+    expect(Table?.LatestStreamArn).toBeDefined();
   });
 });
