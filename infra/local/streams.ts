@@ -23,6 +23,8 @@ import { handlerFor, lambdaContext } from './server';
  * Where a Lambda mapping keeps its position across deployments, this one starts at the stream's
  * end when the server starts (it has no checkpoint of an earlier run, and replaying one would
  * repeat its events); shards that appear later are read from their start, so nothing is missed.
+ * Not emulated: bisecting a failed batch and the maximum record age (local batches are small and
+ * retried within seconds), and parallel delivery across shards (shards are read one after another).
  */
 export interface StreamConsumers {
   stop(): Promise<void>;
@@ -73,7 +75,9 @@ export async function startStreamConsumers(options: StreamConsumerOptions): Prom
   const pause = (ms: number) => sleep(ms, undefined, { signal: abort.signal }).catch(() => undefined);
   const pollMs = options.pollMs ?? 500;
   const retryDelayMs = options.retryDelayMs ?? 1000;
-  const say = (message: string, ...rest: unknown[]) => options.log !== false && console.log(message, ...rest);
+  const say = (message: string) => {
+    if (options.log !== false) console.log(message);
+  };
 
   async function iterator(shardId: string, type: 'LATEST' | 'TRIM_HORIZON') {
     const answer = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }));
