@@ -23,8 +23,8 @@ export class DataStack extends Stack {
       deletionProtection: true,
       removalPolicy: RemovalPolicy.RETAIN,
       timeToLiveAttribute: tableSchema.ttlAttribute,
-      // New event items go to EventBridge from here (events stack).
-      stream: StreamViewType.NEW_IMAGE,
+      // New event items go to EventBridge, and payload changes to GrowthBook Proxy, from here (events stack).
+      stream: StreamViewType[tableSchema.streamViewType],
     });
     const indexes: readonly { indexName: string; partitionKey: string; sortKey: string; nonKeyAttributes?: readonly string[] }[] =
       tableSchema.indexes;

@@ -1,7 +1,7 @@
 import { CfnOutput, Duration, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
@@ -9,6 +9,21 @@ import { EVENT_SOURCE } from '../functions/events/publish-events';
 import { alarm, deadLetterAlarm } from './alarms';
 import type { SwitchyardConfig } from './config';
 import { eventPublisherHandler, proxyPusherHandler, ServiceFunction } from './lambda';
+import { eventPublisher, proxyPusher, type StreamConsumer } from './stream-consumers';
+
+/** The event source mapping of a stream consumer, as infra/stream-consumers.ts defines it (and `npm start` runs it). */
+const tableStream = (table: ITable, consumer: StreamConsumer, deadLetterQueue: Queue) =>
+  new DynamoEventSource(table, {
+    startingPosition: StartingPosition[consumer.startingPosition],
+    batchSize: consumer.batchSize,
+    maxBatchingWindow: Duration.seconds(consumer.maxBatchingWindowSeconds),
+    reportBatchItemFailures: consumer.reportBatchItemFailures,
+    bisectBatchOnError: true,
+    retryAttempts: consumer.retryAttempts,
+    maxRecordAge: Duration.seconds(consumer.maxRecordAgeSeconds),
+    onFailure: new SqsDlq(deadLetterQueue),
+    filters: [FilterCriteria.filter(consumer.filter)],
+  });
 
 export interface EventsStackProps extends StackProps {
   config: SwitchyardConfig;
@@ -56,25 +71,7 @@ export class EventsStack extends Stack {
       otherUnscopedActions: 'dynamodb:ListStreams, granted for the table stream event source, does not support resource-level permissions either.',
     });
     this.bus.grantPutEventsTo(this.publisher);
-    this.publisher.addEventSource(
-      new DynamoEventSource(table, {
-        startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: 100,
-        maxBatchingWindow: Duration.seconds(1),
-        reportBatchItemFailures: true,
-        bisectBatchOnError: true,
-        retryAttempts: 10,
-        maxRecordAge: Duration.days(1),
-        onFailure: new SqsDlq(this.deadLetterQueue),
-        // Only new event items wake the function; every other write to the table is filtered out.
-        filters: [
-          FilterCriteria.filter({
-            eventName: FilterRule.isEqual('INSERT'),
-            dynamodb: { NewImage: { entityType: { S: FilterRule.isEqual('EVENT') } } },
-          }),
-        ],
-      }),
-    );
+    this.publisher.addEventSource(tableStream(table, eventPublisher, this.deadLetterQueue));
 
     this.proxyPusher = new ServiceFunction(this, 'ProxyPusher', {
       entry: proxyPusherHandler,
@@ -86,26 +83,7 @@ export class EventsStack extends Stack {
       timeout: Duration.seconds(60),
       otherUnscopedActions: 'dynamodb:ListStreams, granted for the table stream event source, does not support resource-level permissions either.',
     });
-    this.proxyPusher.addEventSource(
-      new DynamoEventSource(table, {
-        startingPosition: StartingPosition.LATEST,
-        batchSize: 100,
-        // Changes within a few seconds share one push per connection.
-        maxBatchingWindow: Duration.seconds(2),
-        bisectBatchOnError: true,
-        // Only a failed table read fails a batch (a proxy's failure never does); a push is worth little once old.
-        retryAttempts: 3,
-        maxRecordAge: Duration.hours(1),
-        onFailure: new SqsDlq(this.deadLetterQueue),
-        // Every payload change moves a version item of its environment; nothing else wakes the function.
-        filters: [
-          FilterCriteria.filter({
-            eventName: FilterRule.or('INSERT', 'MODIFY'),
-            dynamodb: { NewImage: { entityType: { S: FilterRule.isEqual('SDK_VERSION') } } },
-          }),
-        ],
-      }),
-    );
+    this.proxyPusher.addEventSource(tableStream(table, proxyPusher, this.deadLetterQueue));
 
     alarm(this, 'PublisherErrorsAlarm', config, {
       metric: this.publisher.metricErrors({ statistic: 'Sum', period: Duration.minutes(5) }),

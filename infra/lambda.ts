@@ -8,13 +8,14 @@ import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler } from '../shared/contracts/registry';
 import { tableSchema } from '../shared/db/table-schema';
 import { handlerCode, runtime } from './bundling';
+import { eventPublisher, proxyPusher } from './stream-consumers';
 import type { SwitchyardConfig } from './config';
 
 export const architecture = Architecture.ARM_64;
 
 export const rampAdvancerHandler = 'functions/scheduler/advance-ramp-schedules.ts';
-export const eventPublisherHandler = 'functions/events/publish-events.ts';
-export const proxyPusherHandler = 'functions/events/push-to-proxies.ts';
+export const eventPublisherHandler = eventPublisher.handler;
+export const proxyPusherHandler = proxyPusher.handler;
 export const planSnapshotHandler = 'functions/analysis/plan-snapshot.ts';
 export const analyseSnapshotHandler = 'functions/analysis/analyse-snapshot.ts';
 export const failSnapshotHandler = 'functions/analysis/fail-snapshot.ts';

@@ -124,7 +124,9 @@ const keyAttributes = () => {
   return [...names].map((AttributeName) => ({ AttributeName, AttributeType: 'S' as const }));
 };
 
-/** Creates the table, or adds the indexes a newer version of the schema has, at a DynamoDB endpoint. */
+const streamSpecification = { StreamEnabled: true, StreamViewType: tableSchema.streamViewType };
+
+/** Creates the table, or adds the indexes and stream a newer version of the schema has, at a DynamoDB endpoint. */
 export async function ensureTable(endpoint: string, tableName: string): Promise<void> {
   const client = localClient(endpoint);
   let existing: TableDescription | undefined;
@@ -144,6 +146,7 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
           { AttributeName: tableSchema.sortKey, KeyType: 'RANGE' },
         ],
         GlobalSecondaryIndexes: tableSchema.indexes.map(indexDefinition),
+        StreamSpecification: streamSpecification,
       }),
     );
     await client.send(
@@ -153,6 +156,10 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
       }),
     );
     return;
+  }
+  // Tables made before the local runtime ran the stream consumers have no stream.
+  if (!existing.StreamSpecification?.StreamEnabled) {
+    await client.send(new UpdateTableCommand({ TableName: tableName, StreamSpecification: streamSpecification }));
   }
   const present = new Set((existing.GlobalSecondaryIndexes ?? []).map((index: { IndexName?: string }) => index.IndexName));
   for (const index of tableSchema.indexes.filter((candidate) => !present.has(candidate.indexName))) {

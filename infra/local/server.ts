@@ -79,16 +79,17 @@ export function matchRoute(method: string, path: string) {
   return undefined;
 }
 
-const loaded = new Map<string, Handler>();
+const loaded = new Map<string, unknown>();
 
-function handlerFor(file: string): Handler {
+/** The `handler` a module (path from the repository root) exports, loaded once, as Lambda loads it. */
+export function handlerFor<H = Handler>(file: string): H {
   let handler = loaded.get(file);
   if (!handler) {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    handler = require(join(root, file)).handler as Handler;
+    handler = require(join(root, file)).handler;
     loaded.set(file, handler);
   }
-  return handler;
+  return handler as H;
 }
 
 function readBody(request: IncomingMessage): Promise<Buffer | 'too-large'> {
@@ -163,7 +164,8 @@ function toEvent(request: LocalRequest, url: URL, routeKey: string, pathParamete
 const remainingTime = () => 29_000;
 const ignored = () => undefined;
 
-function lambdaContext(functionName: string, requestId: string): Context {
+/** The Lambda context a local invocation of `functionName` gets. */
+export function lambdaContext(functionName: string, requestId: string): Context {
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,

@@ -1,10 +1,15 @@
 /**
  * `npm start`: DynamoDB Local (data under .data/, or DYNAMODB_ENDPOINT), the table, a default
- * organization with an admin key, and the whole API on http://localhost:${PORT:-3000}/api/v1.
+ * organization with an admin key, the whole API on http://localhost:${PORT:-3000}/api/v1, the
+ * scheduler, and the table stream's consumers (events to .data/events.jsonl, GrowthBook Proxy pushes).
  */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './dynamodb';
+import { startEventSink, type EventSink } from './event-sink';
 import { startApiServer } from './server';
+import { startStreamConsumers, type StreamConsumers } from './streams';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.TABLE_NAME ??= 'switchyard';
@@ -29,6 +34,25 @@ async function main() {
     secret: process.env.SWITCHYARD_API_KEY,
   });
 
+  // The stream consumers, as the table's event source mappings run them in AWS (LOCAL_STREAMS=off turns them off).
+  const dataPath = join(__dirname, '..', '..', '.data');
+  const eventsFile = process.env.LOCAL_EVENTS_FILE ?? join(dataPath, 'events.jsonl');
+  let streams: StreamConsumers | undefined;
+  let sink: EventSink | undefined;
+  if (process.env.LOCAL_STREAMS !== 'off') {
+    sink = await startEventSink({ file: eventsFile, log: true });
+    // The publisher's own EventBridge client sends to the local sink, which checks no signature:
+    // a machine with no AWS configuration gets a placeholder region and credentials.
+    process.env.AWS_ENDPOINT_URL_EVENTBRIDGE = sink.endpoint;
+    process.env.EVENT_BUS_NAME ??= 'switchyard-local';
+    if (!process.env.AWS_ACCESS_KEY_ID && !process.env.AWS_PROFILE && !existsSync(join(homedir(), '.aws'))) {
+      process.env.AWS_REGION ??= 'local';
+      process.env.AWS_ACCESS_KEY_ID = 'local';
+      process.env.AWS_SECRET_ACCESS_KEY = 'local';
+    }
+    streams = await startStreamConsumers({ endpoint: process.env.DYNAMODB_ENDPOINT!, tableName: process.env.TABLE_NAME! });
+  }
+
   const server = await startApiServer({ port, host: process.env.HOST ?? '127.0.0.1', log: true });
   const base = `http://localhost:${port}/api/v1`;
   console.log(`Switchyard is serving ${base}`);
@@ -46,10 +70,13 @@ async function main() {
   };
   tick();
   console.log(`  Scheduler:    every ${tickMs / 1000} s (RAMP_TICK_SECONDS)`);
+  console.log(`  Streams:      ${streams ? `events to ${eventsFile}, GrowthBook Proxy pushes (LOCAL_STREAMS=off to stop)` : 'off'}`);
 
-  const stop = () => {
+  const stop = async () => {
     clearTimeout(ticker);
     server.close();
+    await streams?.stop().catch((error) => console.error('Stopping the stream consumers failed', error));
+    await sink?.close();
     stopDynamo();
     process.exit(0);
   };

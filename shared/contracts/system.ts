@@ -44,4 +44,19 @@ export const getVersion = defineEndpoint({
   response: z.object({ version: z.string(), apiVersion: z.literal(1), build }),
 });
 
-export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion];
+/**
+ * GrowthBook's health check, at the root as GrowthBook serves it: GrowthBook Proxy calls it to report
+ * the API's health. As GrowthBook's, it says the service answers, without touching the database.
+ */
+export const getHealthcheck = defineEndpoint({
+  operationId: 'getHealthcheck',
+  method: 'GET',
+  basePath: '',
+  path: '/healthcheck',
+  summary: "Health check at GrowthBook's path, for GrowthBook Proxy: the service is answering",
+  tag: 'system',
+  permission: 'public',
+  response: z.object({ status: z.literal(200), healthy: z.literal(true) }),
+});
+
+export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion, getHealthcheck];

@@ -1,11 +1,13 @@
 /**
- * The single table's physical shape: key attributes and indexes.
+ * The single table's physical shape: key attributes, indexes and stream.
  * Read by the store, the local runtime (to create the table) and the CDK data stack.
  */
 export const tableSchema = {
   partitionKey: 'PK',
   sortKey: 'SK',
   ttlAttribute: 'expiresAt',
+  // What the table's stream carries: the stream consumers (infra/stream-consumers.ts) read new images only.
+  streamViewType: 'NEW_IMAGE',
   indexes: [
     {
       // Lists: one partition per organization and entity type, ordered by creation time then id.

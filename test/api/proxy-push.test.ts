@@ -10,7 +10,8 @@ import { captureOutput } from '../support/capture-output';
  * GrowthBook Proxy push: a payload change, as the table's stream reports it, reaches every proxied
  * connection it affects as a signed POST to `<proxyHost>/proxy/features`, checked here by a small
  * HTTP receiver. The stream records are the version items the API's writes really moved, read back
- * from DynamoDB Local (which has no stream), in the shape Lambda delivers them.
+ * from DynamoDB Local, in the shape Lambda delivers them: the handler alone, with the records known
+ * (test/api/local-streams.test.ts runs it from the table's stream under `npm start`).
  */
 
 type Pusher = typeof import('../../functions/events/push-to-proxies');

@@ -65,3 +65,35 @@ describe('GET /api/v1/openapi.yaml', () => {
     expect(response.status).toBe(404);
   });
 });
+
+describe('GET /healthcheck (GrowthBook Proxy)', () => {
+  it("answers at the root, as GrowthBook does, without a key, with GrowthBook's body", async () => {
+    const response = await api.request('GET', '/healthcheck');
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+    expectShape(contract.getHealthcheck, response.body);
+    expect(response.body).toEqual({ status: 200, healthy: true });
+  });
+
+  it('answers a key that is not valid the same way, as it needs none', async () => {
+    const response = await api.request('GET', '/healthcheck', { headers: { authorization: 'Bearer nonsense' } });
+
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ status: 200, healthy: true });
+  });
+
+  it('is not under /api/v1, as it is not in GrowthBook', async () => {
+    const response = await api.request('GET', '/api/v1/healthcheck');
+
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Unknown API endpoint' });
+  });
+
+  it.each(['POST', 'PUT', 'DELETE'])('answers %s with 404 Unknown API endpoint, as it serves only GET', async (method) => {
+    const response = await api.request(method, '/healthcheck', { body: {} });
+
+    expect(response.status).toBe(404);
+    expect(response.body).toEqual({ message: 'Unknown API endpoint' });
+  });
+});

@@ -59,6 +59,16 @@ describe('the API stack', () => {
     expect([...keys].sort()).toEqual([...routes.map(routeKey), '$default'].sort());
   });
 
+  it("routes GET /healthcheck, at the root as GrowthBook serves it, to its own function", () => {
+    const route = routes.find((candidate) => candidate.spec.operationId === 'getHealthcheck')!;
+    const target = routeTargets().find((candidate) => candidate.routeKey === 'GET /healthcheck');
+
+    expect(target).toBeDefined();
+    expect(route.handler).toBe('functions/system/get-healthcheck.ts');
+    expect(api.functions.get('getHealthcheck')?.entry).toBe(route.handler);
+    expect(routeTargets().filter((candidate) => candidate.fn === target!.fn)).toHaveLength(1);
+  });
+
   it('gives every route its own function and has no function without a route', () => {
     const targets = routeTargets();
     const functions = apiStacks.flatMap((stack) =>
