@@ -18,7 +18,7 @@ export const handler = endpoint(postFeature, async ({ body, auth }) => {
   ]);
   const environments = all.map((environment) => environment.id);
   const defaultStates = Object.fromEntries(all.map((environment) => [environment.id, environment.defaultState]));
-  const content = newFeature(body, { environments, owner, defaultStates });
+  const content = await newFeature(body, { environments, owner, defaultStates });
   const read = await assertReferencesValid(auth.orgId, content);
   const created = await createFeature(auth.orgId, content, authorOf(auth, 'Created via the REST API'), { environments: environmentsRead });
   const [feature] = await presentFeatures(auth.orgId, [created], { environments, ...read });

@@ -25,7 +25,7 @@ export const handler = endpoint(updateFeature, async ({ params, body, auth }) =>
         }
       }
       const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
-      const next = applyFeatureUpdate(current, body, { environments: await environments.ids(), owner });
+      const next = await applyFeatureUpdate(current, body, { environments: await environments.ids(), owner });
       read = await assertReferencesValid(auth.orgId, next, current);
       return next;
     },
