@@ -21,12 +21,13 @@ export const CHECK_BUDGET_MS = 2000;
 
 class OverBudgetError extends Error {}
 
+const budgetContext = createContext({});
+const runWork = new Script('work()');
+
 /**
  * Runs `work` but stops it after `ms` (a vm script's timeout interrupts whatever JavaScript runs
  * during it, the functions it calls included), throwing OverBudgetError.
  */
-const budgetContext = createContext({});
-const runWork = new Script('work()');
 function withinBudget<T>(work: () => T, ms: number): T {
   budgetContext.work = work;
   try {
@@ -96,7 +97,8 @@ export function valueSchemaProblem(validate: ValidateFunction, value: unknown, d
     valid = withinBudget(() => validate(value) as boolean, deadline - Date.now());
   } catch (error) {
     if (error instanceof OverBudgetError) return `takes more than ${CHECK_BUDGET_MS / 1000} s to check against jsonSchema`;
-    throw error;
+    // A recursive schema over a value nested thousands deep overflows the stack: a refusal, not a 500.
+    return `cannot be checked against jsonSchema: ${(error as Error).message}`;
   }
   if (valid) return undefined;
   const [error] = validate.errors ?? [];

@@ -99,6 +99,14 @@ describe('feature values checked against their jsonSchema, as GrowthBook checks 
 
     expect(message).toBe('Request body: [defaultValue] takes more than 2 s to check against jsonSchema');
   });
+
+  it('refuses, rather than fails on, a value nested deeper than the stack under a recursive schema', async () => {
+    const value = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+
+    expect(await refusal({ type: 'array', items: { $ref: '#' } }, value)).toBe(
+      'Request body: [defaultValue] cannot be checked against jsonSchema: Maximum call stack size exceeded',
+    );
+  });
 });
 
 describe('compileValueSchema', () => {
