@@ -1,4 +1,4 @@
-import { createContext, Script } from 'node:vm';
+import { createContext, Script, type Context } from 'node:vm';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 
 /** A feature's `jsonSchema` compiled, or why it cannot be. */
@@ -21,22 +21,24 @@ export const CHECK_BUDGET_MS = 2000;
 
 class OverBudgetError extends Error {}
 
-const budgetContext = createContext({});
-const runWork = new Script('work()');
+// Made on the first check: a V8 context costs a cold start that checks nothing.
+let budget: { context: Context; script: Script } | undefined;
 
 /**
  * Runs `work` but stops it after `ms` (a vm script's timeout interrupts whatever JavaScript runs
  * during it, the functions it calls included), throwing OverBudgetError.
  */
 function withinBudget<T>(work: () => T, ms: number): T {
-  budgetContext.work = work;
+  budget ??= { context: createContext({}), script: new Script('work()') };
+  const { context, script } = budget;
+  context.work = work;
   try {
-    return runWork.runInContext(budgetContext, { timeout: Math.max(1, Math.round(ms)) }) as T;
+    return script.runInContext(context, { timeout: Math.max(1, Math.round(ms)) }) as T;
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new OverBudgetError();
     throw error;
   } finally {
-    budgetContext.work = undefined;
+    context.work = undefined;
   }
 }
 
