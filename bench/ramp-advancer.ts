@@ -34,7 +34,7 @@ export async function seed(orgs: number, perOrg: number): Promise<void> {
       const { id: orgId } = await createOrganization('Ramp bench');
       for (let n = 0; n < perOrg; n++) {
         const featureId = `ramped-${n}`;
-        const content = newFeature(
+        const content = await newFeature(
           { id: featureId, valueType: 'boolean', defaultValue: 'false', environments: { production: { enabled: true, rules: [rule] } } },
           { environments: ['production', 'dev'], owner: { owner: '' } },
         );

@@ -53,7 +53,8 @@ export const bundleFile = (outdir: string, handler: string) => join(outdir, bund
  * Bundles handler files (relative to the repository root) in one esbuild run into
  * `<outdir>/<handler path without .ts>/index.mjs`. One run parses the shared code once. A bundle
  * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`;
- * one that reads form bodies gets the form parser, `qs.mjs`, which it imports on its first form body (see
+ * one that reads form bodies gets the form parser, `qs.mjs`, which it imports on its first form body, and
+ * one that checks feature values gets Ajv, `ajv.mjs`, which it imports on its first JSON schema (see
  * infra/esbuild-build.mjs).
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
@@ -72,16 +73,29 @@ export function bundleHandlers(handlers: string[], outdir: string): Metafile {
       for (const format of ['json', 'yaml'] as const) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFiles[format]), texts[format]);
     }
   }
-  const needFormParser = Object.entries(metafile.outputs).filter(([, output]) => output.imports.some((entry) => entry.external && entry.path === `./${formParserFile}`));
-  if (needFormParser.length > 0) {
-    const [parser] = buildSync({ ...esbuildOptions, sourcemap: false, write: false, absWorkingDir: repoRoot, stdin: { contents: "export { parse } from 'qs';", resolveDir: repoRoot } }).outputFiles;
-    for (const [output] of needFormParser) writeFileSync(join(repoRoot, dirname(output), formParserFile), parser.contents);
+  for (const { file, contents } of Object.values(packagesApart)) {
+    const importers = Object.entries(metafile.outputs).filter(([, output]) => output.imports.some((entry) => entry.external && entry.path === `./${file}`));
+    if (importers.length === 0) continue;
+    const [code] = buildSync({ ...esbuildOptions, sourcemap: false, write: false, absWorkingDir: repoRoot, stdin: { contents, resolveDir: repoRoot } }).outputFiles;
+    for (const [output] of importers) writeFileSync(join(repoRoot, dirname(output), file), code.contents);
   }
   return metafile;
 }
 
+/**
+ * Packages a function imports on its first use of them only, each built into a file of its own
+ * shipped next to every bundle that imports it (infra/esbuild-build.mjs leaves the import to that file).
+ */
+const packagesApart = {
+  qs: { file: 'qs.mjs', contents: "export { parse } from 'qs';" },
+  ajv: { file: 'ajv.mjs', contents: "export { default } from 'ajv';" },
+};
+
 /** The form parser shipped next to a bundle that reads form bodies. */
-export const formParserFile = 'qs.mjs';
+export const formParserFile = packagesApart.qs.file;
+
+/** Ajv, shipped next to a bundle that checks feature values against a JSON schema. */
+export const schemaValidatorFile = packagesApart.ajv.file;
 
 /**
  * One esbuild build with the plugin of infra/esbuild-build.mjs (only the schemas a function reaches are

@@ -80,15 +80,16 @@ const contracts = {
 };
 
 /**
- * The form parser (qs with the packages it needs, about 55 KB) is imported on a function's first form
- * body only, but inlined in the bundle, every cold start compiles it. Its import is left to a file of
- * its own next to the bundle, `qs.mjs` (written by infra/bundling.ts), which only a form body loads.
+ * Packages a function imports on first use only, by the file of its own next to the bundle that
+ * infra/bundling.ts writes for each (as it names them). Inlined in the bundle, every cold start would
+ * compile them: the form parser (qs with the packages it needs, about 55 KB), imported on a
+ * function's first form body; Ajv (about 120 KB), imported on the first feature with a JSON schema.
  */
-const formParserFile = 'qs.mjs'; // as infra/bundling.ts names it
-const formParserApart = {
-  name: 'form-parser-apart',
+const apartFiles = { qs: 'qs.mjs', ajv: 'ajv.mjs' };
+const packagesApart = {
+  name: 'packages-apart',
   setup(esbuild) {
-    esbuild.onResolve({ filter: /^qs$/ }, ({ kind }) => (kind === 'dynamic-import' ? { path: `./${formParserFile}`, external: true } : undefined));
+    esbuild.onResolve({ filter: /^(qs|ajv)$/ }, ({ path, kind }) => (kind === 'dynamic-import' ? { path: `./${apartFiles[path]}`, external: true } : undefined));
   },
 };
 
@@ -104,7 +105,7 @@ function repositorySources(mapFile, root) {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const options = JSON.parse(readFileSync(0, 'utf8'));
-  const { metafile } = await build({ ...options, plugins: [contracts, formParserApart] });
+  const { metafile } = await build({ ...options, plugins: [contracts, packagesApart] });
   const root = options.absWorkingDir ?? process.cwd();
   for (const output of Object.keys(metafile.outputs)) if (output.endsWith('.map')) repositorySources(resolve(root, output), root);
   process.stdout.write(JSON.stringify(metafile));

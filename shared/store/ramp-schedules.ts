@@ -248,7 +248,7 @@ export async function commitRampOutcome(orgId: string, world: RampWorld, outcome
   if (writes.length) {
     if (!world.feature) throw new ConflictError('invalid_status', `Feature ${current.entity.entityId} no longer exists`);
     const next = applyRuleWrites(world.feature.entity, writes);
-    assertValuesValid(next);
+    await assertValuesValid(next);
     ops.push(...(await prepareFeatureChanges(orgId, [{ current: world.feature, next, author: { by, comment } }])).ops);
   }
   const put = prepareSchedulePut(orgId, current, outcome.schedule);
@@ -279,7 +279,7 @@ export async function prepareRampSteps(orgId: string, steps: RampStep[], parents
     if (outcome.writes.length) {
       if (!world.feature) throw new ConflictError('invalid_status', `Feature ${current.entity.entityId} no longer exists`);
       const next = applyRuleWrites(world.feature.entity, outcome.writes);
-      assertValuesValid(next);
+      await assertValuesValid(next);
       changes.push({ current: world.feature, next, author: { by, comment: outcome.comment } });
     }
     ops.push(prepareSchedulePut(orgId, current, outcome.schedule), ...lockOps(orgId, current.entity.id, current.entity, outcome.schedule, outcome.writes.length > 0));

@@ -99,7 +99,7 @@ export async function postFeature({ auth, body }: UseCaseInput<typeof contract.p
   ]);
   const ids = all.map((environment) => environment.id);
   const defaultStates = Object.fromEntries(all.map((environment) => [environment.id, environment.defaultState]));
-  const content = newFeature(body, { environments: ids, owner, defaultStates });
+  const content = await newFeature(body, { environments: ids, owner, defaultStates });
   assertCan(auth, 'manageFeatures', projectsOf(content));
   assertCan(auth, 'publishFeatures', projectsOf(content), publishedEnvironments(undefined, content, ids));
   const read = await assertReferencesValid(auth.orgId, content);
@@ -125,7 +125,7 @@ export async function updateFeature({ auth, params, body }: UseCaseInput<typeof 
         }
       }
       const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
-      const next = applyFeatureUpdate(current, body, { environments, owner });
+      const next = await applyFeatureUpdate(current, body, { environments, owner });
       return { next, read: await assertReferencesValid(auth.orgId, next, current) };
     },
     authorOf(auth, 'Updated via the REST API'),

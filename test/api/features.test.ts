@@ -169,7 +169,17 @@ describe('POST /features', () => {
     [
       'a json default that breaks the jsonSchema',
       { valueType: 'json', defaultValue: '{"size":"big"}', jsonSchema: '{"type":"object","properties":{"size":{"type":"number"}}}' },
-      /\[defaultValue\] does not match jsonSchema: \$\.size: must be of type number/,
+      /\[defaultValue\] does not match jsonSchema: \$\.size: must be number/,
+    ],
+    [
+      'a json default that breaks a $ref of the jsonSchema',
+      { valueType: 'json', defaultValue: '{"size":0}', jsonSchema: '{"definitions":{"size":{"type":"integer","minimum":1}},"properties":{"size":{"$ref":"#/definitions/size"}}}' },
+      /\[defaultValue\] does not match jsonSchema: \$\.size: must be >= 1/,
+    ],
+    [
+      'a jsonSchema Ajv does not compile',
+      { valueType: 'json', defaultValue: '{}', jsonSchema: '{"type":"object","properties":{"size":{"$ref":"#/definitions/missing"}}}' },
+      /\[jsonSchema\] is not a schema Ajv compiles: can't resolve reference #\/definitions\/missing/,
     ],
     ['an unknown environment', { environments: { staging: { enabled: true } } }, /\[environments\.staging\]/],
     ['an unknown project', { project: 'prj_missing' }, /\[project\]/],
@@ -509,6 +519,21 @@ describe('POST /features/{id}', () => {
 
     expect(response.status).toBe(400);
     expect(response.body.message).toMatch(/\[defaultValue\] does not match jsonSchema/);
+  });
+
+  it('refuses a rule value GrowthBook refuses (duplicate items, whatever their key order) and leaves the feature unchanged', async () => {
+    const schema = JSON.stringify({ type: 'array', uniqueItems: true, items: { type: 'object' } });
+    const created = await feature({ valueType: 'json', defaultValue: '[{"a":1,"b":2}]', jsonSchema: schema });
+
+    const response = await update(created.id, { environments: { production: { rules: [{ type: 'force', value: '[{"a":1,"b":2},{"b":2,"a":1}]' }] } } });
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe(
+      'Request body: [environments.production.rules.0.value] does not match jsonSchema: $: must NOT have duplicate items (items ## 0 and 1 are identical)',
+    );
+    const after = await get(created.id);
+    expect(after.body.feature.environments.production.rules).toEqual([]);
+    expect(after.body.feature.revision.version).toBe(created.revision.version);
   });
 
   it('enforces the stored jsonSchema on new values', async () => {

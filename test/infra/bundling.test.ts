@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildSync } from 'esbuild';
 import { parse } from 'yaml';
-import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, formParserFile, packageOf, repoRoot } from '../../infra/bundling';
+import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, formParserFile, packageOf, repoRoot, schemaValidatorFile } from '../../infra/bundling';
 import { defaultProvider } from '../../infra/lambda-credentials';
 import { allHandlers, analyseSnapshotHandler, eventPublisherHandler, failSnapshotHandler, planSnapshotHandler } from '../../infra/lambda';
 import { lambdaInvocation, type LocalRequest } from '../../infra/local/server';
@@ -24,6 +24,10 @@ const postHandler = 'functions/saved-groups/post-saved-group.ts';
 const documentHandler = 'functions/system/get-open-api-document.ts';
 const yamlHandler = 'functions/system/get-open-api-yaml.ts';
 const snapshotHandler = 'functions/snapshots/post-experiment-snapshot.ts';
+const postFeatureHandler = 'functions/features/post-feature.ts';
+const updateFeatureHandler = 'functions/features/update-feature.ts';
+/** Ajv's own message, in its code and in no function's main bundle. */
+const ajvMarker = 'must NOT have additional properties';
 /** The Step Functions workflow's functions: they alone may carry the statistics and the Athena client. */
 const analysisHandlers = [planSnapshotHandler, analyseSnapshotHandler, failSnapshotHandler];
 const outdir = mkdtempSync(join(tmpdir(), 'switchyard-bundling-test-'));
@@ -57,7 +61,10 @@ async function failingProxy(failing: number): Promise<FaultProxy> {
 
 describe('the bundles the stack deploys', () => {
   beforeAll(async () => {
-    bundleHandlers([unknownRouteHandler, getHandler, postHandler, documentHandler, yamlHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler], outdir);
+    bundleHandlers(
+      [unknownRouteHandler, getHandler, postHandler, documentHandler, yamlHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler, postFeatureHandler, updateFeatureHandler],
+      outdir,
+    );
     org = await createTestOrg('Bundles');
   }, 60_000);
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
@@ -123,6 +130,34 @@ describe('the bundles the stack deploys', () => {
 
     expect(first.statusCode).toBe(200);
     expect(JSON.parse(first.body!).savedGroup).toMatchObject({ name: 'From a form', values: ['u1', 'u2'] });
+  });
+
+  it('ship Ajv next to the feature functions, outside their main bundles, and only there', () => {
+    for (const handler of [postFeatureHandler, updateFeatureHandler]) {
+      // Booleans, not the files: a failure would print a whole bundle.
+      expect(readFileSync(bundleOf(handler), 'utf8').includes(ajvMarker)).toBe(false);
+      expect(readFileSync(join(dirname(bundleOf(handler)), schemaValidatorFile), 'utf8').includes(ajvMarker)).toBe(true);
+    }
+    expect(existsSync(join(dirname(bundleOf(getHandler)), schemaValidatorFile))).toBe(false);
+  });
+
+  it('load Ajv on a feature with a JSON schema, and refuse a value GrowthBook refuses with a 400 naming it', async () => {
+    const create = (id: string, defaultValue: string): LocalRequest => ({
+      method: 'POST',
+      url: '/api/v1/features',
+      headers: { authorization: `Bearer ${org.keys.admin}`, 'content-type': 'application/json' },
+      body: Buffer.from(JSON.stringify({ id, valueType: 'json', defaultValue, jsonSchema: JSON.stringify({ type: 'array', uniqueItems: true }) })),
+    });
+
+    const refused = await invoke(create('bundle-schema-refused', '[{"a":1,"b":2},{"b":2,"a":1}]'));
+    const accepted = await invoke(create('bundle-schema-accepted', '[{"a":1},{"a":2}]'));
+
+    expect(refused.first.statusCode).toBe(400);
+    expect(JSON.parse(refused.first.body!).message).toBe(
+      'Request body: [defaultValue] does not match jsonSchema: $: must NOT have duplicate items (items ## 0 and 1 are identical)',
+    );
+    expect(accepted.first.statusCode).toBe(200);
+    expect(JSON.parse(accepted.first.body!).feature).toMatchObject({ id: 'bundle-schema-accepted', defaultValue: '[{"a":1},{"a":2}]' });
   });
 
   it('answer invalid input with a 400 naming the field, in the English messages zod/mini does not load by itself', async () => {
@@ -239,9 +274,11 @@ describe('credentials in a bundle', () => {
 
 describe('packages in the functions', () => {
   const handlers = [...new Set(allHandlers())].filter((handler) => existsSync(join(repoRoot, handler)) && !analysisHandlers.includes(handler));
+  let graph: ReturnType<typeof moduleGraph>;
   let inputs: Map<string, string[]>;
   beforeAll(() => {
-    inputs = bundleInputs(moduleGraph(handlers));
+    graph = moduleGraph(handlers);
+    inputs = bundleInputs(graph);
   }, 60_000);
 
   it('leave analysis-only packages out of every API, scheduler and event function', () => {
@@ -249,6 +286,25 @@ describe('packages in the functions', () => {
     expect(handlers.filter((handler) => !inputs.get(handler)?.includes(handler))).toEqual([]);
     const offending = found.filter(([, packages]) => packages.length > 0);
     expect(offending).toEqual([]);
+  });
+
+  it('leave Ajv out of every main bundle: it is reached only through its import on first use', () => {
+    // The files each function loads at cold start: its own and the chunks it imports statically.
+    const statically = (entry: string) => {
+      const [file] = Object.entries(graph.outputs).find(([, output]) => output.entryPoint === entry) ?? [];
+      const files: string[] = [];
+      for (let queue = file ? [file] : []; queue.length > 0; ) {
+        const next = queue.pop()!;
+        if (files.includes(next)) continue;
+        files.push(next);
+        queue.push(...graph.outputs[next].imports.filter((i) => i.kind === 'import-statement' && graph.outputs[i.path]).map((i) => i.path));
+      }
+      return files.flatMap((output) => Object.keys(graph.outputs[output].inputs));
+    };
+    const withAjv = (inputsOf: (handler: string) => string[]) => handlers.filter((handler) => inputsOf(handler).some((input) => packageOf(input) === 'ajv'));
+
+    expect(withAjv((handler) => inputs.get(handler) ?? [])).toEqual(expect.arrayContaining([postFeatureHandler, updateFeatureHandler]));
+    expect(withAjv(statically)).toEqual([]);
   });
 
   it("validate with zod/mini: zod's classic API, several times its cost at cold start, enters no function", () => {

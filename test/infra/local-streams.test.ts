@@ -4,7 +4,7 @@ import type { DynamoDBRecord } from 'aws-lambda';
 import { ensureTable } from '../../infra/local/dynamodb';
 import { startStreamConsumers, type StreamConsumers } from '../../infra/local/streams';
 import { eventPublisher, matchesFilter, proxyPusher, type StreamConsumer } from '../../infra/stream-consumers';
-import { db, tableName } from '../../shared/store/client';
+import { db, tableName } from '../../shared/db/client';
 import { answerWith, batches } from '../fixtures/stream/recording-handler';
 
 /**

@@ -37,7 +37,7 @@ interface Seeded {
 /** One feature with a 0% rollout rule `fr_ramp` in production, and a ready schedule on it starting at T. */
 async function seedOne(orgId: string, n: number): Promise<Seeded> {
   const featureId = `ramped-${n}`;
-  const content = newFeature(
+  const content = await newFeature(
     {
       id: featureId,
       valueType: 'boolean',

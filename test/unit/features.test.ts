@@ -104,8 +104,8 @@ describe('mergeEnvironments', () => {
 });
 
 describe('newFeature', () => {
-  it('has every environment of the organization, off unless given', () => {
-    const feature = newFeature(
+  it('has every environment of the organization, off unless given', async () => {
+    const feature = await newFeature(
       { id: 'f', valueType: 'boolean', defaultValue: 'true', environments: { dev: { enabled: true } } },
       { environments: ['production', 'dev'], owner: { owner: 'u_1' } },
     );
@@ -114,15 +114,15 @@ describe('newFeature', () => {
     expect(feature).toMatchObject({ archived: false, description: '', project: '', tags: [], prerequisites: [], owner: 'u_1' });
   });
 
-  it('refuses a value of the wrong type wherever it is', () => {
-    const make = (rules: RuleInput[]) => () =>
+  it('refuses a value of the wrong type wherever it is', async () => {
+    const make = (rules: RuleInput[]) =>
       newFeature({ id: 'f', valueType: 'number', defaultValue: '1', environments: { dev: { rules } } }, { environments: ['dev'], owner: { owner: '' } });
 
-    expect(make([{ type: 'force', value: 'x' }])).toThrow(/\[environments\.dev\.rules\.0\.value\] Must be a valid number/);
-    expect(make([{ type: 'experiment', values: [{ value: '1', weight: 0.5 }, { value: 'y', weight: 0.5 }] }])).toThrow(
+    await expect(make([{ type: 'force', value: 'x' }])).rejects.toThrow(/\[environments\.dev\.rules\.0\.value\] Must be a valid number/);
+    await expect(make([{ type: 'experiment', values: [{ value: '1', weight: 0.5 }, { value: 'y', weight: 0.5 }] }])).rejects.toThrow(
       /\[environments\.dev\.rules\.0\.values\.1\.value\]/,
     );
-    expect(make([{ type: 'experiment-ref', experimentId: 'e', variations: [{ variationId: 'v', value: 'z' }] }])).toThrow(
+    await expect(make([{ type: 'experiment-ref', experimentId: 'e', variations: [{ variationId: 'v', value: 'z' }] }])).rejects.toThrow(
       /\[environments\.dev\.rules\.0\.variations\.0\.value\]/,
     );
   });
@@ -131,35 +131,35 @@ describe('newFeature', () => {
 describe('applyFeatureUpdate', () => {
   const context = { environments: ['production', 'dev'] };
 
-  it('changes only what is given, replacing tags', () => {
-    const next = applyFeatureUpdate(stored({ description: 'kept' }), { tags: ['b', 'c'] }, context);
+  it('changes only what is given, replacing tags', async () => {
+    const next = await applyFeatureUpdate(stored({ description: 'kept' }), { tags: ['b', 'c'] }, context);
 
     expect(next).toEqual(stored({ description: 'kept', tags: ['b', 'c'] }));
   });
 
-  it('removes the holdout with null and keeps it when absent', () => {
+  it('removes the holdout with null and keeps it when absent', async () => {
     const withHoldout = stored({ holdout: { id: 'h', value: 'true' } });
 
-    expect(applyFeatureUpdate(withHoldout, { description: 'x' }, context).holdout).toEqual({ id: 'h', value: 'true' });
-    expect(applyFeatureUpdate(withHoldout, { holdout: null }, context)).not.toHaveProperty('holdout');
+    expect((await applyFeatureUpdate(withHoldout, { description: 'x' }, context)).holdout).toEqual({ id: 'h', value: 'true' });
+    expect(await applyFeatureUpdate(withHoldout, { holdout: null }, context)).not.toHaveProperty('holdout');
   });
 
-  it('refuses a holdout value of the wrong type', () => {
-    expect(() => applyFeatureUpdate(stored({ valueType: 'number', defaultValue: '1' }), { holdout: { id: 'h', value: 'maybe' } }, context)).toThrow(
+  it('refuses a holdout value of the wrong type', async () => {
+    await expect(applyFeatureUpdate(stored({ valueType: 'number', defaultValue: '1' }), { holdout: { id: 'h', value: 'maybe' } }, context)).rejects.toThrow(
       /\[holdout\.value\]/,
     );
   });
 
-  it('sets the resolved owner with its e-mail', () => {
-    const next = applyFeatureUpdate(stored(), { owner: 'a@x.io' }, { ...context, owner: { owner: 'u_2', ownerEmail: 'a@x.io' } });
+  it('sets the resolved owner with its e-mail', async () => {
+    const next = await applyFeatureUpdate(stored(), { owner: 'a@x.io' }, { ...context, owner: { owner: 'u_2', ownerEmail: 'a@x.io' } });
 
     expect(next).toMatchObject({ owner: 'u_2', ownerEmail: 'a@x.io' });
   });
 
-  it('clears jsonSchema with an empty string', () => {
+  it('clears jsonSchema with an empty string', async () => {
     const json = stored({ valueType: 'json', defaultValue: '{}', jsonSchema: '{"type":"object"}' });
 
-    expect(applyFeatureUpdate(json, { jsonSchema: '' }, context)).not.toHaveProperty('jsonSchema');
+    expect(await applyFeatureUpdate(json, { jsonSchema: '' }, context)).not.toHaveProperty('jsonSchema');
   });
 });
 
