@@ -4,6 +4,7 @@ import { etagMatches, sdkPayloadResponse } from '../domain/sdk-payload';
 import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
 import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from '../store/sdk-payloads';
 import { SDK_PAYLOAD_CACHE_CONTROL } from '../contracts/sdk-payload';
+import { chooseEncoding } from './encoding';
 import { EncodedResponse } from './responses';
 
 /**
@@ -39,20 +40,6 @@ interface Served {
 
 const served = new Map<string, Served>();
 const MAX_SERVED = 1000;
-
-/** The encoding to answer with: br or gzip when `Accept-Encoding` accepts it (q > 0), br first; none otherwise. */
-export function chooseEncoding(acceptEncoding: string | undefined): 'br' | 'gzip' | undefined {
-  if (!acceptEncoding) return undefined;
-  const weights = new Map<string, number>();
-  for (const part of acceptEncoding.toLowerCase().split(',')) {
-    const [name, ...parameters] = part.split(';').map((piece) => piece.trim());
-    const q = parameters.find((parameter) => parameter.startsWith('q='));
-    weights.set(name, q ? Number(q.slice(2)) || 0 : 1);
-  }
-  const weight = (name: string) => weights.get(name) ?? weights.get('*') ?? 0;
-  if (weight('br') > 0 && weight('br') >= weight('gzip')) return 'br';
-  return weight('gzip') > 0 ? 'gzip' : undefined;
-}
 
 async function build(record: SdkKeyRecord, versions: PayloadVersions, now: number): Promise<Served> {
   const { key: _key, orgId: _org, connectionId: _id, encryptPayload, encryptionKey, ...scope } = record;
