@@ -85,6 +85,18 @@ const creating: Step[] = [
     minimum: { calls: 0, why: 'constant answer: release and build' },
   },
   {
+    operationId: 'getApiDocs',
+    method: 'GET',
+    path: () => `${v1}/docs`,
+    minimum: { calls: 0, why: 'constant answer: the reference page' },
+  },
+  {
+    operationId: 'getApiDocsAsset',
+    method: 'GET',
+    path: () => `${v1}/docs/swagger-ui-init.js`,
+    minimum: { calls: 0, why: 'a file shipped with the function' },
+  },
+  {
     operationId: 'listMembers',
     method: 'GET',
     path: () => `${v1}/members`,

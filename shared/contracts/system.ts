@@ -44,4 +44,27 @@ export const getVersion = defineEndpoint({
   response: z.object({ version: z.string(), apiVersion: z.literal(1), build }),
 });
 
-export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion];
+export const getApiDocs = defineEndpoint({
+  operationId: 'getApiDocs',
+  method: 'GET',
+  path: '/docs',
+  summary: 'The API reference page: openapi.json rendered by Swagger UI, in HTML',
+  tag: 'system',
+  permission: 'public',
+  openApi: false,
+  response: z.string(),
+});
+
+export const getApiDocsAsset = defineEndpoint({
+  operationId: 'getApiDocsAsset',
+  method: 'GET',
+  path: '/docs/{asset}',
+  summary: "A script, style sheet or icon of the API reference page, from the page's own origin",
+  tag: 'system',
+  permission: 'public',
+  openApi: false,
+  params: z.object({ asset: z.string() }),
+  response: z.string(),
+});
+
+export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion, getApiDocs, getApiDocsAsset];
