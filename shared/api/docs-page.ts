@@ -47,14 +47,14 @@ export const docsPageHtml = `<!doctype html>
 `;
 
 /**
- * The page's headers. Its policy lets it load only from its own origin (so an injected script cannot run and
- * "Try it out" reaches only this API); Swagger UI sets inline styles and draws icons from data: URLs.
+ * The page's headers. Its policy lets it load only from its own origin (so an injected script or style cannot
+ * apply and "Try it out" reaches only this API); Swagger UI's style sheet draws its icons from data: URLs.
  */
 export const docsPageHeaders = {
   'content-type': 'text/html; charset=utf-8',
   // Revalidated each time: the page names the renderer's version, which a deployment may change.
   'cache-control': 'no-cache',
   'content-security-policy':
-    "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
 };
