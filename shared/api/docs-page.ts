@@ -1,4 +1,6 @@
 import { version as rendererVersion } from 'swagger-ui-dist/package.json';
+import { fullPath } from '../contracts/spec';
+import { getApiDocs, getOpenApiDocument } from '../contracts/system';
 
 /** One file of the API reference page: where it comes from in the repository, and how it is served. */
 export interface DocsAsset {
@@ -23,11 +25,12 @@ export const docsAssets: Record<string, DocsAsset> = {
   'swagger-ui-init.js': { source: 'shared/api/swagger-ui-init.js', contentType: 'text/javascript; charset=utf-8', cacheControl: 'public, max-age=3600' },
 };
 
-const asset = (name: keyof typeof docsAssets) => `docs/${name}?v=${rendererVersion}`;
+// Under the page's own path, as getApiDocsAsset serves them (naming that spec here would bring its params schema into the page's function).
+const asset = (name: keyof typeof docsAssets) => `${fullPath(getApiDocs)}/${name}?v=${rendererVersion}`;
 
 /**
- * The page. Its URLs are relative to `/api/v1/docs` (so `docs/…` and `openapi.json` are siblings of it under
- * `/api/v1/`): the page works wherever the API is mounted. Nothing comes from another origin.
+ * The page. Its URLs are absolute paths, so it works at `/api/v1/docs/` as well as at `/api/v1/docs`;
+ * nothing comes from another origin.
  */
 export const docsPageHtml = `<!doctype html>
 <html lang="en">
@@ -39,7 +42,7 @@ export const docsPageHtml = `<!doctype html>
 <link rel="stylesheet" href="${asset('swagger-ui.css')}">
 </head>
 <body>
-<div id="swagger-ui" data-url="openapi.json"></div>
+<div id="swagger-ui" data-url="${fullPath(getOpenApiDocument)}"></div>
 <script src="${asset('swagger-ui-bundle.js')}"></script>
 <script src="${asset('swagger-ui-init.js')}"></script>
 </body>

@@ -38,7 +38,7 @@ async function documentedOperations(): Promise<Operation[]> {
 }
 
 /** Opens the page, recording every console error, uncaught error, failed request and error answer. */
-async function openDocs(): Promise<{ page: Page; problems: string[]; origins: Set<string> }> {
+async function openDocs(path = '/api/v1/docs'): Promise<{ page: Page; problems: string[]; origins: Set<string> }> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 1000 } });
   // Swagger UI reads the 600 KB document, and resolves an operation when it is opened, in seconds; more on a loaded machine.
   page.setDefaultTimeout(120_000);
@@ -53,7 +53,7 @@ async function openDocs(): Promise<{ page: Page; problems: string[]; origins: Se
   page.on('response', (response) => {
     if (response.status() >= 400) problems.push(`${response.status()}: ${response.url()}`);
   });
-  await page.goto(`${api.baseUrl}/api/v1/docs`, { waitUntil: 'load' });
+  await page.goto(`${api.baseUrl}${path}`, { waitUntil: 'load' });
   return { page, problems, origins };
 }
 
@@ -124,6 +124,15 @@ describe('the API reference page', () => {
     expect([...origins]).toEqual([api.baseUrl]);
   }, 300_000);
 
+  it('renders at /api/v1/docs/ too, with the trailing slash', async () => {
+    const { page, problems } = await openDocs('/api/v1/docs/');
+
+    await page.locator('#operations-system-getVersion').waitFor();
+    await page.close();
+
+    expect(problems).toEqual([]);
+  }, 300_000);
+
   it('tries an operation out against this API from the page', async () => {
     const { page, problems } = await openDocs();
 
@@ -149,7 +158,7 @@ describe('GET /api/v1/docs', () => {
     expect(response.headers.get('content-type')).toBe('text/html; charset=utf-8');
     expect(response.headers.get('content-security-policy')).toContain("script-src 'self';");
     expect(response.headers.get('content-security-policy')).toContain("connect-src 'self';");
-    expect(response.body).toContain('data-url="openapi.json"');
+    expect(response.body).toContain('data-url="/api/v1/openapi.json"');
     expect(response.body).not.toMatch(/(src|href)="(https?:)?\/\//);
   });
 

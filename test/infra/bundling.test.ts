@@ -222,7 +222,7 @@ describe('the bundles the stack deploys', () => {
     const { first } = await invoke({ method: 'GET', url: '/api/v1/docs', headers: {} });
 
     expect(first).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
-    const named = [...first.body!.matchAll(/(?:src|href)="docs\/([^"?]+)/g)].map((match) => match[1]);
+    const named = [...first.body!.matchAll(/(?:src|href)="\/api\/v1\/docs\/([^"?]+)/g)].map((match) => match[1]);
     expect(named.sort()).toEqual(readdirSync(join(dirname(bundleOf(docsAssetHandler)), 'docs')).filter((file) => !/\.(br|gz)$/.test(file)).sort());
     const { first: missing } = await invoke({ method: 'GET', url: '/api/v1/docs/index.mjs', headers: {} });
     expect(missing.statusCode).toBe(404);
