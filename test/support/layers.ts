@@ -33,6 +33,7 @@ export function levelOf(file: string): Level | undefined {
   if (file.startsWith('shared/payload/')) return payloadLevel.get(file);
   if (file.startsWith('shared/analysis/')) return ANALYSIS_LAYERS.find(([prefix]) => file.startsWith(prefix))?.[1];
   if (file.startsWith('functions/')) return 'functions';
+  if (file.startsWith('shared/types/')) return 'contracts'; // declarations of untyped packages
   const folder = /^shared\/([^/]+)\//.exec(file)?.[1];
   if (folder === undefined) return file.startsWith('shared/') ? 'contracts' : undefined;
   return LEVELS.find((level) => level === folder);
