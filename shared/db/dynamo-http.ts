@@ -181,9 +181,10 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
  * Sends `operation` with `input` in DynamoDB's JSON form (attribute values as `{ S: … }`) and
- * returns the answer in the same form, retrying what may succeed later. Throws a DynamoError.
+ * returns the answer in the same form, retrying what may succeed later; `onRetry` is told of each
+ * attempt sent again (the meter counts them). Throws a DynamoError.
  */
-export async function callDynamo(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function callDynamo(operation: string, input: Record<string, unknown>, onRetry?: () => void): Promise<Record<string, unknown>> {
   const to = target();
   // The token makes a retried transaction idempotent: DynamoDB applies it once (the SDK sets one too).
   const body = JSON.stringify(operation === 'TransactWriteItems' && !input.ClientRequestToken ? { ...input, ClientRequestToken: randomUUID() } : input);
@@ -197,6 +198,7 @@ export async function callDynamo(operation: string, input: Record<string, unknow
       error = failure as Error & { code?: string };
     }
     if (attempt >= MAX_ATTEMPTS || !retryable(error)) throw error;
+    onRetry?.();
     await pause(Math.random() * Math.min(MAX_DELAY_MS, BASE_DELAY_MS * 2 ** attempt));
   }
 }
