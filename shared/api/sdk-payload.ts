@@ -5,6 +5,7 @@ import { findSdkKey, type SdkKeyRecord } from '../store/sdk-connections';
 import { loadSdkPayload, readPayloadVersions, type PayloadVersions } from '../store/sdk-payloads';
 import { SDK_PAYLOAD_CACHE_CONTROL } from '../contracts/sdk-payload';
 import { EncodedResponse } from './responses';
+import { putRequestMetric } from '../metrics';
 
 /**
  * Serving the SDK payload from a warm container. Per client key the container keeps the last body
@@ -85,6 +86,7 @@ async function current(key: string, orgId: string | undefined): Promise<Served> 
   if (usable && (fresh || versions!.token === usable.versions)) {
     if (orgId && usable.record.orgId !== orgId) throw notFound(key);
     if (!fresh) usable.checkedAt = now;
+    putRequestMetric('PayloadCacheHit', 1); // served from this container's cache: Average is the hit rate
     return usable;
   }
   const record = await findSdkKey(key);
@@ -95,6 +97,7 @@ async function current(key: string, orgId: string | undefined): Promise<Served> 
   const sameTarget = cached && cached.record.orgId === record.orgId && cached.record.environment === record.environment;
   if (!sameTarget || !versions) versions = await readPayloadVersions(record.orgId, record.environment);
   const next = await build(record, versions, now);
+  putRequestMetric('PayloadCacheHit', 0);
   served.delete(key);
   served.set(key, next);
   if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);
