@@ -4,6 +4,7 @@ import { newEvent, prepareEvent } from '../store/events';
 import { transact, type TransactionOp } from '../db/repository';
 import { NewerSnapshotHoldsPointerError } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
+import { emitMetrics } from '../metrics';
 
 /*
  * How a snapshot run ends, kept apart from the statistics and the SQL so that the snapshot endpoint,
@@ -43,6 +44,13 @@ export async function finish(
     const ops = [update, prepareEvent(event)];
     try {
       await transact([...ops, ...extra(current.entity)]);
+      // Here, and only here, a snapshot ends, whichever worker (or timeout) ended it: its duration is measured once.
+      emitMetrics({ Status: change.status }, [
+        {
+          dimensions: [['Service', 'Status']],
+          metrics: [{ name: 'SnapshotDuration', unit: 'Milliseconds', value: Math.max(0, Date.now() - Date.parse(current.entity.dateCreated)) }],
+        },
+      ]);
       return true;
     } catch (error) {
       if (error instanceof NewerSnapshotHoldsPointerError) {
