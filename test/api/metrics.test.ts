@@ -1,5 +1,5 @@
 import { dynamoMeter } from '../../shared/db/client';
-import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
+import { createTestOrg, startApi, type Api, type ApiResponse, type TestOrg } from '../support/api';
 import { captureOutput } from '../support/capture-output';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 
@@ -40,7 +40,7 @@ const emfLines = (output: string) =>
 
 /** A request whose lines are not the test's subject: kept out of the test output. */
 const quietly = async (method: string, path: string, options: { key?: string; body?: unknown } = {}) => {
-  let response!: Awaited<ReturnType<Api['request']>>;
+  let response!: ApiResponse;
   await captureOutput(async () => {
     response = await api.request(method, path, options);
   });
@@ -49,7 +49,7 @@ const quietly = async (method: string, path: string, options: { key?: string; bo
 
 /** One request, with the EMF lines written while it ran and what the meter counted meanwhile. */
 async function measured(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
-  let response!: Awaited<ReturnType<Api['request']>>;
+  let response!: ApiResponse;
   const before = dynamoMeter.snapshot();
   const output = await captureOutput(async () => {
     response = await api.request(method, path, options);
