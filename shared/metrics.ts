@@ -4,8 +4,9 @@ import { logger } from './logger';
  * Metrics as CloudWatch Embedded Metric Format (EMF) lines: a JSON log line whose `_aws` member
  * tells CloudWatch Logs which of its top-level members are metrics, and by which dimensions, so
  * CloudWatch makes the metrics from the log line itself, with no API call and no agent. Written by
- * hand through our logger rather than with Powertools' Metrics, which would bring its own logger
- * and console to every cold start for what is one object literal (see the README's operations notes).
+ * hand through our logger rather than with Powertools' Metrics (2.36), which in a minimal bundle
+ * weighed 15.6 KB against this file's 3.2 KB (logger included) and cost a process that loads it and
+ * writes one line about 14 M instructions more: for what is one object literal and one write.
  *
  * On when `METRICS=emf` (the stacks set it on every function); off otherwise, so tests and
  * `npm start` print no metric lines unless asked. Each unique combination of namespace, metric
