@@ -34,7 +34,7 @@ interface State {
   auth?: Principal;
   body?: unknown;
   /** When the request began and what the DynamoDB meter said then, while metrics are on. */
-  measure?: { started: number; before: ReturnType<typeof dynamoMeter.snapshot> };
+  measure?: { started: number; before: DynamoUse };
 }
 type ApiContext = Context & State;
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>;
@@ -89,10 +89,14 @@ const authorize = (spec: EndpointSpec): Middleware => ({
  * request's code recorded (the SDK payload's cache hit). Latency and capacity units are kept per
  * operation; calls, retries and status classes only for the whole service, to keep custom metrics few.
  */
+/** What the meter has counted so far, retries included. */
+const dynamoUse = () => ({ ...dynamoMeter.snapshot(), retries: dynamoMeter.retries });
+type DynamoUse = ReturnType<typeof dynamoUse>;
+
 const requestMetrics = (spec: EndpointSpec): Middleware => {
   const emit = (request: Request, statusCode: number) => {
     const { started, before } = request.context.measure!;
-    const used = dynamoMeter.snapshot();
+    const used = dynamoUse();
     emitMetrics({ Operation: spec.operationId, StatusClass: `${Math.floor(statusCode / 100)}xx` }, [
       {
         dimensions: [['Service', 'Operation'], ['Service']],
@@ -116,7 +120,7 @@ const requestMetrics = (spec: EndpointSpec): Middleware => {
   return {
     before: (request: Request) => {
       if (!metricsEnabled()) return;
-      request.context.measure = { started: performance.now(), before: dynamoMeter.snapshot() };
+      request.context.measure = { started: performance.now(), before: dynamoUse() };
       takeRequestMetrics(); // nothing left over from work done between requests
     },
     after: (request: Request) => {

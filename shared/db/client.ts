@@ -17,7 +17,8 @@ export interface TracedCall {
  * Round trips and capacity units this container has used, with when each call ran; benchmarks and
  * tests read it, and each request's metric line (shared/api/endpoint.ts). The trace holds the last
  * TRACE_LIMIT calls since the last reset. `retries` counts attempts our client sent again
- * (throttling, a dropped connection): a retried call is still one call, as the cost bench counts it.
+ * (throttling, a dropped connection), apart from the snapshot: a retried call is still one call,
+ * as the cost bench counts it.
  */
 export const dynamoMeter = {
   calls: 0,
@@ -33,7 +34,7 @@ export const dynamoMeter = {
     this.trace = [];
   },
   snapshot() {
-    return { calls: this.calls, readUnits: this.readUnits, writeUnits: this.writeUnits, retries: this.retries };
+    return { calls: this.calls, readUnits: this.readUnits, writeUnits: this.writeUnits };
   },
   /** The calls on the critical path of everything since the last reset (see `criticalPath`). */
   criticalPath() {

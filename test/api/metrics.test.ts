@@ -50,11 +50,11 @@ const quietly = async (method: string, path: string, options: { key?: string; bo
 /** One request, with the EMF lines written while it ran and what the meter counted meanwhile. */
 async function measured(method: string, path: string, options: { key?: string; body?: unknown; headers?: Record<string, string> } = {}) {
   let response!: ApiResponse;
-  const before = dynamoMeter.snapshot();
+  const before = { ...dynamoMeter.snapshot(), retries: dynamoMeter.retries };
   const output = await captureOutput(async () => {
     response = await api.request(method, path, options);
   });
-  const after = dynamoMeter.snapshot();
+  const after = { ...dynamoMeter.snapshot(), retries: dynamoMeter.retries };
   const used = { calls: after.calls - before.calls, readUnits: after.readUnits - before.readUnits, writeUnits: after.writeUnits - before.writeUnits, retries: after.retries - before.retries };
   return { response, lines: emfLines(output), used, output };
 }
