@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as z from 'zod/mini';
 import type { EndpointSpec, UseCaseInput } from '../contracts/spec';
 import { authenticate } from './auth';
+import { fromCloudFront } from './origin';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
 import { isTransient } from '../db/transient';
@@ -123,7 +124,7 @@ const strict = (schema: z.core.$ZodType) => {
 };
 
 /**
- * The one middy stack every endpoint uses: log context, header normaliser, JSON body (2 MB), auth, permission,
+ * The one middy stack every endpoint uses: log context, header normaliser, the CloudFront origin check, JSON body (2 MB), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
  * special about the endpoint.
  */
@@ -136,6 +137,7 @@ export function endpoint<Spec extends EndpointSpec>(
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
     .use({ before: (request: Request) => logger.addContext(request.context) }) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))
+    .use(fromCloudFront())
     .use(jsonBody())
     .use(authorize(spec))
     .use(jsonErrors(spec))
