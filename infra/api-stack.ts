@@ -78,7 +78,7 @@ const accessLogFormat = AccessLogFormat.custom(
 
 /**
  * The HTTP API: one route and one function per registry entry, a `$default` route for unknown
- * paths, access logs, stage throttling and alarms. Each handler folder (one resource) is a nested
+ * paths, access logs, stage and per-route throttling, and alarms. Each handler folder (one resource) is a nested
  * stack, because ~100 endpoints at seven resources each exceed CloudFormation's 500 per stack.
  */
 export class ApiStack extends Stack {
@@ -97,7 +97,7 @@ export class ApiStack extends Stack {
       apiName: `switchyard-${config.stage}`,
       description: 'Switchyard feature flags and experimentation API',
       createDefaultStage: false,
-      // Off, only the custom origin domain (and so CloudFront) reaches the API.
+      // When it is off, only the custom origin domain (which CloudFront uses) reaches the API.
       disableExecuteApiEndpoint: config.disableExecuteApiEndpoint,
       // HTTP APIs configure CORS for the whole API, not per route: see infra/cors.ts.
       corsPreflight: {
