@@ -1,7 +1,10 @@
-import { CfnOutput, Duration, NestedStack, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, NestedStack, SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
+  ApiMapping,
+  type CfnStage,
   CorsHttpMethod,
+  DomainName,
   HttpApi,
   HttpMethod,
   HttpRoute,
@@ -10,12 +13,16 @@ import {
   LogGroupLogDestination,
 } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER } from '../shared/api/origin';
 import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
+import { getFeaturesForSdk, postRemoteEval } from '../shared/contracts/sdk-payload';
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
@@ -28,7 +35,12 @@ export interface ApiStackProps extends StackProps {
   table: ITable;
   /** The state machine that computes snapshots; the snapshot request starts it. */
   snapshotStateMachine?: IStateMachine;
+  /** The CloudFront web ACL (us-east-1) to attach to the distribution: an ARN, or a token that resolves to one. */
+  webAclArn?: string;
 }
+
+/** The public SDK routes: called by every SDK, without a key, so throttled apart from the keyed routes. */
+export const publicSdkSpecs = [getFeaturesForSdk, postRemoteEval];
 
 /** The endpoint that starts snapshot runs: it alone may start the snapshot state machine. */
 export const snapshotStarter = 'postExperimentSnapshot';
@@ -66,7 +78,7 @@ const accessLogFormat = AccessLogFormat.custom(
 
 /**
  * The HTTP API: one route and one function per registry entry, a `$default` route for unknown
- * paths, access logs, stage throttling and alarms. Each handler folder (one resource) is a nested
+ * paths, access logs, stage and per-route throttling, and alarms. Each handler folder (one resource) is a nested
  * stack, because ~100 endpoints at seven resources each exceed CloudFormation's 500 per stack.
  */
 export class ApiStack extends Stack {
@@ -85,6 +97,8 @@ export class ApiStack extends Stack {
       apiName: `switchyard-${config.stage}`,
       description: 'Switchyard feature flags and experimentation API',
       createDefaultStage: false,
+      // When it is off, only the custom origin domain (which CloudFront uses) reaches the API.
+      disableExecuteApiEndpoint: config.disableExecuteApiEndpoint,
       // HTTP APIs configure CORS for the whole API, not per route: see infra/cors.ts.
       corsPreflight: {
         allowOrigins: config.corsOrigins,
@@ -105,6 +119,30 @@ export class ApiStack extends Stack {
       accessLogSettings: { destination: new LogGroupLogDestination(accessLogs), format: accessLogFormat },
     });
 
+    // Keyed routes keep the stage default above; the public SDK routes, which whole SDK fleets call
+    // (the payload mostly through CloudFront's cache, remote evaluation never cached), get their own limits.
+    const routeKeys = publicSdkSpecs.map((spec) => `${spec.method} ${fullPath(spec)}`);
+    (this.stage.node.defaultChild as CfnStage).routeSettings = Object.fromEntries(
+      routeKeys.map((key) => [key, { ThrottlingRateLimit: config.publicThrottleRateLimit, ThrottlingBurstLimit: config.publicThrottleBurstLimit }]),
+    );
+
+    // A value only CloudFront sends: with requireCloudFront, the functions refuse requests without it.
+    const originSecret = config.requireCloudFront
+      ? new Secret(this, 'OriginSecret', {
+          description: `Switchyard ${config.stage}: the header value CloudFront sends the API, proving a request came through it (and its WAF)`,
+          generateSecretString: { passwordLength: 48, excludePunctuation: true },
+        })
+      : undefined;
+    if (originSecret) {
+      Validations.of(originSecret).acknowledge({
+        id: 'AwsSolutions-SMG4',
+        reason: 'CloudFront and the functions read the value at deploy time; to rotate it, put a new value and redeploy the API stack.',
+      });
+    }
+    const originEnvironment: Record<string, string> = originSecret
+      ? { [ORIGIN_VERIFY_ENV]: SecretValue.secretsManager(originSecret.secretArn).unsafeUnwrap() }
+      : {};
+
     const unknownRoute = new ServiceFunction(this, 'UnknownRoute', {
       entry: unknownRouteHandler,
       description: 'Any path no route matches: 404 Unknown API endpoint',
@@ -122,7 +160,9 @@ export class ApiStack extends Stack {
     for (const route of routes) byFolder.set(folderOf(route), [...(byFolder.get(folderOf(route)) ?? []), route]);
     for (const [folder, group] of byFolder) {
       const nested = new NestedStack(this, pascal(folder), { description: `Switchyard ${folder} endpoints` });
-      for (const route of group) this.addEndpoint(nested, route, props);
+      for (const route of group) this.addEndpoint(nested, route, props, originEnvironment);
+      // Route settings name routes by key: the stage is updated once the routes they name exist.
+      if (group.some((route) => publicSdkSpecs.includes(route.spec as never))) this.stage.node.addDependency(nested);
     }
 
     // Every route is authorized in its function (API keys, roles), and a few are public by design.
@@ -133,11 +173,34 @@ export class ApiStack extends Stack {
     });
 
     this.addAlarms(config);
-    this.cdn = new PayloadCdn(this, 'Cdn', { api: this.api, originShieldRegion: config.originShieldRegion });
-    new CfnOutput(this, 'ApiUrl', { value: `${this.stage.url}api/v1`, description: 'Base URL of the API' });
+    let originDomain: DomainName | undefined;
+    if (config.originDomainName && config.originCertificateArn) {
+      originDomain = new DomainName(this, 'OriginDomain', {
+        domainName: config.originDomainName,
+        certificate: Certificate.fromCertificateArn(this, 'OriginCertificate', config.originCertificateArn),
+      });
+      new ApiMapping(this, 'OriginMapping', { api: this.api, domainName: originDomain, stage: this.stage });
+      new CfnOutput(this, 'OriginDnsTarget', {
+        value: originDomain.regionalDomainName,
+        description: `Point ${config.originDomainName} here (CNAME or Route 53 alias): CloudFront reaches the API by that name`,
+      });
+    }
+    this.cdn = new PayloadCdn(this, 'Cdn', {
+      api: this.api,
+      originShieldRegion: config.originShieldRegion,
+      originDomainName: originDomain?.name,
+      originHeaders: originSecret ? { [ORIGIN_VERIFY_HEADER]: SecretValue.secretsManager(originSecret.secretArn).unsafeUnwrap() } : undefined,
+      webAclArn: props.webAclArn,
+    });
+    if (!config.disableExecuteApiEndpoint) {
+      new CfnOutput(this, 'ApiUrl', {
+        value: `${this.stage.url}api/v1`,
+        description: config.requireCloudFront ? 'Base URL of the API on its own host: refuses requests (use CdnUrl)' : 'Base URL of the API (CdnUrl passes the WAF)',
+      });
+    }
   }
 
-  private addEndpoint(scope: Construct, route: Route, { config, table, snapshotStateMachine }: ApiStackProps) {
+  private addEndpoint(scope: Construct, route: Route, { config, table, snapshotStateMachine }: ApiStackProps, originEnvironment: Record<string, string>) {
     const { spec } = route;
     const id = pascal(spec.operationId);
     const startsSnapshots = spec.operationId === snapshotStarter && snapshotStateMachine;
@@ -147,7 +210,10 @@ export class ApiStack extends Stack {
       config,
       table,
       tableAccess: tableAccessFor(spec),
-      ...(startsSnapshots ? { environment: { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } } : {}),
+      environment: {
+        ...originEnvironment,
+        ...(startsSnapshots ? { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } : {}),
+      },
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);
     new HttpRoute(scope, `${id}Route`, {

@@ -48,6 +48,34 @@ export interface SwitchyardConfig {
   analysisTimeoutMinutes: number;
   /** CloudFront Origin Shield in this region in front of the API (for the SDK payload); none by default. */
   originShieldRegion?: string;
+  /** Per-route throttling of the public SDK routes (payload, remote evaluation), apart from the keyed routes' limits above. */
+  publicThrottleRateLimit: number;
+  publicThrottleBurstLimit: number;
+  /** A WAF web ACL on CloudFront, in its own stack in us-east-1 (`switchyard-<stage>-waf`); on by default. */
+  waf: boolean;
+  /** An existing CloudFront (global, us-east-1) web ACL to use instead of creating one; implies no WAF stack. */
+  webAclArn?: string;
+  /** WAF rate limit per `Authorization` header value (per API key), in requests per minute. */
+  wafKeyRequestsPerMinute: number;
+  /** WAF rate limit per client IP on the public SDK routes, in requests per minute. */
+  wafPublicIpRequestsPerMinute: number;
+  /** Rules of AWS's core rule set that only count instead of blocking (`SizeRestrictions_BODY` blocks bodies over 8 KB). */
+  wafCountOnlyRules: string[];
+  /**
+   * Refuse requests on the `execute-api` host, so every request passes CloudFront (and the WAF). Needs
+   * `originDomainName` and `originCertificateArn`: with the default endpoint off, CloudFront reaches the API
+   * through that custom domain.
+   */
+  disableExecuteApiEndpoint: boolean;
+  /**
+   * API functions refuse (403) requests without CloudFront's origin secret header, so nobody bypasses
+   * the WAF through the API's own hosts; off by default, because clients calling `ApiUrl` must move to `CdnUrl` first.
+   */
+  requireCloudFront: boolean;
+  /** A custom domain of the API (regional), which CloudFront uses as its origin; its DNS record points at the `OriginDnsTarget` output. */
+  originDomainName?: string;
+  /** The ACM certificate of `originDomainName`, in the API's region. */
+  originCertificateArn?: string;
 }
 
 /** The defaults, documented in docs/deploy.md. */
@@ -71,6 +99,14 @@ export function defaultConfig(stage = 'prod'): SwitchyardConfig {
     athenaDatabases: [],
     athenaDataLocations: [],
     analysisTimeoutMinutes: 30,
+    publicThrottleRateLimit: 1000,
+    publicThrottleBurstLimit: 2000,
+    waf: true,
+    wafKeyRequestsPerMinute: 600,
+    wafPublicIpRequestsPerMinute: 3000,
+    wafCountOnlyRules: ['SizeRestrictions_BODY'],
+    disableExecuteApiEndpoint: false,
+    requireCloudFront: false,
   };
 }
 
@@ -130,6 +166,26 @@ export function readConfig(node: Node): SwitchyardConfig {
   // API Gateway gives up on an integration after 30 seconds.
   if (timeoutSeconds > 29) throw new Error('Context timeoutSeconds must be at most 29 (API Gateway waits 30 seconds)');
 
+  const webAclArn = given('webAclArn') ? String(given('webAclArn')) : undefined;
+  // A web ACL for CloudFront is global: it lives in us-east-1, whatever the API's region.
+  if (webAclArn && !/^arn:aws[a-z-]*:wafv2:us-east-1:\d{12}:global\/webacl\/.+/.test(webAclArn)) {
+    throw new Error(`Context webAclArn must be a CloudFront (global, us-east-1) web ACL ARN, got ${webAclArn}`);
+  }
+  const wafRate = (name: 'wafKeyRequestsPerMinute' | 'wafPublicIpRequestsPerMinute') => {
+    const value = positiveInteger(name, given(name) ?? config[name]);
+    // WAF's limits for a rate-based rule over a one-minute window.
+    if (value < 10 || value > 2_000_000_000) throw new Error(`Context ${name} must be between 10 and 2000000000`);
+    return value;
+  };
+  const disableExecuteApiEndpoint = boolean('disableExecuteApiEndpoint', given('disableExecuteApiEndpoint') ?? config.disableExecuteApiEndpoint);
+  const originDomainName = given('originDomainName') ? String(given('originDomainName')) : undefined;
+  const originCertificateArn = given('originCertificateArn') ? String(given('originCertificateArn')) : undefined;
+  if (Boolean(originDomainName) !== Boolean(originCertificateArn)) throw new Error('Context originDomainName and originCertificateArn go together');
+  // Without the default endpoint, CloudFront could reach the API only through a custom domain.
+  if (disableExecuteApiEndpoint && !originDomainName) {
+    throw new Error('Context disableExecuteApiEndpoint needs originDomainName and originCertificateArn (the custom domain CloudFront reaches the API by)');
+  }
+
   return {
     stage,
     tableName: String(given('tableName') ?? config.tableName),
@@ -154,5 +210,16 @@ export function readConfig(node: Node): SwitchyardConfig {
     ...(athenaOutputLocation.length ? { athenaOutputLocation: athenaOutputLocation[0] } : {}),
     analysisTimeoutMinutes,
     ...(given('originShieldRegion') ? { originShieldRegion: String(given('originShieldRegion')) } : {}),
+    publicThrottleRateLimit: positiveInteger('publicThrottleRateLimit', given('publicThrottleRateLimit') ?? config.publicThrottleRateLimit),
+    publicThrottleBurstLimit: positiveInteger('publicThrottleBurstLimit', given('publicThrottleBurstLimit') ?? config.publicThrottleBurstLimit),
+    waf: boolean('waf', given('waf') ?? config.waf),
+    ...(webAclArn ? { webAclArn } : {}),
+    wafKeyRequestsPerMinute: wafRate('wafKeyRequestsPerMinute'),
+    wafPublicIpRequestsPerMinute: wafRate('wafPublicIpRequestsPerMinute'),
+    wafCountOnlyRules: list(given('wafCountOnlyRules') ?? config.wafCountOnlyRules),
+    disableExecuteApiEndpoint,
+    requireCloudFront: boolean('requireCloudFront', given('requireCloudFront') ?? config.requireCloudFront),
+    ...(originDomainName ? { originDomainName } : {}),
+    ...(originCertificateArn ? { originCertificateArn } : {}),
   };
 }

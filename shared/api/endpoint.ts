@@ -4,6 +4,7 @@ import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context
 import * as z from 'zod/mini';
 import type { EndpointSpec, UseCaseInput } from '../contracts/spec';
 import { authenticate } from './auth';
+import { fromCloudFront } from './origin';
 import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
 import { isTransient } from '../db/transient';
@@ -176,7 +177,7 @@ const strict = (schema: z.core.$ZodType) => {
 };
 
 /**
- * The one middy stack every endpoint uses: log context, request metrics, header normaliser, JSON body (2 MB), auth, permission,
+ * The one middy stack every endpoint uses: log context, request metrics, header normaliser, the CloudFront origin check, JSON body (2 MB), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
  * special about the endpoint.
  */
@@ -190,6 +191,7 @@ export function endpoint<Spec extends EndpointSpec>(
     .use({ before: (request: Request) => logger.addContext(request.context) }) // every log line carries the request id
     .use(requestMetrics(spec)) // first in, so its after and onError run last, on the final response
     .use(httpHeaderNormalizer({ canonical: false }))
+    .use(fromCloudFront())
     .use(jsonBody())
     .use(authorize(spec))
     .use(jsonErrors(spec))

@@ -42,6 +42,49 @@ describe('readConfig', () => {
     });
   });
 
+  it('parses the edge options: public route throttles, WAF limits, count-only rules, the origin domain', () => {
+    const config = configWith({
+      publicThrottleRateLimit: '300',
+      publicThrottleBurstLimit: '600',
+      waf: 'false',
+      webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/shared/0a1b2c3d',
+      wafKeyRequestsPerMinute: '120',
+      wafPublicIpRequestsPerMinute: '10',
+      wafCountOnlyRules: 'SizeRestrictions_BODY, CrossSiteScripting_BODY',
+      disableExecuteApiEndpoint: 'true',
+      requireCloudFront: '1',
+      originDomainName: 'origin.flags.example.com',
+      originCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+    });
+
+    expect(config).toMatchObject({
+      publicThrottleRateLimit: 300,
+      publicThrottleBurstLimit: 600,
+      waf: false,
+      webAclArn: 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/shared/0a1b2c3d',
+      wafKeyRequestsPerMinute: 120,
+      wafPublicIpRequestsPerMinute: 10,
+      wafCountOnlyRules: ['SizeRestrictions_BODY', 'CrossSiteScripting_BODY'],
+      disableExecuteApiEndpoint: true,
+      requireCloudFront: true,
+      originDomainName: 'origin.flags.example.com',
+      originCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/abc',
+    });
+  });
+
+  it('defaults to the WAF on, the execute-api endpoint open and no origin check, so existing clients keep working', () => {
+    expect(configWith({})).toMatchObject({
+      waf: true,
+      disableExecuteApiEndpoint: false,
+      requireCloudFront: false,
+      publicThrottleRateLimit: 1000,
+      publicThrottleBurstLimit: 2000,
+      wafKeyRequestsPerMinute: 600,
+      wafPublicIpRequestsPerMinute: 3000,
+      wafCountOnlyRules: ['SizeRestrictions_BODY'],
+    });
+  });
+
   it('takes lists and booleans as cdk.json writes them', () => {
     const config = configWith({ corsOrigins: ['https://app.example.com'], allowSkipPagination: true });
 
@@ -57,6 +100,14 @@ describe('readConfig', () => {
     [{ timeoutSeconds: '30' }, /timeoutSeconds/],
     [{ logRetentionDays: '10' }, /logRetentionDays/],
     [{ serverErrorAlarmPercent: '0' }, /serverErrorAlarmPercent/],
+    [{ publicThrottleBurstLimit: 'many' }, /publicThrottleBurstLimit/],
+    [{ waf: 'maybe' }, /waf/],
+    [{ webAclArn: 'arn:aws:wafv2:eu-west-1:123456789012:regional/webacl/api/0a1b' }, /webAclArn must be a CloudFront/],
+    [{ wafKeyRequestsPerMinute: '5' }, /wafKeyRequestsPerMinute must be between 10/],
+    [{ wafPublicIpRequestsPerMinute: '0' }, /wafPublicIpRequestsPerMinute/],
+    [{ disableExecuteApiEndpoint: 'true' }, /disableExecuteApiEndpoint needs originDomainName/],
+    [{ originDomainName: 'origin.flags.example.com' }, /originDomainName and originCertificateArn go together/],
+    [{ requireCloudFront: 'sure' }, /requireCloudFront/],
   ])('fails the synth early on %j', (context, message) => {
     expect(() => configWith(context)).toThrow(message);
   });

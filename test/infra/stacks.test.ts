@@ -1,6 +1,8 @@
 import { NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { publicSdkSpecs } from '../../infra/api-stack';
 import { rampAdvancerHandler, tableReadActions, tableWriteActions } from '../../infra/lambda';
+import { ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER } from '../../shared/api/origin';
 import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { tableSchema } from '../../shared/db/table-schema';
@@ -8,7 +10,7 @@ import { ofType, resourcesOf, synthesize, type CfnResource } from './synth';
 
 // One synth for the whole file.
 const built = synthesize();
-const { api, data, scheduler, events } = built;
+const { api, data, scheduler, events, waf } = built;
 const apiStacks: Stack[] = [api, ...api.node.children.filter(NestedStack.isNestedStack)];
 const allStacks: Stack[] = [data, ...apiStacks, scheduler, events];
 
@@ -203,6 +205,184 @@ describe('CloudFront in front of the API', () => {
     const [[, resource]] = ofType(resourcesOf(shielded.api), 'AWS::CloudFront::Distribution');
 
     expect(resource.Properties!.DistributionConfig.Origins[0].OriginShield).toEqual({ Enabled: true, OriginShieldRegion: 'eu-west-1' });
+  });
+});
+
+/** The distribution's config in a synthesized API stack. */
+const distributionOf = (stack: Stack) => ofType(resourcesOf(stack), 'AWS::CloudFront::Distribution')[0][1].Properties!.DistributionConfig;
+const certificateArn = 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab';
+
+describe('the WAF in front of CloudFront', () => {
+  const webAcl = () => ofType(resourcesOf(waf!), 'AWS::WAFv2::WebACL')[0][1].Properties!;
+  const rule = (name: string) => (webAcl().Rules as { Name: string }[]).find((candidate) => candidate.Name === name) as any; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+  it('is a CloudFront-scoped web ACL in a stack of its own in us-east-1, deployed before the API', () => {
+    expect(waf!.stackName).toBe('switchyard-prod-waf');
+    expect(waf!.region).toBe('us-east-1');
+    expect(webAcl()).toMatchObject({ Scope: 'CLOUDFRONT', DefaultAction: { Allow: {} } });
+    expect(api.dependencies).toContain(waf);
+  });
+
+  it('attaches to the distribution through the WAF stack output, read across regions at deploy time', () => {
+    const output = Template.fromStack(waf!).toJSON().Outputs.WebAclArn;
+
+    expect(output.Value).toEqual({ 'Fn::GetAtt': [expect.stringMatching(/^WebAcl/), 'Arn'] });
+    expect(distributionOf(api).WebACLId).toEqual({
+      'Fn::GetStackOutput': { StackName: 'switchyard-prod-waf', OutputName: 'WebAclArn', Region: 'us-east-1' },
+    });
+  });
+
+  it("runs AWS's IP reputation list, core rule set and known bad inputs", () => {
+    const managed = (webAcl().Rules as { Statement: { ManagedRuleGroupStatement?: { VendorName: string; Name: string } } }[])
+      .map((candidate) => candidate.Statement.ManagedRuleGroupStatement)
+      .filter(Boolean);
+
+    expect(managed.map((group) => `${group!.VendorName}/${group!.Name}`).sort()).toEqual([
+      'AWS/AWSManagedRulesAmazonIpReputationList',
+      'AWS/AWSManagedRulesCommonRuleSet',
+      'AWS/AWSManagedRulesKnownBadInputsRuleSet',
+    ]);
+    for (const name of ['AWSManagedRulesAmazonIpReputationList', 'AWSManagedRulesCommonRuleSet', 'AWSManagedRulesKnownBadInputsRuleSet']) {
+      expect(rule(name).OverrideAction).toEqual({ None: {} });
+    }
+  });
+
+  it('only counts bodies over 8 KB (the core rule set blocks them; bulk imports and feature values go up to 2 MB)', () => {
+    expect(rule('AWSManagedRulesCommonRuleSet').Statement.ManagedRuleGroupStatement.RuleActionOverrides).toEqual([
+      { Name: 'SizeRestrictions_BODY', ActionToUse: { Count: {} } },
+    ]);
+  });
+
+  it('limits each API key (each Authorization value) to 600 requests a minute, answering 429 in the API’s JSON error shape', () => {
+    const limited = rule('RateLimitPerApiKey');
+    const body = webAcl().CustomResponseBodies[limited.Action.Block.CustomResponse.CustomResponseBodyKey];
+
+    expect(limited.Statement.RateBasedStatement).toEqual({
+      Limit: 600,
+      EvaluationWindowSec: 60,
+      AggregateKeyType: 'CUSTOM_KEYS',
+      CustomKeys: [{ Header: { Name: 'authorization', TextTransformations: [{ Priority: 0, Type: 'NONE' }] } }],
+    });
+    expect(limited.Action.Block.CustomResponse.ResponseCode).toBe(429);
+    expect(body.ContentType).toBe('APPLICATION_JSON');
+    expect(JSON.parse(body.Content)).toEqual({ message: expect.any(String), code: 'too_many_requests' });
+  });
+
+  it('limits each client IP on the public SDK routes only (payload and remote evaluation) to 3000 requests a minute', () => {
+    const limited = rule('RateLimitPublicRoutesPerIp');
+    const paths = limited.Statement.RateBasedStatement.ScopeDownStatement.OrStatement.Statements.map(
+      (statement: { ByteMatchStatement: { SearchString: string; PositionalConstraint: string; FieldToMatch: unknown } }) => statement.ByteMatchStatement,
+    );
+
+    expect(limited.Statement.RateBasedStatement).toMatchObject({ Limit: 3000, EvaluationWindowSec: 60, AggregateKeyType: 'IP' });
+    expect(limited.Action.Block.CustomResponse.ResponseCode).toBe(429);
+    expect(paths.map((path: { SearchString: string }) => path.SearchString).sort()).toEqual(['/api/eval/', '/api/features/']);
+    for (const path of paths) expect(path).toMatchObject({ PositionalConstraint: 'STARTS_WITH', FieldToMatch: { UriPath: {} } });
+  });
+
+  it('takes its limits and count-only rules from context', () => {
+    const tuned = synthesize({ wafKeyRequestsPerMinute: '120', wafPublicIpRequestsPerMinute: '50', wafCountOnlyRules: 'SizeRestrictions_BODY,CrossSiteScripting_BODY' });
+    const rules = ofType(resourcesOf(tuned.waf!), 'AWS::WAFv2::WebACL')[0][1].Properties!.Rules as any[]; // eslint-disable-line @typescript-eslint/no-explicit-any
+    const byName = (name: string) => rules.find((candidate) => candidate.Name === name);
+
+    expect(byName('RateLimitPerApiKey').Statement.RateBasedStatement.Limit).toBe(120);
+    expect(byName('RateLimitPublicRoutesPerIp').Statement.RateBasedStatement.Limit).toBe(50);
+    expect(byName('AWSManagedRulesCommonRuleSet').Statement.ManagedRuleGroupStatement.RuleActionOverrides.map((o: { Name: string }) => o.Name)).toEqual([
+      'SizeRestrictions_BODY',
+      'CrossSiteScripting_BODY',
+    ]);
+  });
+
+  it('is left out with waf=false, and an existing web ACL is used as given instead of a stack', () => {
+    const without = synthesize({ waf: 'false' });
+    const existing = 'arn:aws:wafv2:us-east-1:123456789012:global/webacl/shared/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab';
+    const given = synthesize({ webAclArn: existing });
+
+    expect(without.waf).toBeUndefined();
+    expect(distributionOf(without.api).WebACLId).toBeUndefined();
+    expect(given.waf).toBeUndefined();
+    expect(distributionOf(given.api).WebACLId).toBe(existing);
+  });
+});
+
+describe('throttling per route', () => {
+  const stage = () => ofType(resourcesOf(api), 'AWS::ApiGatewayV2::Stage')[0];
+  const publicKeys = publicSdkSpecs.map((spec) => `${spec.method} ${fullPath(spec)}`);
+
+  it('gives the public SDK routes (payload, remote evaluation) their own limits, and keyed routes the stage default', () => {
+    const [, resource] = stage();
+
+    expect(publicKeys.sort()).toEqual(['GET /api/features/{clientKey}', 'POST /api/eval/{clientKey}']);
+    expect(resource.Properties!.DefaultRouteSettings).toEqual({ ThrottlingRateLimit: 100, ThrottlingBurstLimit: 200 });
+    expect(resource.Properties!.RouteSettings).toEqual(
+      Object.fromEntries(publicKeys.map((key) => [key, { ThrottlingRateLimit: 1000, ThrottlingBurstLimit: 2000 }])),
+    );
+  });
+
+  it('names only routes that exist, and updates the stage after the nested stack that holds them', () => {
+    const [, resource] = stage();
+    const payloadStack = Stack.of(api.functions.get('getFeaturesForSdk')!);
+    const nestedResourceId = api.getLogicalId((payloadStack as NestedStack).nestedStackResource! as CfnElement);
+
+    expect(routeTargets().map((target) => target.routeKey)).toEqual(expect.arrayContaining(Object.keys(resource.Properties!.RouteSettings)));
+    expect(Stack.of(api.functions.get('postRemoteEval')!)).toBe(payloadStack);
+    expect((resource as { DependsOn?: string[] }).DependsOn).toContain(nestedResourceId);
+  });
+
+  it('takes the public limits from context', () => {
+    const tuned = synthesize({ publicThrottleRateLimit: '300', publicThrottleBurstLimit: '600' });
+    const [[, resource]] = ofType(resourcesOf(tuned.api), 'AWS::ApiGatewayV2::Stage');
+
+    for (const key of publicKeys) expect(resource.Properties!.RouteSettings[key]).toEqual({ ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 });
+  });
+});
+
+describe('reaching the API around CloudFront', () => {
+  const apiFunctions = (stacks: Stack[]) => functionsWithStatements(stacks).map(({ fn }) => fn.Properties!);
+  const stacksOf = (stack: Stack) => [stack, ...stack.node.children.filter(NestedStack.isNestedStack)];
+
+  it('by default keeps the execute-api endpoint (ApiUrl) and checks no origin header, as before', () => {
+    const template = Template.fromStack(api);
+
+    expect(resourcesOf(api)[ofType(resourcesOf(api), 'AWS::ApiGatewayV2::Api')[0][0]].Properties!.DisableExecuteApiEndpoint).toBe(false);
+    expect(template.toJSON().Outputs.ApiUrl).toBeDefined();
+    expect(ofType(resourcesOf(api), 'AWS::SecretsManager::Secret')).toEqual([]);
+    expect(distributionOf(api).Origins[0].OriginCustomHeaders).toBeUndefined();
+    for (const fn of apiFunctions(apiStacks)) expect(fn.Environment.Variables[ORIGIN_VERIFY_ENV]).toBeUndefined();
+  });
+
+  it('with requireCloudFront, CloudFront sends a generated secret header and every endpoint function holds the same secret', () => {
+    const guarded = synthesize({ requireCloudFront: 'true' });
+    const [[secretId, secret]] = ofType(resourcesOf(guarded.api), 'AWS::SecretsManager::Secret');
+    const [header] = distributionOf(guarded.api).Origins[0].OriginCustomHeaders;
+    const endpointFunctions = apiFunctions(stacksOf(guarded.api)).filter((fn) => !/Unknown API endpoint/.test(fn.Description));
+
+    expect(secret.Properties!.GenerateSecretString).toMatchObject({ PasswordLength: 48, ExcludePunctuation: true });
+    expect(header.HeaderName).toBe(ORIGIN_VERIFY_HEADER);
+    expect(header.HeaderValue).toEqual({ 'Fn::Join': ['', ['{{resolve:secretsmanager:', { Ref: secretId }, ':SecretString:::}}']] });
+    expect(endpointFunctions).toHaveLength(routes.length);
+    for (const fn of endpointFunctions) {
+      const [, parts] = fn.Environment.Variables[ORIGIN_VERIFY_ENV]['Fn::Join'];
+      expect(parts[0]).toBe('{{resolve:secretsmanager:');
+      expect(parts[2]).toBe(':SecretString:::}}');
+    }
+  });
+
+  it('with disableExecuteApiEndpoint, turns the default endpoint off and reaches the API by its custom origin domain', () => {
+    const closed = synthesize({ disableExecuteApiEndpoint: 'true', originDomainName: 'origin.flags.example.com', originCertificateArn: certificateArn });
+    const resources = resourcesOf(closed.api);
+    const [[domainId, domain]] = ofType(resources, 'AWS::ApiGatewayV2::DomainName');
+    const outputs = Template.fromStack(closed.api).toJSON().Outputs;
+
+    expect(ofType(resources, 'AWS::ApiGatewayV2::Api')[0][1].Properties!.DisableExecuteApiEndpoint).toBe(true);
+    expect(domain.Properties).toMatchObject({
+      DomainName: 'origin.flags.example.com',
+      DomainNameConfigurations: [expect.objectContaining({ CertificateArn: certificateArn, EndpointType: 'REGIONAL' })],
+    });
+    expect(ofType(resources, 'AWS::ApiGatewayV2::ApiMapping')[0][1].Properties).toMatchObject({ DomainName: { Ref: domainId } });
+    expect(distributionOf(closed.api).Origins[0].DomainName).toEqual({ Ref: domainId });
+    expect(outputs.ApiUrl).toBeUndefined();
+    expect(outputs.OriginDnsTarget.Value).toEqual({ 'Fn::GetAtt': [domainId, 'RegionalDomainName'] });
   });
 });
 

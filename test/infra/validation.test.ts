@@ -57,6 +57,19 @@ describe('synthesis like `cdk synth`', () => {
     expect(synth.exitCode).toBe(0);
   });
 
+  it('passes them too without the WAF, with the origin secret and the API behind a custom origin domain', async () => {
+    const edge = await synthLikeCli({
+      waf: 'false',
+      requireCloudFront: 'true',
+      disableExecuteApiEndpoint: 'true',
+      originDomainName: 'origin.flags.example.com',
+      originCertificateArn: 'arn:aws:acm:eu-west-1:123456789012:certificate/0a1b2c3d-aaaa-bbbb-cccc-0123456789ab',
+    });
+
+    expect(edge.violations).toEqual([]);
+    expect(edge.exitCode).toBe(0);
+  }, 180_000);
+
   it('treats CloudFormation validation findings as errors that fail the synth', () => {
     // Unset, aws-cdk-lib only warns about them.
     expect(cdkContext['@aws-cdk/core:validateAgainstDefaultRules']).toBe(true);
