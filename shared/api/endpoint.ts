@@ -10,7 +10,7 @@ import { isTransient } from '../db/transient';
 import { logger } from '../logger';
 import { can, canSomewhere, type Principal } from '../permissions';
 import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
-import { parseInput, validationError } from './validation';
+import { assertStorableBody, parseInput, validationError } from './validation';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -40,24 +40,30 @@ const isForm = (contentType: string) => /^application\/x-www-form-urlencoded\s*(
  */
 const parseForm = async (text: string) => (await import('qs')).parse(text, { depth: 32, parameterLimit: 1000, arrayLimit: 100 });
 
-/** Reads the body: JSON or a form; 413 over 2 MB, 415 for another content type, 400 for malformed JSON. */
-const jsonBody = (): Middleware => ({
+/**
+ * Reads the body: JSON or a form; 413 over the limit (2 MB unless the spec sets less), 415 for another
+ * content type, 400 for malformed JSON, for JSON nested deeper than DynamoDB stores or with a `__proto__` key.
+ */
+const jsonBody = (limitBytes: number): Middleware => ({
   before: async (request: Request) => {
     const { event } = request;
     if (event.body === undefined || event.body === null || event.body === '') return;
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-    if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    if (raw.byteLength > limitBytes) throw new PayloadTooLargeError(limitBytes);
     const contentType = event.headers?.['content-type'];
     if (contentType && isForm(contentType)) {
       request.context.body = await parseForm(raw.toString('utf8'));
       return;
     }
     if (contentType && !isJson(contentType)) throw new UnsupportedMediaTypeError(contentType);
+    let body: unknown;
     try {
-      request.context.body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       throw new InvalidInputError('Request body: is not valid JSON');
     }
+    assertStorableBody(body);
+    request.context.body = body;
   },
 });
 
@@ -123,7 +129,7 @@ const strict = (schema: z.core.$ZodType) => {
 };
 
 /**
- * The one middy stack every endpoint uses: log context, header normaliser, JSON body (2 MB), auth, permission,
+ * The one middy stack every endpoint uses: log context, header normaliser, JSON body (2 MB or the spec's limit), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
  * special about the endpoint.
  */
@@ -136,7 +142,7 @@ export function endpoint<Spec extends EndpointSpec>(
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
     .use({ before: (request: Request) => logger.addContext(request.context) }) // every log line carries the request id
     .use(httpHeaderNormalizer({ canonical: false }))
-    .use(jsonBody())
+    .use(jsonBody(spec.maxBodyBytes ?? MAX_BODY_BYTES))
     .use(authorize(spec))
     .use(jsonErrors(spec))
     .handler(async (event, context) => {

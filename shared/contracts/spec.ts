@@ -31,6 +31,8 @@ export interface EndpointSpec<
    * projects with `assertCan(auth, spec.permission, projects)`. Without this, the caller's global roles must grant it.
    */
   projectScoped?: boolean;
+  /** The largest body accepted, in bytes, when less than every endpoint's 2 MB (a public route that anyone can call). */
+  maxBodyBytes?: number;
   params?: P;
   query?: Q;
   body?: B;
