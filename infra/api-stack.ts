@@ -17,6 +17,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
 import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
+import { getFeaturesForSdk, postRemoteEval } from '../shared/contracts/sdk-payload';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
 import { cors } from './cors';
@@ -63,6 +64,12 @@ const accessLogFormat = AccessLogFormat.custom(
     integrationError: '$context.integrationErrorMessage',
   }),
 );
+
+/** The reserved concurrency of the public routes anyone may call, by operationId (see SwitchyardConfig). */
+const publicConcurrency = (config: SwitchyardConfig): Record<string, number> => ({
+  [postRemoteEval.operationId]: config.remoteEvalConcurrency,
+  [getFeaturesForSdk.operationId]: config.sdkPayloadConcurrency,
+});
 
 /**
  * The HTTP API: one route and one function per registry entry, a `$default` route for unknown
@@ -141,12 +148,15 @@ export class ApiStack extends Stack {
     const { spec } = route;
     const id = pascal(spec.operationId);
     const startsSnapshots = spec.operationId === snapshotStarter && snapshotStateMachine;
+    const reserved = publicConcurrency(config)[spec.operationId];
     const fn = new ServiceFunction(scope, id, {
       entry: route.handler,
       description: `${spec.method} ${fullPath(spec)}`,
       config,
       table,
       tableAccess: tableAccessFor(spec),
+      // 0 means no reservation: Lambda would read a reserved 0 as "never run".
+      ...(reserved ? { reservedConcurrentExecutions: reserved } : {}),
       ...(startsSnapshots ? { environment: { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } } : {}),
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);
