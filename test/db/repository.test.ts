@@ -210,7 +210,7 @@ describe('the versioned repository', () => {
     const nest = (depth: number): unknown => (depth === 0 ? 'x' : { a: nest(depth - 1) });
     await things.create(org, { id: 'deep', name: 'first' });
 
-    const created = things.create(org, { id: 'deeper', name: 'x', extra: nest(33) } as Thing);
+    const created = things.create(org, { id: 'deeper', name: 'x', extra: nest(33) } as Parameters<typeof things.create>[1]);
     const updated = things.update(org, 'deep', (current) => ({ ...current, extra: [nest(32)] }) as Thing);
 
     await expect(created).rejects.toMatchObject({ name: 'InvalidInputError', message: expect.stringMatching(/nested too deeply.*32 levels/) });
