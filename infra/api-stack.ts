@@ -76,6 +76,12 @@ const accessLogFormat = AccessLogFormat.custom(
   }),
 );
 
+/** The reserved concurrency of the public routes anyone may call, by operationId (see SwitchyardConfig). */
+const publicConcurrency = (config: SwitchyardConfig): Record<string, number> => ({
+  [postRemoteEval.operationId]: config.remoteEvalConcurrency,
+  [getFeaturesForSdk.operationId]: config.sdkPayloadConcurrency,
+});
+
 /**
  * The HTTP API: one route and one function per registry entry, a `$default` route for unknown
  * paths, access logs, stage and per-route throttling, and alarms. Each handler folder (one resource) is a nested
@@ -204,12 +210,15 @@ export class ApiStack extends Stack {
     const { spec } = route;
     const id = pascal(spec.operationId);
     const startsSnapshots = spec.operationId === snapshotStarter && snapshotStateMachine;
+    const reserved = publicConcurrency(config)[spec.operationId];
     const fn = new ServiceFunction(scope, id, {
       entry: route.handler,
       description: `${spec.method} ${fullPath(spec)}`,
       config,
       table,
       tableAccess: tableAccessFor(spec),
+      // 0 means no reservation: Lambda would read a reserved 0 as "never run".
+      ...(reserved ? { reservedConcurrentExecutions: reserved } : {}),
       environment: {
         ...originEnvironment,
         ...(startsSnapshots ? { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } : {}),

@@ -20,6 +20,14 @@ export interface SwitchyardConfig {
   /** Stage throttling: steady requests per second, and the burst above it. */
   throttleRateLimit: number;
   throttleBurstLimit: number;
+  /**
+   * Concurrency reserved for the public routes that anyone may call without a key: remote evaluation
+   * (`POST /api/eval/{key}`) and the SDK payload (`GET /api/features/{key}`). Reserved concurrency is
+   * also each one's ceiling, so a flood there cannot take the executions keyed routes need; it is
+   * taken from the account's pool, which must keep 100 unreserved. 0 reserves nothing (no ceiling).
+   */
+  remoteEvalConcurrency: number;
+  sdkPayloadConcurrency: number;
   /** Memory and timeout of every API function. */
   memoryMb: number;
   timeoutSeconds: number;
@@ -89,6 +97,8 @@ export function defaultConfig(stage = 'prod'): SwitchyardConfig {
     corsOrigins: ['*'],
     throttleRateLimit: 100,
     throttleBurstLimit: 200,
+    remoteEvalConcurrency: 50,
+    sdkPayloadConcurrency: 50,
     memoryMb: 1024,
     timeoutSeconds: 10,
     logRetentionDays: 30,
@@ -116,6 +126,12 @@ const retentionDays = [1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545,
 function positiveInteger(name: string, value: unknown): number {
   const number = Number(value);
   if (!Number.isInteger(number) || number <= 0) throw new Error(`Context ${name} must be a positive integer, got ${JSON.stringify(value)}`);
+  return number;
+}
+
+function wholeNumber(name: string, value: unknown): number {
+  const number = Number(value);
+  if (!Number.isInteger(number) || number < 0) throw new Error(`Context ${name} must be a whole number (0 or more), got ${JSON.stringify(value)}`);
   return number;
 }
 
@@ -197,6 +213,8 @@ export function readConfig(node: Node): SwitchyardConfig {
       .filter(Boolean),
     throttleRateLimit: positiveInteger('throttleRateLimit', given('throttleRateLimit') ?? config.throttleRateLimit),
     throttleBurstLimit: positiveInteger('throttleBurstLimit', given('throttleBurstLimit') ?? config.throttleBurstLimit),
+    remoteEvalConcurrency: wholeNumber('remoteEvalConcurrency', given('remoteEvalConcurrency') ?? config.remoteEvalConcurrency),
+    sdkPayloadConcurrency: wholeNumber('sdkPayloadConcurrency', given('sdkPayloadConcurrency') ?? config.sdkPayloadConcurrency),
     memoryMb,
     timeoutSeconds,
     logRetentionDays: logRetention,

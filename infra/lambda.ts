@@ -68,7 +68,8 @@ export function tableStatements(table: ITable, access: TableAccess): PolicyState
   return [read, new PolicyStatement({ actions: tableWriteActions, resources: [table.tableArn] })];
 }
 
-export interface ServiceFunctionProps extends Pick<NodejsFunctionProps, 'deadLetterQueue' | 'retryAttempts' | 'maxEventAge'> {
+export interface ServiceFunctionProps
+  extends Pick<NodejsFunctionProps, 'deadLetterQueue' | 'retryAttempts' | 'maxEventAge' | 'reservedConcurrentExecutions'> {
   /** Handler file, relative to the repository root. */
   entry: string;
   description: string;
@@ -119,6 +120,7 @@ export class ServiceFunction extends NodejsFunction {
       deadLetterQueue: props.deadLetterQueue,
       retryAttempts: props.retryAttempts,
       maxEventAge: props.maxEventAge,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
       environment: {
         TABLE_NAME: config.tableName,
         LOG_LEVEL: config.logLevel,

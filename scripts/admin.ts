@@ -19,6 +19,7 @@ import {
 } from '../shared/store/organizations';
 import { touchSdkPayloads } from '../shared/payload/write';
 import { allOrganizationIds, migratePayloads } from '../shared/payload/migration';
+import { storedCatastrophicPatterns } from '../shared/store/condition-patterns';
 
 export const usage = `Usage: npm run admin -- <command>
 
@@ -31,6 +32,7 @@ export const usage = `Usage: npm run admin -- <command>
   salt show --org O                                      the secure-attribute salt (SDKs hash secureString values with it)
   salt set --org O [--salt S]                            set it (a new random one without --salt); payloads follow at once
   migrate-payloads [--org O]                             store SDK payloads per feature (every organization, or one); run before upgrading
+  check-patterns [--org O]                               list stored conditions whose regular expressions may backtrack catastrophically
 
 Roles: ${roles.join(', ')}`;
 
@@ -77,6 +79,15 @@ export async function runAdmin(argv: string[]): Promise<string> {
       );
     }
     return [...lines, `${orgIds.length} organizations migrated`].join('\n');
+  }
+  if (argv[0] === 'check-patterns') {
+    const values = options(argv.slice(1), ['org']);
+    const orgIds = values.org ? [await existingOrg(values.org)] : await allOrganizationIds();
+    const lines: string[] = [];
+    for (const orgId of orgIds) {
+      for (const { item, path, pattern } of await storedCatastrophicPatterns(orgId)) lines.push(`${orgId}\t${item}\t${path}\t${pattern}`);
+    }
+    return [...lines, `${lines.length} stored conditions with a pattern that may backtrack catastrophically`].join('\n');
   }
   const [noun, verb, ...rest] = argv;
   switch (`${noun} ${verb}`) {

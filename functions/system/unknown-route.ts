@@ -12,8 +12,9 @@ export const handler = async (event?: Partial<APIGatewayProxyEventV2>): Promise<
     const query = event?.rawQueryString ? `?${event.rawQueryString}` : '';
     return {
       statusCode: 308,
-      // One leading slash: `//host/` must stay a path here, not become a redirect to another host.
-      headers: { ...jsonHeaders, location: `/${path.replace(/^\/+|\/+$/g, '')}${query}` },
+      // One leading slash: `//host/` must stay a path here, not become a redirect to another host; and no
+      // backslash after it, since browsers read `/\host` as `//host`.
+      headers: { ...jsonHeaders, location: `/${path.replace(/^[/\\]+|\/+$/g, '')}${query}` },
       body: JSON.stringify({ message: 'Use the path without the trailing slash' }),
     };
   }

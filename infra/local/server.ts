@@ -208,7 +208,8 @@ export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStru
 
 /** The handler file, API Gateway event and Lambda context a request becomes. */
 export function lambdaInvocation(request: LocalRequest) {
-  const url = new URL(request.url, 'http://localhost');
+  // A request target is a path: read relative to a base, `//evil.example.com/` would be another host's root.
+  const url = new URL(`http://localhost${request.url.startsWith('/') ? '' : '/'}${request.url}`);
   const method = request.method.toUpperCase();
   const match = matchRoute(method, url.pathname);
   const event = toEvent({ ...request, method }, url, match?.routeKey ?? '$default', match?.pathParameters);

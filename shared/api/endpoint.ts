@@ -13,7 +13,7 @@ import { dynamoMeter } from '../db/client';
 import { emitMetrics, metricsEnabled, takeRequestMetrics } from '../metrics';
 import { can, canSomewhere, type Principal } from '../permissions';
 import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
-import { parseInput, validationError } from './validation';
+import { assertStorableBody, parseInput, validationError } from './validation';
 
 export const MAX_BODY_BYTES = 2 * 1024 * 1024;
 
@@ -45,24 +45,30 @@ const isForm = (contentType: string) => /^application\/x-www-form-urlencoded\s*(
  */
 const parseForm = async (text: string) => (await import('qs')).parse(text, { depth: 32, parameterLimit: 1000, arrayLimit: 100 });
 
-/** Reads the body: JSON or a form; 413 over 2 MB, 415 for another content type, 400 for malformed JSON. */
-const jsonBody = (): Middleware => ({
+/**
+ * Reads the body: JSON or a form; 413 over the limit (2 MB unless the spec sets less), 415 for another
+ * content type, 400 for malformed JSON, for JSON nested deeper than DynamoDB stores or with a `__proto__` key.
+ */
+const jsonBody = (limitBytes: number): Middleware => ({
   before: async (request: Request) => {
     const { event } = request;
     if (event.body === undefined || event.body === null || event.body === '') return;
     const raw = event.isBase64Encoded ? Buffer.from(event.body, 'base64') : Buffer.from(event.body, 'utf8');
-    if (raw.byteLength > MAX_BODY_BYTES) throw new PayloadTooLargeError(MAX_BODY_BYTES);
+    if (raw.byteLength > limitBytes) throw new PayloadTooLargeError(limitBytes);
     const contentType = event.headers?.['content-type'];
     if (contentType && isForm(contentType)) {
       request.context.body = await parseForm(raw.toString('utf8'));
       return;
     }
     if (contentType && !isJson(contentType)) throw new UnsupportedMediaTypeError(contentType);
+    let body: unknown;
     try {
-      request.context.body = JSON.parse(raw.toString('utf8'));
+      body = JSON.parse(raw.toString('utf8'));
     } catch {
       throw new InvalidInputError('Request body: is not valid JSON');
     }
+    assertStorableBody(body);
+    request.context.body = body;
   },
 });
 
@@ -177,7 +183,7 @@ const strict = (schema: z.core.$ZodType) => {
 };
 
 /**
- * The one middy stack every endpoint uses: log context, request metrics, header normaliser, the CloudFront origin check, JSON body (2 MB), auth, permission,
+ * The one middy stack every endpoint uses: log context, request metrics, header normaliser, the CloudFront origin check, JSON body (2 MB or the spec's limit), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
  * special about the endpoint.
  */
@@ -192,7 +198,7 @@ export function endpoint<Spec extends EndpointSpec>(
     .use(requestMetrics(spec)) // first in, so its after and onError run last, on the final response
     .use(httpHeaderNormalizer({ canonical: false }))
     .use(fromCloudFront())
-    .use(jsonBody())
+    .use(jsonBody(spec.maxBodyBytes ?? MAX_BODY_BYTES))
     .use(authorize(spec))
     .use(jsonErrors(spec))
     .handler(async (event, context) => {

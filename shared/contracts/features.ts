@@ -1,5 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
+import { safePatterns } from './condition-patterns';
 import { deletedResponse, idParams, paginationFields, paginationQuery, queryBoolean, stringList } from './common';
 
 export const valueTypes = ['boolean', 'string', 'number', 'json'] as const;
@@ -133,8 +134,9 @@ const conditionInput = z.string().check(
         return false;
       }
     },
-    { message: 'must be "" or a JSON-encoded object, e.g. {"country": "US"}' },
+    { message: 'must be "" or a JSON-encoded object, e.g. {"country": "US"}', abort: true },
   ),
+  safePatterns,
 );
 const fraction = z.number().check(z.gte(0), z.lte(1));
 const ruleInputCommon = {

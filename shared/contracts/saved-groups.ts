@@ -1,5 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
+import { safePatterns } from './condition-patterns';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
 export const savedGroup = z.object({
@@ -32,8 +33,9 @@ export const jsonCondition = z.string().check(
         return false;
       }
     },
-    { message: 'must be a JSON-encoded object, e.g. {"country": "US"}' },
+    { message: 'must be a JSON-encoded object, e.g. {"country": "US"}', abort: true },
   ),
+  safePatterns,
 );
 
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));

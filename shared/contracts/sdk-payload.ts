@@ -44,9 +44,36 @@ export const getSdkPayload = defineEndpoint({
   response: sdkPayloadBody,
 });
 
+/**
+ * The longest string remote evaluation takes in `attributes`, at any depth. Conditions match
+ * attributes with regular expressions on a backtracking engine, and the route is public: a long
+ * string is what makes a slow pattern slow. A URL or user agent fits; `url` itself takes 8192.
+ */
+export const MAX_ATTRIBUTE_CHARS = 2048;
+/** The largest remote evaluation body: anyone may post one, so it is kept far below the 2 MB of keyed routes. */
+export const MAX_REMOTE_EVAL_BODY_BYTES = 64 * 1024;
+
+/** The path of the first string in `value` longer than MAX_ATTRIBUTE_CHARS, or undefined. */
+function overlongString(value: unknown, path: PropertyKey[]): PropertyKey[] | undefined {
+  if (typeof value === 'string') return value.length > MAX_ATTRIBUTE_CHARS ? path : undefined;
+  if (value === null || typeof value !== 'object') return undefined;
+  for (const [key, child] of Object.entries(value)) {
+    const found = overlongString(child, [...path, Array.isArray(value) ? Number(key) : key]);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+const attributes = z.record(z.string(), z.unknown()).check(
+  z.superRefine((values, ctx) => {
+    const path = overlongString(values, []);
+    if (path) ctx.addIssue({ code: 'custom', path, input: values, message: `is longer than ${MAX_ATTRIBUTE_CHARS} characters, the most remote evaluation takes` });
+  }),
+);
+
 /** What a GrowthBook SDK with `remoteEval: true` posts: the user, and what it forces. Unknown fields are ignored, as SDKs add some. */
 export const remoteEvalBody = z.object({
-  attributes: z.optional(z.record(z.string(), z.unknown())),
+  attributes: z.optional(attributes),
   forcedVariations: z.optional(z.record(z.string(), z.number().check(z.int(), z.gte(0)))),
   forcedFeatures: z.optional(z.array(z.tuple([z.string(), z.unknown()])).check(z.maxLength(10_000))),
   url: z.optional(z.string().check(z.maxLength(8192))),
@@ -61,6 +88,7 @@ export const postRemoteEval = defineEndpoint({
   summary: 'Remote evaluation: the payload resolved for one user, for a connection with remoteEvalEnabled (public)',
   tag: 'sdk-payload',
   permission: 'public',
+  maxBodyBytes: MAX_REMOTE_EVAL_BODY_BYTES,
   params: clientKeyParams,
   body: remoteEvalBody,
   response: sdkPayloadBody,

@@ -36,6 +36,8 @@ export interface EndpointSpec<
    * not the API, and would only add noise to the reference and to clients generated from it.
    */
   openApi?: false;
+  /** The largest body accepted, in bytes, when less than every endpoint's 2 MB (a public route that anyone can call). */
+  maxBodyBytes?: number;
   params?: P;
   query?: Q;
   body?: B;

@@ -2,6 +2,7 @@ import type { AttributeValue, ConsumedCapacity, QueryInput, QueryOutput } from '
 import type * as Doc from '@aws-sdk/lib-dynamodb';
 import { marshall, unmarshall } from '@aws-sdk/util-dynamodb';
 import { callDynamo } from './dynamo-http';
+import { InvalidInputError } from '../errors';
 
 /** The table every store module reads and writes. */
 export const tableName = () => process.env.TABLE_NAME ?? 'switchyard';
@@ -107,11 +108,17 @@ async function call(operation: string, input: object, wire: object): Promise<Rec
     return output;
   } catch (error) {
     for (const done of settled) done(error);
-    throw error;
+    throw tooDeep(error) ? new InvalidInputError(TOO_DEEP_MESSAGE, { cause: (error as Error).message }) : error;
   } finally {
     traced.end = performance.now();
   }
 }
+
+// The body parser refuses input deeper than an item holds at its top level; a field stored further down
+// (a value inside a revision, say) can still exceed DynamoDB's 32 levels, which DynamoDB refuses with this.
+const TOO_DEEP_MESSAGE = 'A value is nested too deeply to be stored: an item holds at most 32 levels of objects and lists';
+const tooDeep = (error: unknown) =>
+  (error as Error)?.name === 'ValidationException' && /nesting levels have exceeded/i.test((error as Error).message);
 
 /** An item, key or set of expression values in plain values (`{ id: 'x' }`); `Wire` is the same in attribute values. */
 type Plain = Record<string, unknown>;

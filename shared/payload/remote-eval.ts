@@ -1,6 +1,15 @@
+import { setFlagsFromString } from 'node:v8';
 import { GrowthBook, type FeatureApiResponse } from '@growthbook/growthbook';
 import type { RemoteEvalBody } from '../contracts/sdk-payload';
 import type { SdkFeature, SdkPayload, SdkRule } from './types';
+
+// The SDK matches `$regex` with JavaScript's backtracking engine, on attributes anyone may post. Writes refuse
+// nested quantifiers (see contracts/condition-patterns.ts), but a condition stored before that check, or a
+// pattern the check misses (`(a|a)*`), would still take seconds. With this flag V8 runs a pattern that has
+// backtracked too much (50,000 times by default) again on its linear-time engine: `^(a+)+$` on 5,000 characters
+// takes a millisecond. Patterns with backreferences or lookarounds cannot move and still backtrack.
+// A pattern compiled before the flag was set falls back too (measured on Node 20).
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 /** A resolved rule: the value to force, and the experiment exposures the client SDK reports with its trackingCallback. */
 type ResolvedRule = SdkRule & { tracks?: Array<{ experiment: unknown; result: unknown }> };

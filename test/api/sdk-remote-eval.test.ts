@@ -1,4 +1,5 @@
 import { GrowthBook, clearCache } from '@growthbook/growthbook';
+import { MAX_ATTRIBUTE_CHARS, MAX_REMOTE_EVAL_BODY_BYTES } from '../../shared/contracts/sdk-payload';
 import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
 
 /**
@@ -126,5 +127,29 @@ describe('remote evaluation', () => {
     expect(malformed.status).toBe(400);
     expect(malformed.body.message).toMatch(/attributes/);
     expect(unknown.status).toBe(404);
+  });
+
+  it(`refuses an attribute string longer than ${MAX_ATTRIBUTE_CHARS} characters, at any depth, naming it; takes one of exactly that`, async () => {
+    const long = 'a'.repeat(MAX_ATTRIBUTE_CHARS + 1);
+
+    const top = await api.request('POST', `/api/eval/${remoteKey}`, { body: { attributes: { id: 'u-1', email: long } } });
+    const nested = await api.request('POST', `/api/eval/${remoteKey}`, { body: { attributes: { id: 'u-1', profile: { emails: ['x', long] } } } });
+    const fits = await api.request('POST', `/api/eval/${remoteKey}`, { body: { attributes: { id: 'u-1', email: `${'a'.repeat(MAX_ATTRIBUTE_CHARS - 12)}@vip.example` } } });
+
+    expect(top.status).toBe(400);
+    expect(top.body.message).toBe(`Request body: [attributes.email] is longer than ${MAX_ATTRIBUTE_CHARS} characters, the most remote evaluation takes`);
+    expect(nested.status).toBe(400);
+    expect(nested.body.message).toMatch(/^Request body: \[attributes\.profile\.emails\.1\] is longer than/);
+    expect(fits.status).toBe(200);
+    expect(fits.body.features['secret-menu']).toEqual({ defaultValue: true });
+  });
+
+  it(`refuses a body over ${MAX_REMOTE_EVAL_BODY_BYTES} bytes with 413, though keyed routes take 2 MB`, async () => {
+    const attributes = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`a${i}`, 'x'.repeat(MAX_ATTRIBUTE_CHARS)]));
+
+    const response = await api.request('POST', `/api/eval/${remoteKey}`, { body: { attributes } });
+
+    expect(response.status).toBe(413);
+    expect(response.body.message).toBe(`Request body is larger than ${MAX_REMOTE_EVAL_BODY_BYTES} bytes`);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { request } from 'node:http';
 import { join } from 'node:path';
 import { parse } from 'yaml';
 import * as contract from '../../shared/contracts/system';
@@ -96,4 +97,28 @@ describe('GET /healthcheck (GrowthBook Proxy)', () => {
     expect(response.status).toBe(404);
     expect(response.body).toEqual({ message: 'Unknown API endpoint' });
   });
+});
+
+describe('a path with a trailing slash (the $default route)', () => {
+  /** The status and Location of a request sent with `path` exactly as written (fetch would rewrite a backslash). */
+  const redirectOf = (path: string) =>
+    new Promise<{ status: number; location?: string }>((resolve, reject) => {
+      const url = new URL(api.baseUrl);
+      request({ host: url.hostname, port: url.port, path, method: 'GET' }, (response) => {
+        response.resume();
+        resolve({ status: response.statusCode!, location: response.headers.location });
+      })
+        .on('error', reject)
+        .end();
+    });
+
+  it.each(['//evil.example.com/', '///evil.example.com//', '/\\evil.example.com/', '//evil.example.com/?next=1'])(
+    'redirects %p to a path on this host, never to one starting with // or /\\',
+    async (path) => {
+      const { status, location } = await redirectOf(path);
+
+      expect(status).toBe(308);
+      expect(location).toMatch(/^\/evil\.example\.com(\?next=1)?$/);
+    },
+  );
 });

@@ -204,6 +204,21 @@ describe('the versioned repository', () => {
     expect(write.calls).toBe(1);
     expect(write).toEqual({ calls: 1, readUnits: 0, writeUnits: 2 }); // the item and its list-index entry
   });
+
+  it('turns DynamoDB\'s refusal of a value nested past 32 levels into invalid input, and stores nothing', async () => {
+    const org = orgId();
+    const nest = (depth: number): unknown => (depth === 0 ? 'x' : { a: nest(depth - 1) });
+    await things.create(org, { id: 'deep', name: 'first' });
+
+    const created = things.create(org, { id: 'deeper', name: 'x', extra: nest(33) } as Parameters<typeof things.create>[1]);
+    const updated = things.update(org, 'deep', (current) => ({ ...current, extra: [nest(32)] }) as Thing);
+
+    await expect(created).rejects.toMatchObject({ name: 'InvalidInputError', message: expect.stringMatching(/nested too deeply.*32 levels/) });
+    await expect(updated).rejects.toMatchObject({ name: 'InvalidInputError' });
+    expect(await things.find(org, 'deeper')).toBeUndefined();
+    expect(await things.get(org, 'deep')).toMatchObject({ name: 'first' });
+    expect(await things.get(org, 'deep')).not.toHaveProperty('extra');
+  });
 });
 
 describe('a repository with a touch', () => {

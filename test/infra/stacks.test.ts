@@ -132,6 +132,27 @@ describe('the API stack', () => {
     });
   });
 
+  it('reserves concurrency for remote evaluation and the SDK payload, the routes anyone may call, and for no other function', () => {
+    const reserved = functionsWithStatements(apiStacks)
+      .filter(({ fn }) => fn.Properties!.ReservedConcurrentExecutions !== undefined)
+      .map(({ fn }) => [fn.Properties!.Description, fn.Properties!.ReservedConcurrentExecutions]);
+
+    expect(reserved.sort()).toEqual([
+      ['GET /api/features/{clientKey}', 50],
+      ['POST /api/eval/{clientKey}', 50],
+    ]);
+  });
+
+  it('reserves what the context says, and nothing for 0', () => {
+    const { api: configured } = synthesize({ remoteEvalConcurrency: '20', sdkPayloadConcurrency: '0' });
+    const reserved = [configured, ...configured.node.children.filter(NestedStack.isNestedStack)]
+      .flatMap((stack) => ofType(resourcesOf(stack), 'AWS::Lambda::Function'))
+      .filter(([, fn]) => fn.Properties!.ReservedConcurrentExecutions !== undefined)
+      .map(([, fn]) => [fn.Properties!.Description, fn.Properties!.ReservedConcurrentExecutions]);
+
+    expect(reserved).toEqual([['POST /api/eval/{clientKey}', 20]]);
+  });
+
   it('alarms on the 5xx rate and on p95 latency', () => {
     const alarms = ofType(resourcesOf(api), 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties!);
 

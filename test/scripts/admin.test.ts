@@ -106,3 +106,22 @@ describe('the admin CLI', () => {
     expect(bad.stderr).toContain('Usage: npm run admin');
   }, 60_000);
 });
+
+describe('check-patterns', () => {
+  it('lists the stored conditions whose patterns may backtrack catastrophically, and only those', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Patterns']);
+    const key = await runAdmin(['key', 'create', '--org', orgId, '--role', 'admin']);
+    const safe = await api.request('POST', '/api/v1/saved-groups', { key, body: { name: 'Safe', type: 'condition', condition: '{"email":{"$regex":"@example\\\\.com$"}}' } });
+    // As a group stored before writes refused such patterns: straight into the store, past the API's check.
+    const { savedGroups } = await import('../../shared/store/saved-groups');
+    await savedGroups.create(orgId, { id: 'grp_old', type: 'condition', name: 'Old', condition: '{"$or":[{"email":{"$regex":"^(a+)+$"}}]}' });
+
+    const printed = await runAdmin(['check-patterns', '--org', orgId]);
+
+    expect(safe.status).toBe(200);
+    expect(printed.split('\n')).toEqual([
+      `${orgId}\tSAVED_GROUP#grp_old\tcondition\t^(a+)+$`,
+      '1 stored conditions with a pattern that may backtrack catastrophically',
+    ]);
+  });
+});

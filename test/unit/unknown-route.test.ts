@@ -15,6 +15,17 @@ describe('the $default route', () => {
     expect(result.headers!.location).toBe('/api/v1/features?limit=5');
   });
 
+  // A browser reads `/\host` as `//host`, another host, so backslashes after the first slash go too.
+  it.each(['//evil.example.com/', '///evil.example.com//', '/\\evil.example.com/', '/\\/\\evil.example.com/'])(
+    'keeps %p a path on this host: one leading slash in the Location',
+    async (rawPath) => {
+      const result = await handler({ rawPath, rawQueryString: '' });
+
+      expect(result.statusCode).toBe(308);
+      expect(result.headers!.location).toBe('/evil.example.com');
+    },
+  );
+
   it('answers 404 for the root path', async () => {
     const result = await handler({ rawPath: '/', rawQueryString: '' });
 
