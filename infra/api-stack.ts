@@ -147,7 +147,10 @@ export class ApiStack extends Stack {
       config,
       table,
       tableAccess: tableAccessFor(spec),
-      ...(startsSnapshots ? { environment: { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } } : {}),
+      // The state machine's timeout, from which a snapshot's watch deadline is set (shared/store/snapshots.ts).
+      ...(startsSnapshots
+        ? { environment: { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn, SNAPSHOT_TIMEOUT_MS: String(config.analysisTimeoutMinutes * 60_000) } }
+        : {}),
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);
     new HttpRoute(scope, `${id}Route`, {
