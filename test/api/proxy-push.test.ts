@@ -277,6 +277,37 @@ describe('where a push may go', () => {
   });
 });
 
+describe('how many pushes run at once', () => {
+  it('keeps at most 4 pushes of one organization in flight, and gives each a time limit', async () => {
+    const target = await support.createTestOrg('Many proxies');
+    let inFlight = 0;
+    let most = 0;
+    const slow = createServer((request, response) => {
+      inFlight += 1;
+      most = Math.max(most, inFlight);
+      request.resume();
+      // The last path never answers: the push's time limit gives up on it.
+      if (request.url?.startsWith('/silent/')) return;
+      setTimeout(() => {
+        inFlight -= 1;
+        response.end('{}');
+      }, 300);
+    });
+    await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+    const slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
+    for (let i = 0; i < 7; i++) await connection(`Slow ${i}`, { proxyEnabled: true, proxyHost: `${slowUrl}/slow-${i}` }, target.keys.admin);
+    await connection('Silent', { proxyEnabled: true, proxyHost: `${slowUrl}/silent` }, target.keys.admin);
+    const records = await flagRecords('many-proxies', target);
+
+    const result = await pusher.pushPayloadChanges(records, { retryDelayMs: 0, timeoutMs: 1000 });
+
+    slow.closeAllConnections();
+    await new Promise<void>((resolve) => slow.close(() => resolve()));
+    expect(result).toEqual({ pushed: 7, failed: 1, retry: [] });
+    expect(most).toBe(4);
+  });
+});
+
 describe('a failing table read', () => {
   it("sends back only the records whose connection's payload could not be read, and still pushes the others", async () => {
     const healthy = await support.createTestOrg('Healthy');
