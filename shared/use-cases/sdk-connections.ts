@@ -3,7 +3,7 @@ import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { paginated } from '../domain/pagination';
 import { inProjectFilter } from '../domain/project-tags';
 import { NotFoundError } from '../errors';
-import { assertProxyHost } from '../payload/proxy-host';
+import { assertProxyHost } from '../payload/proxy-push';
 import {
   assertTargetsExist,
   createSdkConnection,

@@ -226,6 +226,7 @@ describe('proxyHost', () => {
     ['0.0.0.0', 'https://0.0.0.0'],
     ['a multicast address', 'https://224.0.0.1'],
     ['localhost', 'https://localhost:3300'],
+    ['localhost with a trailing dot', 'https://localhost.:3300'],
     ['a file URL', 'file:///etc/passwd'],
     ['a data URL', 'data:text/plain,hello'],
     ['no URL at all', 'proxy.example.com'],
