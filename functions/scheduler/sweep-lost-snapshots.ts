@@ -4,9 +4,9 @@ import { dropSnapshotWatch, overdueSnapshots, type OverdueSnapshot } from '../..
 
 /**
  * Ends the snapshots whose run was lost: still `running` past their deadline (their timeout plus a
- * margin) because the function that created them died before starting the run, or the run stopped
- * without recording an outcome (in AWS, a state machine that times out as a whole runs no failure
- * step). Each is found by its watch (shared/store/snapshots.ts), a Query of the due index, and
+ * margin) because the function that created them died between its transaction and starting the
+ * run, or the run stopped without recording an outcome (a local server stopped mid-run; in AWS, an
+ * execution whose status rule or failure step did not get through). Each is found by its watch (shared/store/snapshots.ts), a Query of the due index, and
  * ended as a failure is: status `error` with a message and `experiment.snapshot.failed`, in one
  * transaction conditional on the snapshot's version, so of several runs at once exactly one ends it.
  */

@@ -9,9 +9,9 @@ import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api'
 
 /**
  * A snapshot whose run is lost stays `running` for ever unless something ends it: here Step
- * Functions (a stand-in that takes StartExecution and then does nothing, as a state machine that
- * times out as a whole records nothing) never finishes the snapshot, which is what a function that
- * dies between its transaction and starting the run leaves behind too. The scheduler's sweep ends it.
+ * Functions is a stand-in that takes StartExecution and then does nothing, so nothing ever records
+ * an outcome, which is what a function that dies between its transaction and starting the run
+ * leaves behind too (a running snapshot and its watch). The scheduler's sweep ends it.
  */
 
 let api: Api;
