@@ -8,6 +8,7 @@ import { sdkPayloadBody } from '../../shared/payload/body';
 import { BlockedProxyError, postToProxy, type ProxyPostOptions } from '../../shared/payload/proxy-host';
 import { isTransient } from '../../shared/db/transient';
 import { logger } from '../../shared/logger';
+import { emitMetrics, type Metric } from '../../shared/metrics';
 import { keys } from '../../shared/db/keys';
 import { keyRecord, sdkConnections } from '../../shared/store/sdk-connections';
 import { loadSdkPayload } from '../../shared/payload/serve';
@@ -156,6 +157,23 @@ export async function pushPayloadChanges(records: DynamoDBRecord[], options: Pus
 /** The stream target: the records whose table reads failed for now are retried, a proxy's failure never is. */
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<DynamoDBBatchResponse> {
   logger.addContext(context);
-  const { retry } = await pushPayloadChanges(event.Records);
-  return { batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) };
+  const records = event.Records.length;
+  const emit = (metrics: Metric[]) => emitMetrics({ Function: 'push-to-proxies' }, [{ dimensions: [['Service', 'Function']], metrics }]);
+  try {
+    const { pushed, failed, retry } = await pushPayloadChanges(event.Records);
+    emit([
+      { name: 'RecordsProcessed', unit: 'Count', value: records - retry.length },
+      { name: 'RecordsFailed', unit: 'Count', value: retry.length },
+      { name: 'ProxyPushes', unit: 'Count', value: pushed },
+      { name: 'ProxyPushesFailed', unit: 'Count', value: failed },
+    ]);
+    return { batchItemFailures: retry.map((itemIdentifier) => ({ itemIdentifier })) };
+  } catch (error) {
+    // Nothing expected throws here (table reads are caught per connection): the whole batch goes back to the stream.
+    emit([
+      { name: 'RecordsProcessed', unit: 'Count', value: 0 },
+      { name: 'RecordsFailed', unit: 'Count', value: records },
+    ]);
+    throw error;
+  }
 }

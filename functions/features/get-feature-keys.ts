@@ -1,7 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getFeatureKeys } from '../../shared/contracts/features';
-import { featureIds } from '../../shared/store/features';
+import * as features from '../../shared/use-cases/features';
 
-export const handler = endpoint(getFeatureKeys, async ({ query, auth }) =>
-  featureIds(auth.orgId, { all: query.projectId ? [`project:${query.projectId}`] : [] }),
-);
+export const handler = endpoint(getFeatureKeys, features.getFeatureKeys);

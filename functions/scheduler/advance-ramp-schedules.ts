@@ -1,6 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { NotFoundError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
+import { emitMetrics } from '../../shared/metrics';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
 import { fireDueBoundaries, type FireResult } from './fire-schedule-boundaries';
 import { sweepLostSnapshots, type SweepResult } from './sweep-lost-snapshots';
@@ -288,6 +289,20 @@ export async function runScheduler(options: AdvanceOptions = {}): Promise<Advanc
   const ramps = await advanceDueSchedules(options);
   const boundaries = await fireDueBoundaries({ now: options.now });
   const snapshots = await sweepLostSnapshots({ now: options.now });
+  const count = (name: string, value: number) => ({ name, unit: 'Count' as const, value });
+  emitMetrics({ Function: 'advance-ramp-schedules' }, [
+    {
+      dimensions: [['Service', 'Function']],
+      metrics: [
+        count('RampsAdvanced', ramps.advanced),
+        count('RampsSkipped', ramps.skipped),
+        count('RampsFailed', ramps.failed),
+        count('BoundariesFired', boundaries.fired),
+        count('BoundariesFailed', boundaries.failed),
+        count('LostSnapshotsEnded', snapshots.ended),
+      ],
+    },
+  ]);
   return { ...ramps, boundaries, snapshots };
 }
 
