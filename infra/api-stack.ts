@@ -221,7 +221,10 @@ export class ApiStack extends Stack {
       ...(reserved ? { reservedConcurrentExecutions: reserved } : {}),
       environment: {
         ...originEnvironment,
-        ...(startsSnapshots ? { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } : {}),
+        // The state machine's timeout, from which a snapshot's watch deadline is set (shared/store/snapshots.ts).
+        ...(startsSnapshots
+          ? { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn, SNAPSHOT_TIMEOUT_MS: String(config.analysisTimeoutMinutes * 60_000) }
+          : {}),
       },
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);

@@ -48,8 +48,8 @@ export const proxyPusher: StreamConsumer = {
   batchSize: 100,
   // Changes within a few seconds share one push per connection.
   maxBatchingWindowSeconds: 2,
-  reportBatchItemFailures: false,
-  // Only a failed table read fails a batch (a proxy's failure never does); a push is worth little once old.
+  // Only a transient table read failure sends records back, those its connections needed (a proxy's failure never does); a push is worth little once old.
+  reportBatchItemFailures: true,
   retryAttempts: 3,
   maxRecordAgeSeconds: 3600,
   // Every payload change moves a version item of its environment; nothing else wakes the function.

@@ -4,6 +4,7 @@ import { logger } from '../../shared/logger';
 import { emitMetrics } from '../../shared/metrics';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
 import { fireDueBoundaries, type FireResult } from './fire-schedule-boundaries';
+import { sweepLostSnapshots, type SweepResult } from './sweep-lost-snapshots';
 import type { EnvironmentParents } from '../../shared/payload/environment-inheritance';
 import {
   commitRampOutcome,
@@ -23,7 +24,8 @@ import { shardOf } from '../../shared/payload/write';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It
- * advances ramp schedules, then fires schedule boundaries (fire-schedule-boundaries.ts).
+ * advances ramp schedules, then fires schedule boundaries (fire-schedule-boundaries.ts), then ends
+ * snapshots whose run was lost (sweep-lost-snapshots.ts).
  * The ramp advancer asks the sparse due index for schedules whose time has come and moves them on
  * in batches: due schedules of one organization, read together (one BatchGet) and written in one
  * transaction (at most 100 items), conditional on every version read. A batch takes its schedules
@@ -282,10 +284,11 @@ async function fail(ref: DueRef, world: RampWorld, now: Date, error: Error, poli
   }
 }
 
-/** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries. */
-export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult }> {
+/** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries, then lost snapshots. */
+export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult; snapshots: SweepResult }> {
   const ramps = await advanceDueSchedules(options);
   const boundaries = await fireDueBoundaries({ now: options.now });
+  const snapshots = await sweepLostSnapshots({ now: options.now });
   const count = (name: string, value: number) => ({ name, unit: 'Count' as const, value });
   emitMetrics({ Function: 'advance-ramp-schedules' }, [
     {
@@ -296,10 +299,11 @@ export async function runScheduler(options: AdvanceOptions = {}): Promise<Advanc
         count('RampsFailed', ramps.failed),
         count('BoundariesFired', boundaries.fired),
         count('BoundariesFailed', boundaries.failed),
+        count('LostSnapshotsEnded', snapshots.ended),
       ],
     },
   ]);
-  return { ...ramps, boundaries };
+  return { ...ramps, boundaries, snapshots };
 }
 
 /** The EventBridge target: one run over everything due now. */

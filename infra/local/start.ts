@@ -13,6 +13,9 @@ import { startStreamConsumers, type StreamConsumers } from './streams';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 process.env.TABLE_NAME ??= 'switchyard';
+// A proxy on this machine (GrowthBook Proxy at http://localhost:3300, say) may take pushes and be
+// written as a connection's proxyHost; never set in AWS, where pushes go only to public https hosts.
+process.env.PROXY_PUSH_ALLOW_LOCAL ??= 'true';
 
 const DEFAULT_ORG_ID = 'org_default';
 
@@ -71,6 +74,7 @@ async function main() {
   tick();
   console.log(`  Scheduler:    every ${tickMs / 1000} s (RAMP_TICK_SECONDS)`);
   console.log(`  Streams:      ${streams ? `events to ${eventsFile}, GrowthBook Proxy pushes (LOCAL_STREAMS=off to stop)` : 'off'}`);
+  console.log(`  Proxy push:   ${process.env.PROXY_PUSH_ALLOW_LOCAL === 'true' ? 'http://localhost allowed (PROXY_PUSH_ALLOW_LOCAL)' : 'public https hosts only'}`);
 
   const stop = async () => {
     clearTimeout(ticker);

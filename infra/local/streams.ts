@@ -18,7 +18,7 @@ import { handlerFor, lambdaContext } from './server';
  * batch size or batching window, and calls the handler module Lambda runs with the event Lambda
  * delivers. A batch that fails (the handler throws, or reports `batchItemFailures`) is retried, from
  * its first failed record on, up to the consumer's retry attempts, then logged and skipped (in AWS it
- * goes to the dead-letter queue). A handler's failure is never the server's.
+ * goes to the failed-records bucket, records and all). A handler's failure is never the server's.
  *
  * Where a Lambda mapping keeps its position across deployments, this one starts at the stream's
  * end when the server starts (it has no checkpoint of an earlier run, and replaying one would
@@ -143,7 +143,7 @@ export async function startStreamConsumers(options: StreamConsumerOptions): Prom
       pending = pending.slice(failedFrom);
       if (attempt >= consumer.retryAttempts) {
         const sequenceNumbers = pending.map((record) => record.dynamodb?.SequenceNumber);
-        console.error(`${consumer.name} gave up on ${pending.length} records after ${attempt + 1} attempts (in AWS they go to the dead-letter queue)`, sequenceNumbers);
+        console.error(`${consumer.name} gave up on ${pending.length} records after ${attempt + 1} attempts (in AWS they go to the failed-records bucket)`, sequenceNumbers);
         return;
       }
       await pause(retryDelayMs);

@@ -3,13 +3,29 @@ import { newEvent, prepareEvent } from '../store/events';
 import { retryOnConflict } from '../db/optimistic';
 import { transact, type TransactionOp } from '../db/repository';
 import { NewerSnapshotHoldsPointerError } from '../store/snapshot-results';
-import { snapshots } from '../store/snapshots';
+import { prepareSnapshotWatchEnd, snapshots } from '../store/snapshots';
 import { emitMetrics } from '../metrics';
 
 /*
  * How a snapshot run ends, kept apart from the statistics and the SQL so that the snapshot endpoint,
  * which only starts runs, bundles none of them.
  */
+
+const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
+/**
+ * Past its timeout, a run still has this long to record its outcome (the state machine's failure
+ * step, a scheduler tick) before it counts as lost (`SNAPSHOT_LOST_MARGIN_MS`, 5 minutes).
+ */
+const lostRunMarginMs = () => Number(process.env.SNAPSHOT_LOST_MARGIN_MS ?? 5 * 60 * 1000);
+
+/**
+ * How long a snapshot may run (`SNAPSHOT_TIMEOUT_MS`): the local run stops it then, and in AWS the
+ * stack sets it to the state machine's timeout (`analysisTimeoutMinutes`).
+ */
+export const snapshotTimeoutMs = () => Number(process.env.SNAPSHOT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS;
+
+/** When a snapshot created at `now` counts as lost if it is still running: its timeout plus a margin. */
+export const snapshotDeadline = (now: Date) => new Date(now.getTime() + snapshotTimeoutMs() + lostRunMarginMs()).toISOString();
 
 const eventData = (snapshot: StoredSnapshot) => ({
   snapshotId: snapshot.id,
@@ -39,7 +55,8 @@ export async function finish(
       type: 'experiment',
       id: current.entity.experiment,
     }, eventData(update.entity));
-    const ops = [update, prepareEvent(event)];
+    // The outcome ends the snapshot's watch (shared/store/snapshots.ts) in the same transaction.
+    const ops = [update, prepareEvent(event), prepareSnapshotWatchEnd(orgId, snapshotId)];
     try {
       await transact([...ops, ...extra(current.entity)]);
     } catch (error) {

@@ -3,12 +3,10 @@ import { logger } from '../logger';
 import { prepareLatestPointer, writeSnapshotResults } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
 import { analyseSnapshotRows } from './results';
-import { failSnapshot, finish } from './snapshot-outcome';
+import { failSnapshot, finish, snapshotTimeoutMs } from './snapshot-outcome';
 
-export { failSnapshot };
+export { failSnapshot, snapshotTimeoutMs };
 import { buildSnapshotQueries } from './sql/snapshot-queries';
-
-const DEFAULT_TIMEOUT_MS = 10 * 60 * 1000;
 
 async function frozenInputs(orgId: string, snapshotId: string) {
   const snapshot = await snapshots.get(orgId, snapshotId);
@@ -68,9 +66,6 @@ async function runLocally(orgId: string, snapshotId: string, signal: AbortSignal
   signal.throwIfAborted();
   await analyseSnapshot(orgId, snapshotId, rowsByQuery);
 }
-
-/** How long a local snapshot may run before it is stopped and marked `error` (`SNAPSHOT_TIMEOUT_MS`). */
-export const snapshotTimeoutMs = () => Number(process.env.SNAPSHOT_TIMEOUT_MS) || DEFAULT_TIMEOUT_MS;
 
 /**
  * Runs a snapshot in this process (queries on DuckDB) without waiting for it. It always ends

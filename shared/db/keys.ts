@@ -30,6 +30,9 @@
  * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
  * until the scheduler has fired it, and is then deleted. A staged experiment start has its own
  * boundary, `SCHEDULE_BOUNDARY#<iso date>#EXPERIMENT#<experiment>`, with the experiment id in `entityId`.
+ * A running snapshot has a watch (`ORG#<org>` / `SNAPSHOT_WATCH#<snapshot>`, the snapshot id in `entityId`),
+ * written with the snapshot and deleted with its outcome, that carries `GSI2PK = SNAPSHOT_DUE`,
+ * `GSI2SK = <iso deadline>`: the scheduler ends a snapshot whose watch is past due as `error`.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -63,6 +66,7 @@ export const entityTypes = [
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
   'SCHEDULE_BOUNDARY',
+  'SNAPSHOT_WATCH',
   'EVENT',
   'CODE_REF',
   'NAMESPACE',
@@ -161,6 +165,10 @@ export const keys = {
     PK: orgPk(orgId),
     SK: `SCHEDULE_BOUNDARY#${at}#EXPERIMENT#${experimentId}`,
   }),
+  /** The watch on a running snapshot, deleted when the snapshot ends. */
+  snapshotWatch: (orgId: string, snapshotId: string): ItemKey => ({ PK: orgPk(orgId), SK: `SNAPSHOT_WATCH#${snapshotId}` }),
+  /** The partition of GSI2 holding the watches of running snapshots, sorted by deadline. */
+  snapshotDuePartition: () => 'SNAPSHOT_DUE',
   /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
   scheduleDuePartition: () => 'SCHEDULE_DUE',
   /** The partition of GSI2 listing every organization, by id. */

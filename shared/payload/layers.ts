@@ -34,6 +34,6 @@ export const PAYLOAD_LAYERS = {
   db: ['versions', 'write', 'state'],
   /** The read side: reads stores (connections, organizations, projects, holdouts, saved groups...). */
   'use-cases': ['references', 'auto-experiment-sources', 'serve', 'definitions', 'inherited-entries', 'migration'],
-  /** HTTP: headers, ETag revalidation, compression, which route serves which connection. */
-  api: ['http'],
+  /** HTTP: headers, ETag revalidation, compression, which route serves which connection; the proxy push's own request. */
+  api: ['http', 'proxy-host'],
 } as const;

@@ -3,6 +3,7 @@ import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { paginated } from '../domain/pagination';
 import { inProjectFilter } from '../domain/project-tags';
 import { NotFoundError } from '../errors';
+import { assertProxyHost } from '../payload/proxy-push';
 import {
   assertTargetsExist,
   createSdkConnection,
@@ -58,6 +59,7 @@ export async function postSdkConnection({
   body,
   auth,
 }: UseCaseInput<typeof contract.postSdkConnection>): UseCaseOutput<typeof contract.postSdkConnection> {
+  assertProxyHost(body.proxyHost);
   await assertTargetsExist(auth.orgId, body);
   return { sdkConnection: await createSdkConnection(auth.orgId, newSdkConnection(auth.orgId, body)) };
 }
@@ -68,6 +70,7 @@ export async function putSdkConnection({
   body,
   auth,
 }: UseCaseInput<typeof contract.putSdkConnection>): UseCaseOutput<typeof contract.putSdkConnection> {
+  assertProxyHost(body.proxyHost);
   await assertTargetsExist(auth.orgId, body);
   return { sdkConnection: await updateSdkConnection(auth.orgId, params.id, (current) => withSettings(current, body)) };
 }

@@ -2,6 +2,7 @@ import * as contract from '../contracts/snapshots';
 import { toExperimentResults } from '../analysis/experiment-results';
 import { experimentMetricIds, freezeInputs } from '../analysis/freeze';
 import { buildSnapshotQueries } from '../analysis/sql/snapshot-queries';
+import { snapshotDeadline } from '../analysis/snapshot-outcome';
 import { startSnapshotRun } from '../analysis/start-snapshot-run';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { transact } from '../db/repository';
@@ -14,7 +15,7 @@ import { experiments } from '../store/experiments';
 import { factMetrics } from '../store/fact-metrics';
 import { factTables } from '../store/fact-tables';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
-import { snapshots } from '../store/snapshots';
+import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
 
 /** Why there are no results: the latest snapshot of that phase and dimension is running or failed, or none was asked for. */
 async function noResults(orgId: string, experimentId: string, phase: number, dimension: string): Promise<NotFoundError> {
@@ -102,7 +103,8 @@ export async function postExperimentSnapshot({
           ),
         ]
       : [];
-  await transact([created, ...events]);
+  // The watch, written with the snapshot, lets the scheduler end it as `error` should this function die before the run starts.
+  await transact([created, prepareSnapshotWatch(auth.orgId, snapshot.id, snapshotDeadline(new Date())), ...events]);
   await startSnapshotRun(auth.orgId, snapshot.id);
   return { snapshot: snapshotView(snapshot) };
 }

@@ -62,6 +62,8 @@ beforeAll(async () => {
       TABLE_NAME: `switchyard-start-${randomUUID().slice(0, 8)}`,
       LOCAL_EVENTS_FILE: eventsFile,
       RAMP_TICK_SECONDS: '3600',
+      // The receiver is on loopback over http: the local-development setting lets pushes go there.
+      PROXY_PUSH_ALLOW_LOCAL: 'true',
       // Whatever AWS configuration the machine has, the local sink takes any signature.
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',

@@ -1,4 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { Validator } from '@seriousme/openapi-schema-validator';
+import { clearAuthCache } from '../../shared/api/auth';
+import { dynamoMeter } from '../../shared/db/client';
+import { createApiKey } from '../../shared/store/api-keys';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { routes } from '../../shared/contracts/registry';
 import { startApi, createTestOrg, type Api, type TestOrg } from '../support/api';
@@ -93,6 +97,32 @@ describe('authentication', () => {
     expect(response.status).toBe(401);
     expect(response.body).toMatchObject({ code: 'unauthorized', message: expect.any(String) });
     expect(response.headers.get('www-authenticate')).toBe('Bearer');
+  });
+
+  it('remembers an unknown key for a moment: a second request with it reads nothing from the table', async () => {
+    const unknown = `secret_admin_${randomBytes(16).toString('hex')}`;
+    const first = await api.request('GET', '/api/v1/members', { key: unknown });
+    dynamoMeter.reset();
+
+    const second = await api.request('GET', '/api/v1/members', { key: unknown });
+
+    expect([first.status, second.status]).toEqual([401, 401]);
+    expect(dynamoMeter.snapshot().calls).toBe(0);
+  });
+
+  it('lets a key created after a request tried it work once the miss has expired', async () => {
+    process.env.AUTH_MISS_CACHE_TTL_SECONDS = '0.2';
+    clearAuthCache();
+    const secret = `secret_admin_${randomBytes(16).toString('hex')}`;
+    const before = await api.request('GET', '/api/v1/members', { key: secret });
+    await createApiKey({ orgId: org.orgId, secret, role: 'admin', description: 'created after a miss' });
+    const cached = await api.request('GET', '/api/v1/members', { key: secret });
+    await new Promise((resolve) => setTimeout(resolve, 300));
+
+    const after = await api.request('GET', '/api/v1/members', { key: secret });
+
+    delete process.env.AUTH_MISS_CACHE_TTL_SECONDS;
+    expect([before.status, cached.status, after.status]).toEqual([401, 401, 200]);
   });
 
   it('answers 403 when the role lacks the permission', async () => {

@@ -208,6 +208,52 @@ describe('PUT /sdk-connections/{id}', () => {
   });
 });
 
+describe('proxyHost', () => {
+  it.each([
+    ['plain http', 'http://proxy.example.com'],
+    ['loopback with a query that would swallow the path', 'http://127.0.0.1:8080/?ignored='],
+    ['a query', 'https://proxy.example.com/?a=b'],
+    ['an empty query', 'https://proxy.example.com/?'],
+    ['a fragment', 'https://proxy.example.com/#top'],
+    ['credentials', 'https://user:pass@proxy.example.com'],
+    ['the instance metadata address', 'https://169.254.169.254/latest'],
+    ['a loopback address', 'https://127.0.0.1:8443'],
+    ['IPv6 loopback', 'https://[::1]'],
+    ['an IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]'],
+    ['a private address', 'https://10.1.2.3'],
+    ['a CGNAT address', 'https://100.64.0.1'],
+    ['a unique-local IPv6 address', 'https://[fd00::1]'],
+    ['0.0.0.0', 'https://0.0.0.0'],
+    ['a multicast address', 'https://224.0.0.1'],
+    ['localhost', 'https://localhost:3300'],
+    ['localhost with a trailing dot', 'https://localhost.:3300'],
+    ['a file URL', 'file:///etc/passwd'],
+    ['a data URL', 'data:text/plain,hello'],
+    ['no URL at all', 'proxy.example.com'],
+  ])('answers 400 naming proxyHost for %s, on create and on update, and stores nothing', async (_case, proxyHost) => {
+    const created = await connection({ name: 'Guarded' });
+
+    const onCreate = await create({ name: 'Refused', proxyEnabled: true, proxyHost });
+    const onUpdate = await api.request('PUT', `/api/v1/sdk-connections/${created.id}`, { key: org.keys.admin, body: { proxyEnabled: true, proxyHost } });
+
+    expect([onCreate.status, onUpdate.status]).toEqual([400, 400]);
+    expect(onCreate.body.message).toMatch(/\[proxyHost\]/);
+    expect(onUpdate.body.message).toMatch(/\[proxyHost\]/);
+    const stored = await api.request('GET', `/api/v1/sdk-connections/${created.id}`, { key: org.keys.admin });
+    expect(stored.body.sdkConnection).toEqual(created);
+  });
+
+  it.each([['a public https host', 'https://proxy.example.com/base/'], ['a public address', 'https://203.0.114.10:8443'], ['none', '']])(
+    'takes %s',
+    async (_case, proxyHost) => {
+      const response = await create({ proxyEnabled: true, proxyHost });
+
+      expect(response.status).toBe(200);
+      expect(response.body.sdkConnection.proxyHost).toBe(proxyHost);
+    },
+  );
+});
+
 describe('DELETE /sdk-connections/{id}', () => {
   it('deletes the connection, and its key stops serving payloads', async () => {
     const created = await connection();

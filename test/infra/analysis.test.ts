@@ -203,6 +203,13 @@ describe('the API and the analysis', () => {
     expect(resourcesOfStatement(start[0])).toEqual([arn]);
   });
 
+  it(`tells ${snapshotStarter} the state machine's time limit, from which it sets a snapshot's watch deadline`, () => {
+    const [{ fn }] = allFunctions(configured).filter((f) => f.fn.Properties!.Description === 'POST /api/v1/experiments/{id}/snapshot');
+
+    // The configured limit of this file's context, 20 minutes, as the state machine's TimeoutSeconds says above.
+    expect(fn.Properties!.Environment.Variables.SNAPSHOT_TIMEOUT_MS).toBe(String(20 * 60 * 1000));
+  });
+
   it('gives no other API function the state machine or any Step Functions action', () => {
     const others = allFunctions(configured).filter((f) => f.fn.Properties!.Description !== 'POST /api/v1/experiments/{id}/snapshot');
 

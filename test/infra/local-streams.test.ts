@@ -122,7 +122,7 @@ describe('the local table stream consumer', () => {
     errors.mockRestore();
     expect(batches.map(idsOf)).toEqual([['poison'], ['poison'], ['poison'], ['after']]);
     expect(logged.filter((message) => message === 'Recorder failed')).toHaveLength(3);
-    expect(logged).toContain('Recorder gave up on 1 records after 3 attempts (in AWS they go to the dead-letter queue)');
+    expect(logged).toContain('Recorder gave up on 1 records after 3 attempts (in AWS they go to the failed-records bucket)');
   });
 });
 

@@ -410,6 +410,11 @@ describe('reaching the API around CloudFront', () => {
 describe('every function', () => {
   const functions = functionsWithStatements(allStacks);
 
+  it('never lets proxy pushes go to local addresses: PROXY_PUSH_ALLOW_LOCAL is for npm start only', () => {
+    expect(functions.length).toBeGreaterThan(0);
+    for (const { fn } of functions) expect(Object.keys(fn.Properties!.Environment?.Variables ?? {})).not.toContain('PROXY_PUSH_ALLOW_LOCAL');
+  });
+
   it('runs nodejs22.x on ARM64 with tracing, JSON logs in its own log group and the shared environment', () => {
     for (const { fn } of functions) {
       expect(fn.Properties).toMatchObject({
@@ -608,6 +613,7 @@ describe('the events stack', () => {
   const [pusherId] = ofType(resources, 'AWS::Lambda::Function').find(([id]) => id.startsWith('ProxyPusher'))!;
   const [busId] = ofType(resources, 'AWS::Events::EventBus')[0];
   const [queueId] = ofType(resources, 'AWS::SQS::Queue')[0];
+  const [bucketId] = ofType(resources, 'AWS::S3::Bucket')[0];
   const mappingOf = (functionId: string) =>
     ofType(resources, 'AWS::Lambda::EventSourceMapping').find(([, mapping]) => mapping.Properties!.FunctionName.Ref === functionId)![1];
   const functionOf = (functionId: string) => functionsWithStatements([events]).find(({ id }) => id === functionId)!;
@@ -619,7 +625,7 @@ describe('the events stack', () => {
       FunctionName: { Ref: publisherId },
       EventSourceArn: { 'Fn::ImportValue': expect.stringContaining('StreamArn') },
       FunctionResponseTypes: ['ReportBatchItemFailures'],
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [bucketId, 'Arn'] } } },
     });
     expect(JSON.parse(mapping.Properties!.FilterCriteria.Filters[0].Pattern)).toEqual({
       eventName: ['INSERT'],
@@ -646,7 +652,8 @@ describe('the events stack', () => {
       EventSourceArn: { 'Fn::ImportValue': expect.stringContaining('StreamArn') },
       StartingPosition: 'LATEST',
       BisectBatchOnFunctionError: true,
-      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [queueId, 'Arn'] } } },
+      FunctionResponseTypes: ['ReportBatchItemFailures'],
+      DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [bucketId, 'Arn'] } } },
     });
     expect(JSON.parse(mapping.Properties!.FilterCriteria.Filters[0].Pattern)).toEqual({
       eventName: ['INSERT', 'MODIFY'],
@@ -655,6 +662,43 @@ describe('the events stack', () => {
     expect(fn.Properties!.Timeout).toBe(60);
     expect(dynamoItemActions(statements).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
     expect(actionsOf(statements)).not.toContain('events:PutEvents');
+  });
+
+  it('keeps the batches the consumers give up on, records and all, in a private bucket that announces each on the dead-letter queue', () => {
+    const [, bucket] = ofType(resources, 'AWS::S3::Bucket')[0];
+
+    expect(ofType(resources, 'AWS::S3::Bucket')).toHaveLength(1);
+    expect(bucket.DeletionPolicy).toBe('Retain');
+    expect(bucket.Properties).toMatchObject({
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      LifecycleConfiguration: { Rules: [expect.objectContaining({ ExpirationInDays: 30, Status: 'Enabled' })] },
+    });
+    expect(bucket.Properties!.NotificationConfiguration).toEqual({ EventBridgeConfiguration: { EventBridgeEnabled: true } });
+    const [ruleId] = ofType(resources, 'AWS::Events::Rule')[0];
+    template.hasResourceProperties('AWS::Events::Rule', {
+      EventPattern: { source: ['aws.s3'], 'detail-type': ['Object Created'], detail: { bucket: { name: [{ Ref: bucketId }] } } },
+      Targets: [Match.objectLike({ Arn: { 'Fn::GetAtt': [queueId, 'Arn'] } })],
+    });
+    template.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Allow', Principal: { Service: 'events.amazonaws.com' }, Condition: { ArnEquals: { 'aws:SourceArn': { 'Fn::GetAtt': [ruleId, 'Arn'] } } } }),
+        ]),
+      },
+    });
+    // No function of CDK's own (a custom resource) besides the service's.
+    expect(ofType(resources, 'AWS::Lambda::Function').map(([id]) => id.replace(/[0-9A-F]{8}$/, '')).sort()).toEqual(['ProxyPusher', 'Publisher']);
+  });
+
+  it.each([['publisher', () => publisherId], ['proxy pusher', () => pusherId]])('lets the %s add failed batches to the bucket, and nothing more there', (_name, id) => {
+    const { statements } = functionOf(id());
+    const onBucket = statements.filter((statement) => JSON.stringify(statement.Resource).includes(bucketId));
+
+    expect(onBucket).toEqual([
+      expect.objectContaining({ Action: 's3:PutObject', Resource: { 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, '/*']] } }),
+      expect.objectContaining({ Action: 's3:ListBucket', Resource: { 'Fn::GetAtt': [bucketId, 'Arn'] } }),
+    ]);
   });
 
   it('alarms on publisher and pusher errors, on a growing stream backlog and on the dead-letter queue', () => {

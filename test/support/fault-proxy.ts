@@ -24,6 +24,8 @@ export interface FaultProxy {
   faults: {
     /** Which operations to fail (by X-Amz-Target, e.g. `TransactWriteItems`), or all. */
     only: string | undefined;
+    /** Which requests to fail by their body (e.g. those naming one organization), or all. */
+    matching: ((body: string) => boolean) | undefined;
     /** How many matching requests still fail. */
     remaining: number;
     kind: Fault;
@@ -64,7 +66,7 @@ const parseAmzDate = (date: string) => Date.parse(date.replace(/^(\d{4})(\d\d)(\
  */
 export async function startFaultProxy(to: string): Promise<FaultProxy> {
   const upstream = new URL(to);
-  const faults: FaultProxy['faults'] = { only: undefined, remaining: 0, kind: 'throttle', seen: 0, clockOffsetMs: 0 };
+  const faults: FaultProxy['faults'] = { only: undefined, matching: undefined, remaining: 0, kind: 'throttle', seen: 0, clockOffsetMs: 0 };
   const requests: ProxiedRequest[] = [];
   const server = createServer((incoming, outgoing) => {
     const chunks: Buffer[] = [];
@@ -72,7 +74,7 @@ export async function startFaultProxy(to: string): Promise<FaultProxy> {
     incoming.on('end', () => {
       const body = Buffer.concat(chunks);
       const target = String(incoming.headers['x-amz-target'] ?? '').split('.').pop()!;
-      const faulted = faults.remaining > 0 && (!faults.only || faults.only === target);
+      const faulted = faults.remaining > 0 && (!faults.only || faults.only === target) && (!faults.matching || faults.matching(body.toString('utf8')));
       requests.push({ target, headers: incoming.headers, body: body.toString('utf8'), faulted });
       const serverNow = Date.now() + faults.clockOffsetMs;
       const date = faults.clockOffsetMs ? { date: new Date(serverNow).toUTCString() } : {};
@@ -122,7 +124,7 @@ export async function startFaultProxy(to: string): Promise<FaultProxy> {
     faults,
     requests,
     reset() {
-      Object.assign(faults, { only: undefined, remaining: 0, kind: 'throttle', seen: 0, clockOffsetMs: 0 });
+      Object.assign(faults, { only: undefined, matching: undefined, remaining: 0, kind: 'throttle', seen: 0, clockOffsetMs: 0 });
       requests.length = 0;
     },
     close: () =>
