@@ -4,13 +4,16 @@ import { getStaleFeatures } from '../../shared/contracts/feature-cleanup';
 import { effectiveValue, isFeatureStale } from '../../shared/domain/stale-features';
 import { experiments } from '../../shared/store/experiments';
 import { allFeatures, environmentIds } from '../../shared/store/features';
+import { visibleTo } from '../../shared/use-cases/read-access';
 
 export const handler = endpoint(getStaleFeatures, async ({ query, auth }) => {
   const tags = query.projectId ? [`project:${query.projectId}`] : [];
   // Staleness looks at dependents and experiments, so every feature and experiment (of the project) is read.
+  // Only what the caller may read, as GrowthBook's getAllFeatures and getAllExperiments filter.
+  const visible = visibleTo(auth);
   const [features, found, environments] = await Promise.all([
-    allFeatures(auth.orgId, { all: tags }),
-    experiments.allTagged(auth.orgId, tags),
+    allFeatures(auth.orgId, { all: tags, visible }),
+    experiments.allTagged(auth.orgId, tags, visible),
     environmentIds(auth.orgId),
   ]);
   const wanted = query.flagIds?.length ? new Set(query.flagIds) : undefined;

@@ -23,6 +23,7 @@ import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '
 import { features, linkedFeatureCount } from '../store/features';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
+import { projectOf, readableOr404, visibleTo } from './read-access';
 
 /** GrowthBook's wording for a staged start, e.g. "Jan 5, 2030 at 9:30 AM UTC". */
 const utc = (date: string) => {
@@ -49,7 +50,7 @@ export async function getExperimentNames({
   query,
   auth,
 }: UseCaseInput<typeof contract.getExperimentNames>): UseCaseOutput<typeof contract.getExperimentNames> {
-  const found = await experiments.allTagged(auth.orgId, query.projectId ? [`project:${query.projectId}`] : []);
+  const found = await experiments.allTagged(auth.orgId, query.projectId ? [`project:${query.projectId}`] : [], visibleTo(auth));
   return { experiments: found.filter((e) => !e.archived).map((e) => ({ id: e.id, name: e.name })) };
 }
 
@@ -59,6 +60,7 @@ export async function getExperiment({
   auth,
 }: UseCaseInput<typeof experimentsContract.getExperiment>): UseCaseOutput<typeof experimentsContract.getExperiment> {
   const experiment = await experiments.get(auth.orgId, params.id);
+  readableOr404(auth, experiment, projectOf(experiment), 'Experiment', params.id);
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
 }
 
@@ -77,7 +79,7 @@ export async function listExperiments({
     ...(trackingKey ? [`trackingKey:${trackingKey}`] : []),
     ...(query.status ? [`status:${query.status}`] : []),
   ];
-  return paginated('experiments', await experiments.list(auth.orgId, { ...query, tags }), query);
+  return paginated('experiments', await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
 /** `POST /experiments/{id}/start`: start a draft experiment (or stage its scheduled start). */

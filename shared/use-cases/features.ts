@@ -41,6 +41,7 @@ import { ownerForCreate, resolveOwner } from '../store/members';
 import type { KnownReferences } from '../payload/types';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
+import { readableOr404, visibleTo } from './read-access';
 
 type Response<Spec extends { response: z.core.$ZodType }> = Promise<z.input<Spec['response']>>;
 
@@ -195,6 +196,7 @@ export async function getFeature({ auth, params, query }: UseCaseInput<typeof co
     listed ? latestFeatureRevisions(auth.orgId, params.id, REVISIONS_LISTED) : [],
   ]);
   // One presentation for the feature and its revisions, so the references they name are read once.
+  readableOr404(auth, stored, projectsOf(stored), 'Feature', params.id);
   const asServed = revisions.map((revision) => featureAtRevision(stored, revision, environments));
   const [feature, ...served] = await presentFeatures(auth.orgId, [stored, ...asServed], { environments });
   if (wanted === 'none') return { feature: feature! };
@@ -206,7 +208,7 @@ const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW
 
 /** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
 export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
-  const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [] };
+  const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) };
   if (query.clientKey) {
     const connection = await findSdkKey(query.clientKey);
     if (!connection || connection.orgId !== auth.orgId) {

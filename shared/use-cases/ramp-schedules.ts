@@ -4,8 +4,25 @@ import { paginated } from '../domain/pagination';
 import { addTarget, assertDeletable, assertForcedValuesFit, ejectTarget, newRampSchedule, updateDefinition } from '../domain/ramp-definition';
 import { toApiRampSchedule } from '../domain/ramp-schedule';
 import { newId } from '../ids';
-import { features } from '../store/features';
+import { featureIds, features } from '../store/features';
 import { actOnRampSchedule, changeRampSchedule, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
+import type { ListVisibility } from '../db/repository';
+import { canRead, type Principal } from '../permissions';
+import { projectOf, readableOr404, visibleTo } from './read-access';
+
+/**
+ * Which schedules a caller who may not read every project sees: those of the features it may read (one keys-only
+ * Query of the features' list index), and those without a feature when it reads somewhere.
+ */
+async function visibleSchedules(auth: Principal): Promise<ListVisibility | undefined> {
+  const visible = visibleTo(auth);
+  if (!visible) return undefined;
+  const readable = new Set(await featureIds(auth.orgId, { all: [], visible }));
+  return (tags) => {
+    const feature = tags.find((tag) => tag.startsWith('feature:'))?.slice('feature:'.length);
+    return feature ? readable.has(feature) : canRead(auth);
+  };
+}
 
 /** `POST /ramp-schedules/{id}/actions/add-target`: let a ramp schedule control one more rule of its feature. */
 export async function addTargetRampSchedule({
@@ -95,9 +112,11 @@ export async function getRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.getRampSchedule>): UseCaseOutput<typeof contract.getRampSchedule> {
-  return {
-    rampSchedule: toApiRampSchedule(await rampSchedules.get(auth.orgId, params.id), new Date()),
-  };
+  const schedule = await rampSchedules.get(auth.orgId, params.id);
+  // A schedule is in the project of its feature (none without one).
+  const feature = schedule.entityId ? await features.find(auth.orgId, schedule.entityId) : undefined;
+  readableOr404(auth, schedule, feature ? projectOf(feature) : [], 'Ramp schedule', params.id);
+  return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
 /** `POST /ramp-schedules/{id}/actions/jump`: bring the target rules to the state of one step (-1: the state at start) and pause. */
@@ -118,7 +137,7 @@ export async function listRampSchedules({
   query,
   auth,
 }: UseCaseInput<typeof contract.listRampSchedules>): UseCaseOutput<typeof contract.listRampSchedules> {
-  const page = await rampSchedules.list(auth.orgId, { limit: query.limit, offset: query.offset, tags: rampListTags(query) });
+  const page = await rampSchedules.list(auth.orgId, { limit: query.limit, offset: query.offset, tags: rampListTags(query), visible: await visibleSchedules(auth) });
   const now = new Date();
   return paginated('rampSchedules', { items: page.items.map((schedule) => toApiRampSchedule(schedule, now)), total: page.total }, query);
 }
