@@ -93,7 +93,8 @@ export async function updateExperimentTemplate({
 }: UseCaseInput<typeof contract.updateExperimentTemplate>): UseCaseOutput<typeof contract.updateExperimentTemplate> {
   const experimentTemplate = await experimentTemplates.update(auth.orgId, params.id, async (current) => {
     assertCan(auth, contract.updateExperimentTemplate.permission, current.project ? [current.project] : []);
-    if (body.project) assertCan(auth, contract.updateExperimentTemplate.permission, [body.project]);
+    // `""` moves it out of its project: that needs the permission where it lands, outside any project (as GrowthBook).
+    if (body.project !== undefined) assertCan(auth, contract.updateExperimentTemplate.permission, body.project ? [body.project] : []);
     const next = { ...current, ...body };
     await assertTemplateReferences(auth.orgId, body, next);
     return next;

@@ -2,7 +2,7 @@ import * as contract from '../contracts/ramp-schedules';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { paginated } from '../domain/pagination';
 import { addTarget, assertDeletable, assertForcedValuesFit, ejectTarget, newRampSchedule, updateDefinition } from '../domain/ramp-definition';
-import { toApiRampSchedule } from '../domain/ramp-schedule';
+import { rampEnvironments, toApiRampSchedule } from '../domain/ramp-schedule';
 import { newId } from '../ids';
 import { featureIds, features } from '../store/features';
 import { actOnRampSchedule, changeRampSchedule, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
@@ -30,7 +30,7 @@ export async function addTargetRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.addTargetRampSchedule>): UseCaseOutput<typeof contract.addTargetRampSchedule> {
-  const actor = rampActor(auth, contract.addTargetRampSchedule.permission);
+  const actor = rampActor(auth, contract.addTargetRampSchedule.permission, true);
   const targetId = newId('rt_');
   const updated = await changeRampSchedule(
     auth.orgId,
@@ -52,7 +52,7 @@ export async function approveStepRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.approveStepRampSchedule>): UseCaseOutput<typeof contract.approveStepRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.approveStepRampSchedule.permission), {
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.approveStepRampSchedule.permission, true), {
     type: 'approve-step',
   });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
@@ -63,7 +63,7 @@ export async function completeRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.completeRampSchedule>): UseCaseOutput<typeof contract.completeRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.completeRampSchedule.permission), { type: 'complete' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.completeRampSchedule.permission, true), { type: 'complete' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -73,8 +73,10 @@ export async function createRampSchedule({
   auth,
 }: UseCaseInput<typeof contract.createRampSchedule>): UseCaseOutput<typeof contract.createRampSchedule> {
   const feature = body.featureId === undefined ? undefined : await features.find(auth.orgId, body.featureId);
-  rampActor(auth, contract.createRampSchedule.permission).assertAllowed(feature);
+  const actor = rampActor(auth, contract.createRampSchedule.permission, true);
+  actor.assertAllowed(feature);
   const schedule = newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: auth.orgId, feature });
+  actor.assertMayPublish(feature, rampEnvironments(schedule, feature));
   if (feature) assertForcedValuesFit(schedule, feature.valueType);
   const created = await insertRampSchedule(auth.orgId, schedule);
   return { rampSchedule: toApiRampSchedule(created, new Date()) };
@@ -125,7 +127,7 @@ export async function jumpRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.jumpRampSchedule>): UseCaseOutput<typeof contract.jumpRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.jumpRampSchedule.permission), {
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.jumpRampSchedule.permission, true), {
     type: 'jump',
     targetStepIndex: body.targetStepIndex,
   });
@@ -156,7 +158,7 @@ export async function resumeRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.resumeRampSchedule>): UseCaseOutput<typeof contract.resumeRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.resumeRampSchedule.permission), { type: 'resume' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.resumeRampSchedule.permission, true), { type: 'resume' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -165,7 +167,7 @@ export async function rollbackRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.rollbackRampSchedule>): UseCaseOutput<typeof contract.rollbackRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.rollbackRampSchedule.permission), { type: 'rollback' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.rollbackRampSchedule.permission, true), { type: 'rollback' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -174,7 +176,7 @@ export async function startRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.startRampSchedule>): UseCaseOutput<typeof contract.startRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.startRampSchedule.permission), { type: 'start' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.startRampSchedule.permission, true), { type: 'start' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -184,7 +186,7 @@ export async function updateRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.updateRampSchedule>): UseCaseOutput<typeof contract.updateRampSchedule> {
-  const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampSchedule.permission), (schedule, feature) => {
+  const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampSchedule.permission, true), (schedule, feature) => {
     const next = updateDefinition(schedule, body, feature ? [feature] : []);
     if (feature) assertForcedValuesFit(next, feature.valueType);
     return { schedule: next, writes: [], comment: '' };
