@@ -165,3 +165,131 @@ describe('lists leave out what the caller may not read, before paginating', () =
     expect([...keys.body].sort()).toEqual([made.featureA, made.featureNone].sort());
   });
 });
+
+describe('every kind of project-owned resource is hidden from a caller who may not read its project', () => {
+  /** How to make one in project B (as the admin), read it, and list its kind (`list` answers `field`). */
+  interface Kind {
+    make: () => Promise<string>;
+    get: (id: string) => string;
+    list?: { path: string; field: string };
+  }
+  const inB = () => [made.projectB];
+  let factTableB = '';
+  let factMetricB = '';
+  const kinds: Record<string, Kind> = {
+    segment: {
+      make: async () =>
+        (await asAdmin('POST', '/segments', { name: 's', datasourceId: 'ds_main', identifierType: 'user_id', type: 'SQL', query: 'SELECT user_id FROM subs', projects: inB() })).segment.id,
+      get: (id) => `/segments/${id}`,
+      list: { path: '/segments?limit=100', field: 'segments' },
+    },
+    'fact table': {
+      make: async () => factTableB,
+      get: (id) => `/fact-tables/${id}`,
+      list: { path: '/fact-tables?limit=100', field: 'factTables' },
+    },
+    "fact table's filters": { make: async () => factTableB, get: (id) => `/fact-tables/${id}/filters` },
+    'fact metric': {
+      make: async () => factMetricB,
+      get: (id) => `/fact-metrics/${id}`,
+      list: { path: '/fact-metrics?limit=100', field: 'factMetrics' },
+    },
+    'metric group': {
+      make: async () => (await asAdmin('POST', '/metric-groups', { name: 'g', description: '', projects: inB(), metrics: [factMetricB], datasource: 'ds_main' })).metricGroup.id,
+      get: (id) => `/metric-groups/${id}`,
+      list: { path: '/metric-groups', field: 'metricGroups' },
+    },
+    'SDK connection': {
+      make: async () => (await asAdmin('POST', '/sdk-connections', { name: 'Web', language: 'javascript', environment: 'production', projects: inB() })).sdkConnection.id,
+      get: (id) => `/sdk-connections/${id}`,
+      list: { path: '/sdk-connections?limit=100', field: 'connections' },
+    },
+    'experiment template': {
+      make: async () =>
+        (
+          await asAdmin('POST', '/experiment-templates', {
+            templateMetadata: { name: 't' },
+            type: 'standard',
+            datasource: 'ds_main',
+            exposureQueryId: 'user_id',
+            statsEngine: 'bayesian',
+            targeting: { coverage: 1, condition: '{}' },
+            project: made.projectB,
+          })
+        ).experimentTemplate.id,
+      get: (id) => `/experiment-templates/${id}`,
+      list: { path: '/experiment-templates', field: 'experimentTemplates' },
+    },
+    dashboard: {
+      make: async () =>
+        (await asAdmin('POST', '/dashboards', { title: 'd', editLevel: 'published', shareLevel: 'published', enableAutoUpdates: false, blocks: [], projects: inB() })).dashboard.id,
+      get: (id) => `/dashboards/${id}`,
+      list: { path: '/dashboards', field: 'dashboards' },
+    },
+    "experiment's dashboards": { make: async () => made.experimentB, get: (id) => `/dashboards/by-experiment/${id}` },
+    holdout: {
+      make: async () => (await asAdmin('POST', '/holdouts', { name: 'h', projects: inB() })).holdout.id,
+      get: (id) => `/holdouts/${id}`,
+      list: { path: '/holdouts?limit=100', field: 'holdouts' },
+    },
+    'ramp schedule (its feature in B)': {
+      make: async () => (await asAdmin('POST', '/ramp-schedules', { name: 'r', featureId: made.featureB })).rampSchedule.id,
+      get: (id) => `/ramp-schedules/${id}`,
+      list: { path: '/ramp-schedules?limit=100', field: 'rampSchedules' },
+    },
+    'visual changeset (its experiment in B)': {
+      make: async () =>
+        (
+          await asAdmin('POST', `/experiments/${made.experimentB}/visual-changesets`, {
+            editorUrl: 'https://example.com/',
+            urlPatterns: [{ type: 'simple', pattern: '/', include: true }],
+          })
+        ).visualChangeset.id,
+      get: (id) => `/visual-changesets/${id}`,
+    },
+    "experiment's visual changesets": { make: async () => made.experimentB, get: (id) => `/experiments/${id}/visual-changesets` },
+    'URL redirect (its experiment in B)': {
+      make: async () => {
+        const { experiment: exp } = await asAdmin('GET', `/experiments/${made.experimentB}`);
+        const origin = `https://${unique()}.example.com/pricing`;
+        const destinationURLs = [
+          { variation: exp.variations[0].variationId, url: '' },
+          { variation: exp.variations[1].variationId, url: `${origin}-new` },
+        ];
+        return (await asAdmin('POST', '/url-redirects', { experiment: exp.id, urlPattern: origin, destinationURLs })).urlRedirect.id;
+      },
+      get: (id) => `/url-redirects/${id}`,
+      list: { path: '/url-redirects', field: 'urlRedirects' },
+    },
+    "experiment's results": { make: async () => made.experimentB, get: (id) => `/experiments/${id}/results` },
+  };
+  const ids: Record<string, string> = {};
+
+  beforeAll(async () => {
+    factTableB = (await asAdmin('POST', '/fact-tables', { name: 't', datasource: 'ds_main', userIdTypes: ['user_id'], sql: 'SELECT 1', projects: inB() })).factTable.id;
+    factMetricB = (await asAdmin('POST', '/fact-metrics', { name: 'm', metricType: 'proportion', numerator: { factTableId: factTableB }, projects: inB() })).factMetric.id;
+    for (const [name, kind] of Object.entries(kinds)) ids[name] = await kind.make();
+  });
+
+  const read = (caller: string, path: string) => api.request('GET', `${v1}${path}`, { key: tokens[caller] });
+
+  it.each(Object.keys(kinds))('%s', async (name) => {
+    const kind = kinds[name]!;
+    const id = ids[name]!;
+    const [reader, hidden, hiddenToProjectRole] = await Promise.all(
+      ['readonly (global)', 'readonly, noaccess in B', 'noaccess, engineer in A only'].map((caller) => read(caller, kind.get(id))),
+    );
+
+    // The results of an experiment never analysed are a 404 for any reader; what differs is the message.
+    const readable = name === "experiment's results" ? 404 : 200;
+    expect([reader.status, hidden.status, hiddenToProjectRole.status]).toEqual([readable, 404, 404]);
+    expect(hidden.body.message).toMatch(/not found/);
+    if (!kind.list) return;
+    const { path, field } = kind.list;
+    const [all, filtered] = await Promise.all([read('readonly (global)', path), read('readonly, noaccess in B', path)]);
+    const listedIds = (response: ApiResponse) => response.body[field].map((item: { id: string }) => item.id);
+    expect(listedIds(all)).toContain(id);
+    expect(listedIds(filtered)).not.toContain(id);
+    if ('total' in filtered.body) expect(filtered.body.total).toBe(filtered.body[field].length);
+  });
+});
