@@ -293,3 +293,132 @@ describe('every kind of project-owned resource is hidden from a caller who may n
     if ('total' in filtered.body) expect(filtered.body.total).toBe(filtered.body[field].length);
   });
 });
+
+describe('environment limits on writes that change what a feature serves, beyond feature writes', () => {
+  const production = 'engineer limited to production';
+  const rollout = (id: string) => ({ id, type: 'rollout', value: 'true', coverage: 0, hashAttribute: 'id' });
+  /** A feature (no project) with rollout rule `fr_dev` in dev and `fr_prod` in production. */
+  const rampable = async () =>
+    (
+      await asAdmin('POST', '/features', {
+        id: `ramp-${unique()}`,
+        valueType: 'boolean',
+        defaultValue: 'false',
+        environments: { production: { enabled: true, rules: [rollout('fr_prod')] }, dev: { enabled: true, rules: [rollout('fr_dev')] } },
+      })
+    ).feature.id as string;
+  const steps = [{ trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { coverage: 0.5 } }] }];
+  const as = (caller: string, method: string, path: string, body?: unknown) => api.request(method, `${v1}${path}`, { key: tokens[caller], body });
+
+  it('ramp schedules: create, start and roll back only on rules in publishable environments', async () => {
+    const featureId = await rampable();
+    const schedule = (ruleId: string, environment: string) => ({ name: 'r', featureId, ruleId, environment, steps });
+
+    const createDev = await as(production, 'POST', '/ramp-schedules', schedule('fr_dev', 'dev'));
+    const createProduction = await as(production, 'POST', '/ramp-schedules', schedule('fr_prod', 'production'));
+    const devByAdmin = (await asAdmin('POST', '/ramp-schedules', schedule('fr_dev', 'dev'))).rampSchedule.id;
+    const startDev = await as(production, 'POST', `/ramp-schedules/${devByAdmin}/actions/start`);
+    const startProduction = await as(production, 'POST', `/ramp-schedules/${createProduction.body.rampSchedule.id}/actions/start`);
+    await asAdmin('POST', `/ramp-schedules/${devByAdmin}/actions/start`);
+    const rollbackDev = await as(production, 'POST', `/ramp-schedules/${devByAdmin}/actions/rollback`);
+    const pauseDev = await as(production, 'POST', `/ramp-schedules/${devByAdmin}/actions/pause`);
+
+    expect([createDev.status, createProduction.status, startDev.status, startProduction.status, rollbackDev.status, pauseDev.status]).toEqual([
+      403, 200, 403, 200, 403, 200,
+    ]);
+    expect(startDev.body.message).toMatch(/publishFeatures permission for environments dev/);
+    const { feature } = await asAdmin('GET', `/features/${featureId}`);
+    // The refused rollback left the admin's step in dev; the allowed start applied production's first step.
+    expect([feature.environments.dev.rules[0].coverage, feature.environments.production.rules[0].coverage]).toEqual([0.5, 0.5]);
+  });
+
+  it('experiments: start and stop need runExperiments in every environment a linked feature serves it in', async () => {
+    const start = async (caller: string, environment: string) => {
+      const { experiment: exp } = await asAdmin('POST', '/experiments', experimentBody());
+      const [v0, v1] = exp.variations.map((v: { variationId: string }) => v.variationId);
+      await asAdmin('POST', '/features', {
+        id: `linked-${unique()}`,
+        valueType: 'string',
+        defaultValue: 'a',
+        environments: {
+          [environment]: {
+            enabled: true,
+            rules: [{ type: 'experiment-ref', experimentId: exp.id, variations: [{ variationId: v0, value: 'a' }, { variationId: v1, value: 'b' }] }],
+          },
+        },
+      });
+      return { id: exp.id as string, response: await as(caller, 'POST', `/experiments/${exp.id}/start`, { skipChecklist: true }) };
+    };
+
+    const inDev = await start(production, 'dev');
+    const inProduction = await start(production, 'production');
+    const byEngineer = await start('engineer (global)', 'dev');
+    const stopDev = await as(production, 'POST', `/experiments/${byEngineer.id}/stop`, { results: 'dnf' });
+
+    expect([inDev.response.status, inProduction.response.status, byEngineer.response.status, stopDev.status]).toEqual([403, 200, 200, 403]);
+    expect(inDev.response.body.message).toMatch(/runExperiments permission for environments dev/);
+    expect((await asAdmin('GET', `/experiments/${inDev.id}`)).experiment.status).toBe('draft');
+  });
+});
+
+describe('moving a resource out of its project needs the permission outside any project', () => {
+  const inA = 'noaccess, engineer in A only';
+  const as = (method: string, path: string, body?: unknown) => api.request(method, `${v1}${path}`, { key: tokens[inA], body });
+
+  it.each([
+    ['an experiment', async () => `/experiments/${await experiment(made.projectA)}`, 'POST', { description: 'mine' }, { project: '' }],
+    [
+      'an experiment template',
+      async () =>
+        `/experiment-templates/${
+          (
+            await asAdmin('POST', '/experiment-templates', {
+              templateMetadata: { name: 't' },
+              type: 'standard',
+              datasource: 'ds_main',
+              exposureQueryId: 'user_id',
+              statsEngine: 'bayesian',
+              targeting: { coverage: 1, condition: '{}' },
+              project: made.projectA,
+            })
+          ).experimentTemplate.id
+        }`,
+      'PUT',
+      { templateMetadata: { name: 'mine' } },
+      { project: '' },
+    ],
+    [
+      'a saved group',
+      async () => `/saved-groups/${(await asAdmin('POST', '/saved-groups', { name: 'g', attributeKey: 'id', values: ['a'], projects: [made.projectA] })).savedGroup.id}`,
+      'POST',
+      { name: 'mine' },
+      { projects: [] },
+    ],
+    [
+      'a segment',
+      async () =>
+        `/segments/${
+          (
+            await asAdmin('POST', '/segments', {
+              name: 's',
+              datasourceId: 'ds_main',
+              identifierType: 'user_id',
+              type: 'SQL',
+              query: 'SELECT user_id FROM subs',
+              projects: [made.projectA],
+            })
+          ).segment.id
+        }`,
+      'POST',
+      { name: 'mine' },
+      { projects: [] },
+    ],
+  ] as const)('%s', async (_kind, make, method, change, move) => {
+    const path = await make();
+
+    const inProject = await as(method, path, change);
+    const moved = await as(method, path, move);
+
+    expect([inProject.status, moved.status]).toEqual([200, 403]);
+  });
+});
