@@ -170,7 +170,7 @@ describe('every kind of project-owned resource is hidden from a caller who may n
   /** How to make one in project B (as the admin), read it, and list its kind (`list` answers `field`). */
   interface Kind {
     make: () => Promise<string>;
-    get: (id: string) => string;
+    get?: (id: string) => string;
     list?: { path: string; field: string };
   }
   const inB = () => [made.projectB];
@@ -262,6 +262,29 @@ describe('every kind of project-owned resource is hidden from a caller who may n
       list: { path: '/url-redirects', field: 'urlRedirects' },
     },
     "experiment's results": { make: async () => made.experimentB, get: (id) => `/experiments/${id}/results` },
+    archetype: {
+      make: async () => (await asAdmin('POST', '/archetypes', { name: 'a', isPublic: true, attributes: {}, projects: inB() })).archetype.id,
+      get: (id) => `/archetypes/${id}`,
+      list: { path: '/archetypes', field: 'archetypes' },
+    },
+    'data source': {
+      make: async () =>
+        (
+          await asAdmin('POST', '/data-sources', {
+            name: 'Local files',
+            type: 'duckdb',
+            identifierTypes: [{ id: 'user_id' }],
+            assignmentQueries: [{ id: 'user_id', name: 'Users', identifierType: 'user_id', sql: "SELECT * FROM read_csv('exposures.csv')" }],
+            projectIds: inB(),
+          })
+        ).dataSource.id,
+      get: (id) => `/data-sources/${id}`,
+      list: { path: '/data-sources?limit=100', field: 'dataSources' },
+    },
+    attribute: {
+      make: async () => (await asAdmin('POST', '/attributes', { property: `attr_${unique()}`, datatype: 'string', projects: inB() })).attribute.property,
+      list: { path: '/attributes', field: 'attributes' },
+    },
   };
   const ids: Record<string, string> = {};
 
@@ -276,18 +299,21 @@ describe('every kind of project-owned resource is hidden from a caller who may n
   it.each(Object.keys(kinds))('%s', async (name) => {
     const kind = kinds[name]!;
     const id = ids[name]!;
-    const [reader, hidden, hiddenToProjectRole] = await Promise.all(
-      ['readonly (global)', 'readonly, noaccess in B', 'noaccess, engineer in A only'].map((caller) => read(caller, kind.get(id))),
-    );
+    if (kind.get) {
+      const path = kind.get(id);
+      const [reader, hidden, hiddenToProjectRole] = await Promise.all(
+        ['readonly (global)', 'readonly, noaccess in B', 'noaccess, engineer in A only'].map((caller) => read(caller, path)),
+      );
 
-    // The results of an experiment never analysed are a 404 for any reader; what differs is the message.
-    const readable = name === "experiment's results" ? 404 : 200;
-    expect([reader.status, hidden.status, hiddenToProjectRole.status]).toEqual([readable, 404, 404]);
-    expect(hidden.body.message).toMatch(/not found/);
+      // The results of an experiment never analysed are a 404 for any reader; what differs is the message.
+      const readable = name === "experiment's results" ? 404 : 200;
+      expect([reader.status, hidden.status, hiddenToProjectRole.status]).toEqual([readable, 404, 404]);
+      expect(hidden.body.message).toMatch(/not found/);
+    }
     if (!kind.list) return;
     const { path, field } = kind.list;
     const [all, filtered] = await Promise.all([read('readonly (global)', path), read('readonly, noaccess in B', path)]);
-    const listedIds = (response: ApiResponse) => response.body[field].map((item: { id: string }) => item.id);
+    const listedIds = (response: ApiResponse) => response.body[field].map((item: { id?: string; property?: string }) => item.id ?? item.property);
     expect(listedIds(all)).toContain(id);
     expect(listedIds(filtered)).not.toContain(id);
     if ('total' in filtered.body) expect(filtered.body.total).toBe(filtered.body[field].length);
