@@ -298,7 +298,7 @@ export interface RampActor {
   publishes: boolean;
   assertAllowed(feature: Pick<StoredFeature, 'project'> | undefined): void;
   /** `publishFeatures` on the feature's project in each of `environments`, as GrowthBook's `canPublishFeature`. */
-  assertMayPublish(feature: Pick<StoredFeature, 'project'> | undefined, environments: string[]): void;
+  assertMayPublish(feature: Pick<StoredFeature, 'project' | 'environments'> | undefined, environments: string[]): void;
 }
 
 /**

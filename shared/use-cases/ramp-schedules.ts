@@ -5,7 +5,7 @@ import { addTarget, assertDeletable, assertForcedValuesFit, ejectTarget, newRamp
 import { rampEnvironments, toApiRampSchedule } from '../domain/ramp-schedule';
 import { newId } from '../ids';
 import { featureIds, features } from '../store/features';
-import { actOnRampSchedule, changeRampSchedule, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
+import { actOnRampSchedule, changeRampSchedule, type RampActor, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
 import type { ListVisibility } from '../db/repository';
 import { canRead, type Principal } from '../permissions';
 import { projectOf, readableOr404, visibleTo } from './read-access';
@@ -52,9 +52,13 @@ export async function approveStepRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.approveStepRampSchedule>): UseCaseOutput<typeof contract.approveStepRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.approveStepRampSchedule.permission, true), {
-    type: 'approve-step',
-  });
+  const actor = rampActor(auth, contract.approveStepRampSchedule.permission, true);
+  // As GrowthBook's approveAndPublishStep: publishing every environment of the feature, not only the target rules'.
+  const everyEnvironment: RampActor = {
+    ...actor,
+    assertMayPublish: (feature, environments) => actor.assertMayPublish(feature, [...new Set([...environments, ...Object.keys(feature?.environments ?? {})])]),
+  };
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, everyEnvironment, { type: 'approve-step' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 

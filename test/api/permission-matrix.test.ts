@@ -358,6 +358,26 @@ describe('environment limits on writes that change what a feature serves, beyond
     expect([feature.environments.dev.rules[0].coverage, feature.environments.production.rules[0].coverage]).toEqual([0.5, 0.5]);
   });
 
+  it("ramp schedules: approving a step needs publishing in every environment of the feature, as GrowthBook's approveAndPublishStep", async () => {
+    const featureId = await rampable();
+    const approvalFirst = [{ trigger: { type: 'approval' }, actions: [{ patch: { coverage: 0.2 } }] }];
+    const waiting = async () => {
+      const id = (await asAdmin('POST', '/ramp-schedules', { name: 'r', featureId, ruleId: 'fr_prod', environment: 'production', steps: approvalFirst })).rampSchedule.id;
+      expect((await asAdmin('POST', `/ramp-schedules/${id}/actions/start`)).rampSchedule.status).toBe('pending-approval');
+      return id;
+    };
+    clearAuthCache();
+    const limited = await member('experimenter', [], ['production']);
+    const unlimited = await member('experimenter');
+
+    const refused = await api.request('POST', `${v1}/ramp-schedules/${await waiting()}/actions/approve-step`, { key: limited });
+    await asAdmin('POST', `/ramp-schedules/${(await asAdmin('GET', `/ramp-schedules?featureId=${featureId}`)).rampSchedules[0].id}/actions/rollback`);
+    const approved = await api.request('POST', `${v1}/ramp-schedules/${await waiting()}/actions/approve-step`, { key: unlimited });
+
+    expect([refused.status, approved.status]).toEqual([403, 200]);
+    expect(refused.body.message).toMatch(/publishFeatures permission for environments production, dev/);
+  });
+
   it('experiments: start and stop need runExperiments in every environment a linked feature serves it in', async () => {
     const start = async (caller: string, environment: string) => {
       const { experiment: exp } = await asAdmin('POST', '/experiments', experimentBody());
