@@ -91,6 +91,18 @@ const creating: Step[] = [
     minimum: { calls: 0, why: "constant answer, as GrowthBook's: the table is not read" },
   },
   {
+    operationId: 'getApiDocs',
+    method: 'GET',
+    path: () => `${v1}/docs`,
+    minimum: { calls: 0, why: 'constant answer: the reference page' },
+  },
+  {
+    operationId: 'getApiDocsAsset',
+    method: 'GET',
+    path: () => `${v1}/docs/swagger-ui-init.js`,
+    minimum: { calls: 0, why: 'a file shipped with the function' },
+  },
+  {
     operationId: 'listMembers',
     method: 'GET',
     path: () => `${v1}/members`,

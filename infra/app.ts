@@ -4,10 +4,11 @@ import { ApiStack } from './api-stack';
 import { readConfig } from './config';
 import { DataStack } from './data-stack';
 import { EventsStack } from './events-stack';
+import { MonitoringStack } from './monitoring-stack';
 import { addChecks } from './nag';
 import { SchedulerStack } from './scheduler-stack';
 
-/** The whole deployment of one stage: the table, the API, the ramp scheduler, event publishing and snapshot analysis. */
+/** The whole deployment of one stage: the table, the API, the ramp scheduler, event publishing, snapshot analysis and monitoring. */
 export function createApp(props: AppProps = {}) {
   const app = new App(props);
   const config = readConfig(app.node);
@@ -24,11 +25,20 @@ export function createApp(props: AppProps = {}) {
   });
   const scheduler = new SchedulerStack(app, name('scheduler'), { config, table, description: 'Switchyard: ramp schedule advancer' });
   const events = new EventsStack(app, name('events'), { config, table, description: 'Switchyard: events to EventBridge' });
+  const monitoring = new MonitoringStack(app, name('monitoring'), {
+    config,
+    table,
+    api,
+    scheduler,
+    events,
+    analysis,
+    description: 'Switchyard: dashboard, and alarms on throttles and stream failures',
+  });
 
   Tags.of(app).add('application', 'switchyard');
   Tags.of(app).add('stage', config.stage);
   addChecks(app);
-  return { app, config, data, api, scheduler, events, analysis };
+  return { app, config, data, api, scheduler, events, analysis, monitoring };
 }
 
 // `cdk synth` runs this file; tests import createApp instead.

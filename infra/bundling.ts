@@ -1,10 +1,12 @@
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { buildSync, type BuildOptions, type Metafile } from 'esbuild';
+import { compressDocsAsset, docsAssetFolder, encodedSuffix } from '../shared/api/docs-assets';
+import { docsAssets } from '../shared/api/docs-page';
 import { buildOpenApiDocument } from '../shared/api/openapi';
 import { openApiDocumentFiles } from '../shared/api/openapi-document';
 import { openApiYaml } from '../shared/api/openapi-yaml';
@@ -53,9 +55,10 @@ export const bundleFile = (outdir: string, handler: string) => join(outdir, bund
  * Bundles handler files (relative to the repository root) in one esbuild run into
  * `<outdir>/<handler path without .ts>/index.mjs`. One run parses the shared code once. A bundle
  * that serves the OpenAPI document gets it generated now, as `openapi.json` and `openapi.yaml` next to `index.mjs`;
- * one that reads form bodies gets the form parser, `qs.mjs`, which it imports on its first form body, and
+ * one that reads form bodies gets the form parser, `qs.mjs`, which it imports on its first form body,
  * one that checks feature values gets Ajv, `ajv.mjs`, which it imports on its first JSON schema (see
- * infra/esbuild-build.mjs).
+ * infra/esbuild-build.mjs), and one that serves the API reference page's files gets them in `docs/`, each also
+ * precompressed with brotli and gzip (see shared/api/docs-assets.ts).
  */
 export function bundleHandlers(handlers: string[], outdir: string): Metafile {
   const metafile = buildWithPlugins({
@@ -71,6 +74,18 @@ export function bundleHandlers(handlers: string[], outdir: string): Metafile {
     const texts = { json: JSON.stringify(document), yaml: openApiYaml(document) };
     for (const [handler] of needDocument) {
       for (const format of ['json', 'yaml'] as const) writeFileSync(join(outdir, bundleName(handler), openApiDocumentFiles[format]), texts[format]);
+    }
+  }
+  const needDocsAssets = [...bundleInputs(metafile)].filter(([, inputs]) => inputs.includes(docsAssetsModule));
+  if (needDocsAssets.length > 0) {
+    const files = Object.entries(docsAssets).flatMap(([name, { source }]): [string, Buffer][] => {
+      const bytes = readFileSync(join(repoRoot, source));
+      return [[name, bytes], ...(['br', 'gzip'] as const).map((encoding): [string, Buffer] => [name + encodedSuffix[encoding], compressDocsAsset(bytes, encoding, 'max')])];
+    });
+    for (const [handler] of needDocsAssets) {
+      const folder = join(outdir, bundleName(handler), docsAssetFolder);
+      mkdirSync(folder, { recursive: true });
+      for (const [file, bytes] of files) writeFileSync(join(folder, file), bytes);
     }
   }
   for (const { file, contents } of Object.values(packagesApart)) {
@@ -112,6 +127,7 @@ function buildWithPlugins(options: BuildOptions): Metafile {
 
 const bundleName = (handler: string) => handler.replace(/\.ts$/, '');
 const openApiDocumentModule = 'shared/api/openapi-document.ts';
+const docsAssetsModule = 'shared/api/docs-assets.ts';
 
 /**
  * The input files (repository-relative, e.g. `node_modules/zod/v4/core/schemas.js`) of each entry's

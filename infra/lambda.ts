@@ -32,6 +32,12 @@ export const allHandlers = () => [
   failSnapshotHandler,
 ];
 
+/** The service's name in logs (`service`) and metrics (the `Service` dimension). */
+export const serviceName = 'switchyard';
+
+/** The CloudWatch namespace of a stage's EMF metrics; the dashboard and alarms read it. */
+export const metricsNamespace = (config: Pick<SwitchyardConfig, 'stage'>) => `Switchyard/${config.stage}`;
+
 /** What a function may do with the table. */
 export type TableAccess = 'none' | 'read' | 'read-write';
 
@@ -105,8 +111,10 @@ export class ServiceFunction extends NodejsFunction {
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,
-      // Lambda drops JSON log lines below this level, so it follows the Logger's level.
-      applicationLogLevelV2: ApplicationLogLevel[config.logLevel],
+      // Lambda drops JSON log lines below this level. Our logger already drops lines below LOG_LEVEL,
+      // except the metric lines (INFO whatever LOG_LEVEL says: shared/metrics.ts), so Lambda's filter
+      // stops at INFO; it is DEBUG only when the logger is.
+      applicationLogLevelV2: config.logLevel === 'DEBUG' ? ApplicationLogLevel.DEBUG : ApplicationLogLevel.INFO,
       systemLogLevelV2: SystemLogLevel.INFO,
       deadLetterQueue: props.deadLetterQueue,
       retryAttempts: props.retryAttempts,
@@ -114,8 +122,11 @@ export class ServiceFunction extends NodejsFunction {
       environment: {
         TABLE_NAME: config.tableName,
         LOG_LEVEL: config.logLevel,
-        POWERTOOLS_SERVICE_NAME: 'switchyard',
+        POWERTOOLS_SERVICE_NAME: serviceName,
         API_ALLOW_SKIP_PAGINATION: String(config.allowSkipPagination),
+        // Metrics as EMF log lines (shared/metrics.ts), one namespace per stage so stages never mix.
+        METRICS: 'emf',
+        METRICS_NAMESPACE: metricsNamespace(config),
         // Lambda has no DuckDB: data sources must be athena (see shared/domain/data-sources.ts).
         ANALYSIS_ENGINES: 'athena',
         ...props.environment,

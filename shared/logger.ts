@@ -50,8 +50,8 @@ function replacer() {
   };
 }
 
-function write(level: Level, message: string, attributes: Attributes = {}): void {
-  if (levels[level] < threshold) return;
+function write(level: Level, message: string, attributes: Attributes = {}, always = false): void {
+  if (levels[level] < threshold && !always) return;
   const entry = {
     level,
     message,
@@ -74,6 +74,11 @@ export const logger = {
   info: (message: string, attributes?: Attributes) => write('INFO', message, attributes),
   warn: (message: string, attributes?: Attributes) => write('WARN', message, attributes),
   error: (message: string, attributes?: Attributes) => write('ERROR', message, attributes),
+  /**
+   * An EMF document (shared/metrics.ts) as an INFO line, whatever LOG_LEVEL says: metrics are not
+   * diagnostics, and a quieter log must not empty the dashboards.
+   */
+  metrics: (document: Attributes) => write('INFO', 'metrics', document, true),
   /** Tags every following entry with this invocation: its request id, and whether it is the container's first. */
   addContext(context: Context): void {
     lambda = {

@@ -3,6 +3,7 @@ import { EventBridgeClient, PutEventsCommand, type PutEventsRequestEntry, type P
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { logger } from '../../shared/logger';
+import { emitMetrics } from '../../shared/metrics';
 import type { DomainEvent } from '../../shared/store/events';
 
 /** The `source` of every event on the bus; subscribers match on it. */
@@ -69,5 +70,14 @@ export async function handler(event: DynamoDBStreamEvent, context: Context): Pro
   logger.addContext(context);
   client ??= new EventBridgeClient({});
   const failed = await publish(event.Records, process.env.EVENT_BUS_NAME!, (command) => client!.send(command));
+  emitMetrics({ Function: 'publish-events' }, [
+    {
+      dimensions: [['Service', 'Function']],
+      metrics: [
+        { name: 'RecordsProcessed', unit: 'Count', value: event.Records.length - failed.length },
+        { name: 'RecordsFailed', unit: 'Count', value: failed.length },
+      ],
+    },
+  ]);
   return { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) };
 }

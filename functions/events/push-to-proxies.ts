@@ -5,6 +5,7 @@ import type { SdkConnection } from '../../shared/contracts/sdk-connections';
 import { isAffected, mergeChanges, proxyRequest, pushesToProxy, type PayloadChange } from '../../shared/payload/proxy-push';
 import { sdkPayloadBody } from '../../shared/payload/body';
 import { logger } from '../../shared/logger';
+import { emitMetrics, type Metric } from '../../shared/metrics';
 import { keys } from '../../shared/db/keys';
 import { keyRecord, sdkConnections } from '../../shared/store/sdk-connections';
 import { loadSdkPayload } from '../../shared/payload/serve';
@@ -94,5 +95,22 @@ export async function pushPayloadChanges(records: DynamoDBRecord[], options: Pus
 /** The stream target. Reading the table may fail (the batch is then retried); a proxy's failure never fails it. */
 export async function handler(event: DynamoDBStreamEvent, context: Context): Promise<void> {
   logger.addContext(context);
-  await pushPayloadChanges(event.Records);
+  const records = event.Records.length;
+  const emit = (metrics: Metric[]) => emitMetrics({ Function: 'push-to-proxies' }, [{ dimensions: [['Service', 'Function']], metrics }]);
+  try {
+    const { pushed, failed } = await pushPayloadChanges(event.Records);
+    emit([
+      { name: 'RecordsProcessed', unit: 'Count', value: records },
+      { name: 'RecordsFailed', unit: 'Count', value: 0 },
+      { name: 'ProxyPushes', unit: 'Count', value: pushed },
+      { name: 'ProxyPushesFailed', unit: 'Count', value: failed },
+    ]);
+  } catch (error) {
+    // The whole batch goes back to the stream, to be retried.
+    emit([
+      { name: 'RecordsProcessed', unit: 'Count', value: 0 },
+      { name: 'RecordsFailed', unit: 'Count', value: records },
+    ]);
+    throw error;
+  }
 }

@@ -1,8 +1,5 @@
 import { endpoint } from '../../shared/api/endpoint';
 import { getFeatureKeys } from '../../shared/contracts/features';
-import { featureIds } from '../../shared/store/features';
-import { visibleTo } from '../../shared/use-cases/read-access';
+import * as features from '../../shared/use-cases/features';
 
-export const handler = endpoint(getFeatureKeys, async ({ query, auth }) =>
-  featureIds(auth.orgId, { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) }),
-);
+export const handler = endpoint(getFeatureKeys, features.getFeatureKeys);

@@ -1,6 +1,7 @@
 import type { ScheduledEvent } from 'aws-lambda';
 import { NotFoundError } from '../../shared/errors';
 import { logger } from '../../shared/logger';
+import { emitMetrics } from '../../shared/metrics';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
 import { fireDueBoundaries, type FireResult } from './fire-schedule-boundaries';
 import type { EnvironmentParents } from '../../shared/payload/environment-inheritance';
@@ -285,6 +286,19 @@ async function fail(ref: DueRef, world: RampWorld, now: Date, error: Error, poli
 export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult }> {
   const ramps = await advanceDueSchedules(options);
   const boundaries = await fireDueBoundaries({ now: options.now });
+  const count = (name: string, value: number) => ({ name, unit: 'Count' as const, value });
+  emitMetrics({ Function: 'advance-ramp-schedules' }, [
+    {
+      dimensions: [['Service', 'Function']],
+      metrics: [
+        count('RampsAdvanced', ramps.advanced),
+        count('RampsSkipped', ramps.skipped),
+        count('RampsFailed', ramps.failed),
+        count('BoundariesFired', boundaries.fired),
+        count('BoundariesFailed', boundaries.failed),
+      ],
+    },
+  ]);
   return { ...ramps, boundaries };
 }
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import { buildOpenApiDocument } from '../../shared/api/openapi';
 import { setOpenApiDocumentSource } from '../../shared/api/openapi-document';
+import { setDocsAssetSource } from '../../shared/api/docs-assets';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { preflightHeaders } from '../cors';
@@ -12,6 +13,8 @@ const root = join(__dirname, '..', '..');
 
 // Handlers run from source here, with no bundle to ship a prebuilt openapi.json: generate it on first use.
 setOpenApiDocumentSource(() => buildOpenApiDocument(routes));
+// Nor the reference page's files: they are read from node_modules and the repository.
+setDocsAssetSource(root);
 
 /** API Gateway's own payload limit; larger bodies never reach a Lambda. */
 const GATEWAY_MAX_BODY_BYTES = 10 * 1024 * 1024;

@@ -59,6 +59,8 @@ interface Shard {
   id: string;
   parentId?: string;
   iterator?: string;
+  /** The sequence number of the last record read, to take an expired iterator again after it. */
+  last?: string;
   /** Matching records read but not yet delivered, and since when the oldest waits. */
   buffer: DynamoDBRecord[];
   since: number;
@@ -79,9 +81,32 @@ export async function startStreamConsumers(options: StreamConsumerOptions): Prom
     if (options.log !== false) console.log(message);
   };
 
-  async function iterator(shardId: string, type: 'LATEST' | 'TRIM_HORIZON') {
-    const answer = await streams.send(new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type }));
+  async function iterator(shardId: string, type: 'LATEST' | 'TRIM_HORIZON' | 'AFTER_SEQUENCE_NUMBER', after?: string) {
+    const answer = await streams.send(
+      new GetShardIteratorCommand({ StreamArn: streamArn, ShardId: shardId, ShardIteratorType: type, ...(after ? { SequenceNumber: after } : {}) }),
+    );
     return answer.ShardIterator;
+  }
+
+  /**
+   * Reads the shard's next records. As Lambda's poller: an iterator that expired is taken again after the last
+   * record read, and one whose records were trimmed meanwhile starts again at the oldest record left.
+   */
+  async function read(shard: Shard, limit: number) {
+    try {
+      return await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: limit }));
+    } catch (error) {
+      const name = (error as Error).name;
+      if (name === 'ExpiredIteratorException') {
+        shard.iterator = await iterator(shard.id, shard.last ? 'AFTER_SEQUENCE_NUMBER' : 'LATEST', shard.last);
+      } else if (name === 'TrimmedDataAccessException') {
+        say(`${shard.id}: records were trimmed before they were read; going on from the oldest record left`);
+        shard.iterator = await iterator(shard.id, 'TRIM_HORIZON');
+      } else {
+        throw error;
+      }
+      return streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: limit }));
+    }
   }
 
   /** Adds the shards the stream has that `shards` does not, open ones at `position`. */
@@ -131,8 +156,9 @@ export async function startStreamConsumers(options: StreamConsumerOptions): Prom
       // A child shard waits until its parent is read to the end, so records keep their order.
       if (shard.parentId && shards.has(shard.parentId)) continue;
       if (shard.iterator && shard.buffer.length < consumer.batchSize) {
-        const answer = await streams.send(new GetRecordsCommand({ ShardIterator: shard.iterator, Limit: consumer.batchSize - shard.buffer.length }));
+        const answer = await read(shard, consumer.batchSize - shard.buffer.length);
         shard.iterator = answer.NextShardIterator;
+        shard.last = answer.Records?.at(-1)?.dynamodb?.SequenceNumber ?? shard.last;
         const matching = (answer.Records ?? []).map((record) => lambdaRecord(record, streamArn!)).filter((record) => matchesFilter(record, consumer.filter));
         if (matching.length && !shard.buffer.length) shard.since = Date.now();
         shard.buffer.push(...matching);

@@ -4,6 +4,7 @@ import { retryOnConflict } from '../db/optimistic';
 import { transact, type TransactionOp } from '../db/repository';
 import { NewerSnapshotHoldsPointerError } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
+import { emitMetrics } from '../metrics';
 
 /*
  * How a snapshot run ends, kept apart from the statistics and the SQL so that the snapshot endpoint,
@@ -46,6 +47,13 @@ export async function finish(
       // A snapshot asked for later already serves these results: this one still succeeds, without the pointer.
       await transact(ops);
     }
+    // Here, and only here, a snapshot ends, whichever worker (or timeout) ended it: its duration is measured once.
+    emitMetrics({ Status: change.status }, [
+      {
+        dimensions: [['Service', 'Status']],
+        metrics: [{ name: 'SnapshotDuration', unit: 'Milliseconds', value: Math.max(0, Date.now() - Date.parse(current.entity.dateCreated)) }],
+      },
+    ]);
     return true;
   });
 }

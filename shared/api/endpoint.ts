@@ -8,6 +8,8 @@ import { ForbiddenError, InvalidInputError, UnavailableError } from '../errors';
 import { ApiError, PayloadTooLargeError, toApiError, UnsupportedMediaTypeError } from './errors';
 import { isTransient } from '../db/transient';
 import { logger } from '../logger';
+import { dynamoMeter } from '../db/client';
+import { emitMetrics, metricsEnabled, takeRequestMetrics } from '../metrics';
 import { can, canSomewhere, type Principal } from '../permissions';
 import { EncodedResponse, HttpResponse, jsonHeaders } from './responses';
 import { parseInput, validationError } from './validation';
@@ -24,6 +26,8 @@ type Result<Spec extends EndpointSpec> = z.input<Spec['response']> | HttpRespons
 interface State {
   auth?: Principal;
   body?: unknown;
+  /** When the request began and what the DynamoDB meter said then, while metrics are on. */
+  measure?: { started: number; before: DynamoUse };
 }
 type ApiContext = Context & State;
 type Request = middy.Request<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>;
@@ -71,6 +75,55 @@ const authorize = (spec: EndpointSpec): Middleware => ({
     request.context.auth = auth;
   },
 });
+
+/**
+ * One EMF line per request (shared/metrics.ts), when metrics are on: latency, the DynamoDB calls,
+ * capacity units and retries the meter counted during the request, the status class, and what the
+ * request's code recorded (the SDK payload's cache hit). Latency and capacity units are kept per
+ * operation; calls, retries and status classes only for the whole service, to keep custom metrics few.
+ */
+/** What the meter has counted so far, retries included. */
+const dynamoUse = () => ({ ...dynamoMeter.snapshot(), retries: dynamoMeter.retries });
+type DynamoUse = ReturnType<typeof dynamoUse>;
+
+const requestMetrics = (spec: EndpointSpec): Middleware => {
+  const emit = (request: Request, statusCode: number) => {
+    const { started, before } = request.context.measure!;
+    const used = dynamoUse();
+    emitMetrics({ Operation: spec.operationId, StatusClass: `${Math.floor(statusCode / 100)}xx` }, [
+      {
+        dimensions: [['Service', 'Operation'], ['Service']],
+        metrics: [
+          { name: 'Latency', unit: 'Milliseconds', value: Math.round((performance.now() - started) * 100) / 100 },
+          { name: 'ReadUnits', unit: 'None', value: used.readUnits - before.readUnits },
+          { name: 'WriteUnits', unit: 'None', value: used.writeUnits - before.writeUnits },
+        ],
+      },
+      {
+        dimensions: [['Service']],
+        metrics: [
+          { name: 'DynamoCalls', unit: 'Count', value: used.calls - before.calls },
+          { name: 'DynamoRetries', unit: 'Count', value: used.retries - before.retries },
+        ],
+      },
+      { dimensions: [['Service', 'StatusClass']], metrics: [{ name: 'Requests', unit: 'Count', value: 1 }] },
+      { dimensions: [['Service', 'Operation']], metrics: takeRequestMetrics() },
+    ]);
+  };
+  return {
+    before: (request: Request) => {
+      if (!metricsEnabled()) return;
+      request.context.measure = { started: performance.now(), before: dynamoUse() };
+      takeRequestMetrics(); // nothing left over from work done between requests
+    },
+    after: (request: Request) => {
+      if (request.context.measure) emit(request, request.response?.statusCode ?? 200);
+    },
+    onError: (request: Request) => {
+      if (request.context.measure) emit(request, request.response?.statusCode ?? 500);
+    },
+  };
+};
 
 function errorResponse(error: ApiError): APIGatewayProxyStructuredResultV2 {
   const headers: Record<string, string> = { ...jsonHeaders };
@@ -123,7 +176,7 @@ const strict = (schema: z.core.$ZodType) => {
 };
 
 /**
- * The one middy stack every endpoint uses: log context, header normaliser, JSON body (2 MB), auth, permission,
+ * The one middy stack every endpoint uses: log context, request metrics, header normaliser, JSON body (2 MB), auth, permission,
  * zod validation of params, query and body, and the JSON error handler. `fn` holds only what is
  * special about the endpoint.
  */
@@ -135,6 +188,7 @@ export function endpoint<Spec extends EndpointSpec>(
   const query = spec.query && strict(spec.query);
   return middy<APIGatewayProxyEventV2, APIGatewayProxyStructuredResultV2, Error, ApiContext>()
     .use({ before: (request: Request) => logger.addContext(request.context) }) // every log line carries the request id
+    .use(requestMetrics(spec)) // first in, so its after and onError run last, on the final response
     .use(httpHeaderNormalizer({ canonical: false }))
     .use(jsonBody())
     .use(authorize(spec))

@@ -41,6 +41,7 @@ function parametersOf(location: 'path' | 'query', schema: z.core.$ZodType | unde
 export function buildOpenApiDocument(routes: Route[], version = '1.0.0') {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const { spec } of routes) {
+    if (spec.openApi === false) continue;
     const operation: Record<string, unknown> = {
       operationId: spec.operationId,
       summary: spec.summary,

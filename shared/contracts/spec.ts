@@ -31,6 +31,11 @@ export interface EndpointSpec<
    * projects with `assertCan(auth, spec.permission, projects)`. Without this, the caller's global roles must grant it.
    */
   projectScoped?: boolean;
+  /**
+   * `false` leaves the endpoint out of the OpenAPI document: it serves the API reference page (HTML, scripts),
+   * not the API, and would only add noise to the reference and to clients generated from it.
+   */
+  openApi?: false;
   params?: P;
   query?: Q;
   body?: B;

@@ -44,6 +44,30 @@ export const getVersion = defineEndpoint({
   response: z.object({ version: z.string(), apiVersion: z.literal(1), build }),
 });
 
+export const getApiDocs = defineEndpoint({
+  operationId: 'getApiDocs',
+  method: 'GET',
+  path: '/docs',
+  summary: 'The API reference page: openapi.json rendered by Swagger UI, in HTML',
+  tag: 'system',
+  permission: 'public',
+  openApi: false,
+  response: z.string(),
+});
+
+export const getApiDocsAsset = defineEndpoint({
+  operationId: 'getApiDocsAsset',
+  method: 'GET',
+  path: '/docs/{asset}',
+  summary: "A script, style sheet or icon of the API reference page, from the page's own origin",
+  tag: 'system',
+  permission: 'public',
+  openApi: false,
+  params: z.object({ asset: z.string() }),
+  response: z.string(),
+});
+
+
 /**
  * GrowthBook's health check, at the root as GrowthBook serves it: GrowthBook Proxy calls it to report
  * the API's health. As GrowthBook's, it says the service answers, without touching the database.
@@ -59,4 +83,4 @@ export const getHealthcheck = defineEndpoint({
   response: z.object({ status: z.literal(200), healthy: z.literal(true) }),
 });
 
-export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion, getHealthcheck];
+export const systemEndpoints = [getOpenApiDocument, getOpenApiYaml, getApiInfo, getVersion, getHealthcheck, getApiDocs, getApiDocsAsset];

@@ -15,17 +15,22 @@ export interface TracedCall {
 
 /**
  * Round trips and capacity units this container has used, with when each call ran; benchmarks and
- * tests read it. The trace holds the last TRACE_LIMIT calls since the last reset.
+ * tests read it, and each request's metric line (shared/api/endpoint.ts). The trace holds the last
+ * TRACE_LIMIT calls since the last reset. `retries` counts attempts our client sent again
+ * (throttling, a dropped connection), apart from the snapshot: a retried call is still one call,
+ * as the cost bench counts it.
  */
 export const dynamoMeter = {
   calls: 0,
   readUnits: 0,
   writeUnits: 0,
+  retries: 0,
   trace: [] as TracedCall[],
   reset() {
     this.calls = 0;
     this.readUnits = 0;
     this.writeUnits = 0;
+    this.retries = 0;
     this.trace = [];
   },
   snapshot() {
@@ -84,6 +89,10 @@ export function watchCommands(watcher: CommandWatcher): () => void {
   return () => watchers.delete(watcher);
 }
 
+const countRetry = () => {
+  dynamoMeter.retries += 1;
+};
+
 /** One call, metered and traced: `input` is what watchers see, `wire` what is sent (attribute values marshalled). */
 async function call(operation: string, input: object, wire: object): Promise<Record<string, unknown>> {
   const command = `${operation}Command`;
@@ -92,7 +101,7 @@ async function call(operation: string, input: object, wire: object): Promise<Rec
   const traced: TracedCall = { command, start: performance.now(), end: Infinity };
   if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(traced);
   try {
-    const output = await callDynamo(operation, { ReturnConsumedCapacity: 'INDEXES', ...wire });
+    const output = await callDynamo(operation, { ReturnConsumedCapacity: 'INDEXES', ...wire }, countRetry);
     meter(operation, output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
     for (const done of settled) done(undefined);
     return output;

@@ -298,9 +298,10 @@ export function retryDelay(retry: number, throttled: boolean): number {
 /**
  * Sends `operation` with `input` in DynamoDB's JSON form (attribute values as `{ S: … }`) and
  * returns the answer in the same form, retrying what `isTransient` calls transient while the retry
- * quota lasts. Throws a DynamoError, or the network error of the last attempt.
+ * quota lasts; `onRetry` is told of each attempt sent again (the meter counts them). Throws a DynamoError,
+ * or the network error of the last attempt.
  */
-export async function callDynamo(operation: string, input: Record<string, unknown>): Promise<Record<string, unknown>> {
+export async function callDynamo(operation: string, input: Record<string, unknown>, onRetry?: () => void): Promise<Record<string, unknown>> {
   const to = target();
   // The token makes a retried transaction idempotent: DynamoDB applies it once (the SDK sets one too).
   const body = JSON.stringify(operation === 'TransactWriteItems' && !input.ClientRequestToken ? { ...input, ClientRequestToken: randomUUID() } : input);
@@ -348,6 +349,7 @@ export async function callDynamo(operation: string, input: Record<string, unknow
       outcomeUnknown = true;
       resend = JSON.stringify({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' });
     }
+    onRetry?.();
     await pause(retryDelay(attempt, throttled));
   }
 }

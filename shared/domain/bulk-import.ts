@@ -1,9 +1,14 @@
 import { InvalidInputError } from '../errors';
 import type { BulkImportFacts } from '../contracts/bulk-import';
 import type { FactMetric } from '../contracts/fact-metrics';
-import type { Versioned } from '../db/repository';
 import { buildFactMetric, factMetricInputAfter, redefined } from './fact-metrics';
 import { changedFilter, newFactTable, newFilter, updatedFactTable, withFilter, type OwnerFields, type StoredFactTable } from './fact-tables';
+
+/** An item as read, with the version a write is conditional on (shared/db's Versioned). */
+interface Versioned<T> {
+  entity: T;
+  version: number;
+}
 
 /** An entity to write: a new one (no current), or a new state of one read at a known version. */
 export type Upsert<T> =

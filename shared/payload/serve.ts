@@ -17,6 +17,7 @@ import { capabilitySettings, scrubForCapabilities } from './scrub';
 import { connectionCapabilities, latestSdkVersion } from './sdk-versions';
 import { payloadState, readPayloadVersions, type PayloadVersions } from './state';
 import type { KnownReferences, PayloadEntry, SdkPayload } from './types';
+import { putRequestMetric } from '../metrics';
 
 /**
  * The read entry point of the SDK payload: a connection's payload built from its environment's
@@ -175,6 +176,7 @@ export async function servedPayload(key: string, orgId?: string): Promise<Served
   if (usable && (fresh || versions!.token === usable.versions)) {
     if (orgId && usable.record.orgId !== orgId) throw notFound(key);
     if (!fresh) usable.checkedAt = now;
+    putRequestMetric('PayloadCacheHit', 1); // served from this container's cache: Average is the hit rate
     return usable;
   }
   const record = await findSdkKey(key);
@@ -185,6 +187,7 @@ export async function servedPayload(key: string, orgId?: string): Promise<Served
   const sameTarget = cached && cached.record.orgId === record.orgId && cached.record.environment === record.environment;
   if (!sameTarget || !versions) versions = await readPayloadVersions(record.orgId, record.environment);
   const next = await build(record, versions, now);
+  putRequestMetric('PayloadCacheHit', 0);
   served.delete(key);
   served.set(key, next);
   if (served.size > MAX_SERVED) served.delete(served.keys().next().value!);

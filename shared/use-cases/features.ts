@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import * as contract from '../contracts/features';
-import { revertFeature as revertSpec } from '../contracts/feature-cleanup';
+import { getStaleFeatures as staleSpec, revertFeature as revertSpec } from '../contracts/feature-cleanup';
 import type { UseCaseInput } from '../contracts/spec';
 import { allInOrder, startEarly } from '../concurrency';
 import { InvalidInputError, NotFoundError } from '../errors';
@@ -24,10 +24,13 @@ import { environmentParents } from '../payload/environment-inheritance';
 import { presentFeatures } from '../payload/definitions';
 import { environments as environmentStore, type StoredEnvironment } from '../store/environments';
 import { paginated } from '../domain/pagination';
+import { effectiveValue, isFeatureStale } from '../domain/stale-features';
+import { experiments } from '../store/experiments';
 import { assertReferencesValid } from './feature-references';
 import {
   allFeatures,
   environmentIds,
+  featureIds,
   featureRevision,
   features,
   latestFeatureRevisions,
@@ -229,4 +232,41 @@ export async function listFeatures({ auth, query }: UseCaseInput<typeof contract
     environmentIds(auth.orgId),
   ]);
   return paginated('features', { items: await presentFeatures(auth.orgId, page.items, { environments }), total: page.total }, query);
+}
+
+/** `GET /feature-keys`: every feature id, optionally of one project. */
+export async function getFeatureKeys({ auth, query }: UseCaseInput<typeof contract.getFeatureKeys>): Response<typeof contract.getFeatureKeys> {
+  return featureIds(auth.orgId, { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) });
+}
+
+/** `GET /stale-features`: stale and archived features, least recently updated first, with the value to keep per environment. */
+export async function getStaleFeatures({ auth, query }: UseCaseInput<typeof staleSpec>): Response<typeof staleSpec> {
+  const tags = query.projectId ? [`project:${query.projectId}`] : [];
+  // Staleness looks at dependents and experiments, so every feature and experiment (of the project) is read.
+  // Only what the caller may read, as GrowthBook's getAllFeatures and getAllExperiments filter.
+  const visible = visibleTo(auth);
+  const [all, found, environments] = await Promise.all([
+    allFeatures(auth.orgId, { all: tags, visible }),
+    experiments.allTagged(auth.orgId, tags, visible),
+    environmentIds(auth.orgId),
+  ]);
+  const wanted = query.flagIds?.length ? new Set(query.flagIds) : undefined;
+  const experimentById = new Map(found.map((e) => [e.id, e]));
+  const now = Date.now();
+  const report = all
+    .filter((feature) => !wanted || wanted.has(feature.id))
+    .sort((a, b) => (a.dateUpdated < b.dateUpdated ? -1 : a.dateUpdated > b.dateUpdated ? 1 : 0)) // not localeCompare: its collator costs a cold start ~25 ms
+    .filter((feature) => feature.archived || isFeatureStale(feature, all, found, now).stale)
+    .map((feature) => ({
+      id: feature.id,
+      owner: feature.owner,
+      archived: feature.archived,
+      dateCreated: feature.dateCreated,
+      dateUpdated: feature.dateUpdated,
+      valueType: feature.valueType,
+      customFields: feature.customFields ?? {},
+      environments: Object.fromEntries(environments.map((env) => [env, { value: effectiveValue(feature, env, experimentById) }])),
+    }));
+  const items = report.slice(query.offset, query.offset + query.limit);
+  return paginated('features', { items, total: report.length }, query);
 }

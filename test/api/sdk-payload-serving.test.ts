@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
-import { chooseEncoding } from '../../shared/payload/http';
+import { chooseEncoding } from '../../shared/api/encoding';
 import { createTestOrg, startApi, type Api, type TestOrg } from '../support/api';
 import { commandsDuring } from '../support/dynamo-commands';
 

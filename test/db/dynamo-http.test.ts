@@ -467,4 +467,20 @@ describe('calls to DynamoDB', () => {
     const { headers } = proxy.requests[0];
     expect(headers.authorization).toMatch(/^AWS4-HMAC-SHA256 Credential=local\/\d{8}\/local\/dynamodb\/aws4_request, SignedHeaders=content-type;host;x-amz-date;x-amz-target, Signature=[0-9a-f]{64}$/);
   });
+
+  it("passes Lambda's trace id on, unsigned, as the SDK does, and tells of each attempt it sends again", async () => {
+    const traceId = 'Root=1-67891233-abcdef012345678912345678;Parent=53995c3f42cd8ad8;Sampled=1';
+    process.env._X_AMZN_TRACE_ID = traceId;
+    proxy.faults.remaining = 2;
+    let retries = 0;
+    try {
+      await callDynamo('GetItem', { TableName: tableName(), Key: key('a') }, () => (retries += 1));
+    } finally {
+      delete process.env._X_AMZN_TRACE_ID;
+    }
+
+    expect(proxy.requests.map((request) => request.headers['x-amzn-trace-id'])).toEqual([traceId, traceId, traceId]);
+    expect(proxy.requests[0].headers.authorization).not.toContain('x-amzn-trace-id');
+    expect(retries).toBe(2);
+  });
 });

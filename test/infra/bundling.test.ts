@@ -1,7 +1,8 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { buildSync } from 'esbuild';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { parse } from 'yaml';
 import { analysisOnlyPackagesIn, bundleFile, bundleHandlers, bundleInputs, esbuildOptions, formParserFile, packageOf, repoRoot, schemaValidatorFile } from '../../infra/bundling';
 import { defaultProvider } from '../../infra/lambda-credentials';
@@ -23,6 +24,8 @@ const getHandler = 'functions/saved-groups/get-saved-group.ts';
 const postHandler = 'functions/saved-groups/post-saved-group.ts';
 const documentHandler = 'functions/system/get-open-api-document.ts';
 const yamlHandler = 'functions/system/get-open-api-yaml.ts';
+const docsPageHandler = 'functions/system/get-api-docs.ts';
+const docsAssetHandler = 'functions/system/get-api-docs-asset.ts';
 const snapshotHandler = 'functions/snapshots/post-experiment-snapshot.ts';
 const postFeatureHandler = 'functions/features/post-feature.ts';
 const updateFeatureHandler = 'functions/features/update-feature.ts';
@@ -62,7 +65,7 @@ async function failingProxy(failing: number): Promise<FaultProxy> {
 describe('the bundles the stack deploys', () => {
   beforeAll(async () => {
     bundleHandlers(
-      [unknownRouteHandler, getHandler, postHandler, documentHandler, yamlHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler, postFeatureHandler, updateFeatureHandler],
+      [unknownRouteHandler, getHandler, postHandler, documentHandler, yamlHandler, docsPageHandler, docsAssetHandler, eventPublisherHandler, ...analysisHandlers, snapshotHandler, postFeatureHandler, updateFeatureHandler],
       outdir,
     );
     org = await createTestOrg('Bundles');
@@ -227,6 +230,36 @@ describe('the bundles the stack deploys', () => {
     expect(parse(first.body!)).toEqual(JSON.parse(JSON.stringify(buildOpenApiDocument(routes))));
   });
 
+  it("serve the reference page's files from copies shipped next to the asset function alone, precompressed, read on request", async () => {
+    const renderer = readFileSync(join(repoRoot, 'node_modules/swagger-ui-dist/swagger-ui-bundle.js'));
+    const request = (acceptEncoding: string): LocalRequest => ({ method: 'GET', url: '/api/v1/docs/swagger-ui-bundle.js?v=1', headers: { 'accept-encoding': acceptEncoding } });
+
+    const [br, gzip, plain] = await Promise.all(['gzip, deflate, br', 'gzip', 'identity'].map(async (encoding) => (await invoke(request(encoding))).first));
+
+    expect(readdirSync(join(dirname(bundleOf(docsAssetHandler)), 'docs')).sort()).toEqual(
+      ['favicon-32x32.png', 'swagger-ui-bundle.js', 'swagger-ui-init.js', 'swagger-ui.css'].flatMap((name) => [name, `${name}.br`, `${name}.gz`]).sort(),
+    );
+    for (const other of [docsPageHandler, documentHandler, getHandler]) expect(existsSync(join(dirname(bundleOf(other)), 'docs'))).toBe(false);
+    expect(br).toMatchObject({ statusCode: 200, isBase64Encoded: true, headers: { 'content-encoding': 'br', 'content-type': 'text/javascript; charset=utf-8' } });
+    expect(brotliDecompressSync(Buffer.from(br.body!, 'base64')).equals(renderer)).toBe(true);
+    expect(gzip.headers).toMatchObject({ 'content-encoding': 'gzip' });
+    expect(gunzipSync(Buffer.from(gzip.body!, 'base64')).equals(renderer)).toBe(true);
+    expect(plain.headers).not.toHaveProperty('content-encoding');
+    expect(Buffer.from(plain.body!, 'base64').equals(renderer)).toBe(true);
+    // Within Lambda's 6 MB response even uncompressed and in base64.
+    expect(plain.body!.length).toBeLessThan(6 * 1024 * 1024);
+  });
+
+  it('serve the reference page naming files the asset function has, and no file it lacks', async () => {
+    const { first } = await invoke({ method: 'GET', url: '/api/v1/docs', headers: {} });
+
+    expect(first).toMatchObject({ statusCode: 200, headers: { 'content-type': 'text/html; charset=utf-8' } });
+    const named = [...first.body!.matchAll(/(?:src|href)="\/api\/v1\/docs\/([^"?]+)/g)].map((match) => match[1]);
+    expect(named.sort()).toEqual(readdirSync(join(dirname(bundleOf(docsAssetHandler)), 'docs')).filter((file) => !/\.(br|gz)$/.test(file)).sort());
+    const { first: missing } = await invoke({ method: 'GET', url: '/api/v1/docs/index.mjs', headers: {} });
+    expect(missing.statusCode).toBe(404);
+  });
+
   it('run the event publisher with its EventBridge client', async () => {
     const { first } = await runBundle(bundleOf(eventPublisherHandler), {
       event: { Records: [] },
@@ -305,6 +338,15 @@ describe('packages in the functions', () => {
 
     expect(withAjv((handler) => inputs.get(handler) ?? [])).toEqual(expect.arrayContaining([postFeatureHandler, updateFeatureHandler]));
     expect(withAjv(statically)).toEqual([]);
+  });
+
+  it("leave the reference page's renderer out of every function: only the page's two read its package.json, for the version", () => {
+    const rendererInputs = handlers
+      .map((handler) => [handler, (inputs.get(handler) ?? []).filter((file) => packageOf(file) === 'swagger-ui-dist')] as const)
+      .filter(([, files]) => files.length > 0);
+
+    expect(handlers).toContain(docsAssetHandler);
+    expect(rendererInputs.sort()).toEqual([docsAssetHandler, docsPageHandler].map((handler) => [handler, ['node_modules/swagger-ui-dist/package.json']]));
   });
 
   it("validate with zod/mini: zod's classic API, several times its cost at cold start, enters no function", () => {

@@ -1,4 +1,4 @@
-import { NestedStack, type Stack } from 'aws-cdk-lib';
+import { NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { rampAdvancerHandler, tableReadActions, tableWriteActions } from '../../infra/lambda';
 import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
@@ -93,6 +93,21 @@ describe('the API stack', () => {
 
     expect(resourcesOf(stack)[logicalId].Properties!.Description).toMatch(/Unknown API endpoint/);
     expect(unknownRoute.entry).toBe(unknownRouteHandler);
+  });
+
+  it.each([
+    ['GET /api/v1/docs', 'getApiDocs', 'functions/system/get-api-docs.ts'],
+    ['GET /api/v1/docs/{asset}', 'getApiDocsAsset', 'functions/system/get-api-docs-asset.ts'],
+  ])('routes %s, open to anyone, to the function of %s, built from its own handler file', (key, operationId, handler) => {
+    const fn = api.functions.get(operationId)!;
+    const fnStack = Stack.of(fn);
+    const matching = ofType(resourcesOf(fnStack), 'AWS::ApiGatewayV2::Route').filter(([, route]) => route.Properties!.RouteKey === key);
+
+    expect(matching).toHaveLength(1);
+    expect(matching[0][1].Properties!.AuthorizationType ?? 'NONE').toBe('NONE');
+    expect(routeTargets().find((target) => target.routeKey === key)?.fn).toBe(`${fnStack.node.path}/${fnStack.getLogicalId(fn.node.defaultChild as CfnElement)}`);
+    expect(resourcesOf(fnStack)[fnStack.getLogicalId(fn.node.defaultChild as CfnElement)]).toMatchObject({ Type: 'AWS::Lambda::Function', Properties: { Description: key } });
+    expect(fn.entry).toBe(handler);
   });
 
   it('serves paths unchanged from the $default stage with throttling and JSON access logs', () => {

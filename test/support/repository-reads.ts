@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -35,6 +36,20 @@ export class OutsideRepositoryReadError extends Error {
 
 const isUnder = (file: string, folder: string) => file === folder || file.startsWith(folder + path.sep);
 
+/** Installed programs a test looks for (the browser test checks /usr/bin/chromium): the machine, never test data. */
+const systemFolders = ['/usr/bin'];
+
+/**
+ * Whether a package (not a test, nor our code) makes the read, to learn about the machine it runs on: playwright-core
+ * looks at /proc and /run for WSL. Still refused under the home folder, so that a developer's ~/.aws cannot change
+ * what a test sees. Only a read about to be refused pays for the stack.
+ */
+function packageLooksAtMachine(absolute: string): boolean {
+  if (isUnder(absolute, os.homedir())) return false;
+  const caller = new Error().stack!.split('\n').slice(1).find((frame) => !frame.includes(__filename) && !frame.includes('(node:') && !frame.includes(' node:'));
+  return !!caller && caller.includes(`${path.sep}node_modules${path.sep}`);
+}
+
 /** The absolute path a file argument names, or undefined for a file descriptor. */
 function absolutePath(file: unknown): string | undefined {
   if (typeof file === 'string') return path.resolve(file);
@@ -46,7 +61,7 @@ function absolutePath(file: unknown): string | undefined {
 /** The error for a read of `file`, or undefined when the file is inside the repository or allowed. */
 function outsideRead(operation: string, file: unknown): OutsideRepositoryReadError | undefined {
   const absolute = absolutePath(file);
-  if (absolute === undefined || isUnder(absolute, repositoryRoot) || [...madeFolders].some((folder) => isUnder(absolute, folder))) return undefined;
+  if (absolute === undefined || isUnder(absolute, repositoryRoot) || systemFolders.some((folder) => isUnder(absolute, folder)) || [...madeFolders].some((folder) => isUnder(absolute, folder)) || packageLooksAtMachine(absolute)) return undefined;
   return new OutsideRepositoryReadError(operation, absolute);
 }
 
