@@ -236,3 +236,17 @@ export function assertCan(principal: Principal, permission: Permission, projects
     throw new ForbiddenError(`This key's role does not grant the ${permission} permission${where ? ` for ${where}` : ''}`);
   }
 }
+
+/**
+ * GrowthBook's read rule (its `canReadMultiProjectResource`): a resource in projects is readable where the caller
+ * reads in at least one of them; a resource in none, where it reads globally or in at least one project.
+ */
+export function canRead(principal: Principal, projects: readonly string[] = []): boolean {
+  return projects.length ? projects.some((project) => can(principal, 'readData', [project])) : canSomewhere(principal, 'readData');
+}
+
+/** Whether the caller reads in every project (globally, and no project role takes it away): lists need no filtering. */
+export function readsEverywhere(principal: Principal): boolean {
+  const projects = principal.grants ? Object.keys(principal.grants.projects) : Object.keys(principal.projectRoles);
+  return can(principal, 'readData') && projects.every((project) => can(principal, 'readData', [project]));
+}

@@ -49,6 +49,7 @@ export const listArchetypes = defineEndpoint({
   summary: 'List archetypes',
   tag: 'archetypes',
   permission: 'read',
+  projectScoped: true,
   // No filters: an unknown query parameter is refused like on every list.
   query: z.object({}),
   response: z.object({ archetypes: z.array(archetype) }),
@@ -73,6 +74,7 @@ export const getArchetype = defineEndpoint({
   summary: 'Get an archetype',
   tag: 'archetypes',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: archetypeResponse,
 });

@@ -51,6 +51,7 @@ export const listAttributes = defineEndpoint({
   summary: 'List targeting attributes',
   tag: 'attributes',
   permission: 'read',
+  projectScoped: true,
   // No filters: an unknown query parameter is refused like on every list.
   query: z.object({}),
   response: z.object({ attributes: z.array(attribute) }),

@@ -327,6 +327,7 @@ export const listDashboards = defineEndpoint({
   summary: 'List dashboards',
   tag: 'dashboards',
   permission: 'read',
+  projectScoped: true,
   // No filters: an unknown query parameter is refused like on every list.
   query: z.object({}),
   response: dashboardsResponse,
@@ -360,6 +361,7 @@ export const getDashboard = defineEndpoint({
   summary: 'Get a dashboard',
   tag: 'dashboards',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: dashboardResponse,
 });
@@ -404,6 +406,7 @@ export const getDashboardsForExperiment = defineEndpoint({
   summary: "List an experiment's dashboards",
   tag: 'dashboards',
   permission: 'read',
+  projectScoped: true,
   params: z.object({ experimentId: z.string().check(z.minLength(1), z.maxLength(256)) }),
   response: dashboardsResponse,
 });

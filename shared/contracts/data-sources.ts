@@ -119,6 +119,7 @@ export const listDataSources = defineEndpoint({
   summary: 'List data sources',
   tag: 'data-sources',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, { projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.extend(z.object({ dataSources: z.array(dataSource) }), paginationFields.shape),
 });
@@ -130,6 +131,7 @@ export const getDataSource = defineEndpoint({
   summary: 'Get a data source',
   tag: 'data-sources',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: dataSourceResponse,
 });

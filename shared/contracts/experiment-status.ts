@@ -77,6 +77,7 @@ export const getExperimentNames = defineEndpoint({
   summary: 'The id and name of every experiment that is not archived',
   tag: 'experiments',
   permission: 'read',
+  projectScoped: true,
   query: z.strictObject({ projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.object({ experiments: z.array(z.object({ id: z.string(), name: z.string() })) }),
 });

@@ -69,6 +69,7 @@ export const listExperimentTemplates = defineEndpoint({
   summary: 'List experiment templates',
   tag: 'experiment-templates',
   permission: 'read',
+  projectScoped: true,
   query: z.object({ projectId: z.optional(z.string().check(z.minLength(1))) }),
   response: z.object({ experimentTemplates: z.array(experimentTemplate) }),
 });
@@ -92,6 +93,7 @@ export const getExperimentTemplate = defineEndpoint({
   summary: 'Get an experiment template',
   tag: 'experiment-templates',
   permission: 'read',
+  projectScoped: true,
   params: templateParams,
   response: templateResponse,
 });

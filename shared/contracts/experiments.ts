@@ -321,6 +321,7 @@ export const listExperiments = defineEndpoint({
   summary: 'List experiments',
   tag: 'experiments',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, {
     projectId: z.optional(z.string().check(z.minLength(1))),
     datasourceId: z.optional(z.string().check(z.minLength(1))),
@@ -350,6 +351,7 @@ export const getExperiment = defineEndpoint({
   summary: 'Get an experiment',
   tag: 'experiments',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: z.object({ experiment: experimentWithEnhancedStatus }),
 });

@@ -204,6 +204,7 @@ export const listFactMetrics = defineEndpoint({
   summary: 'List fact metrics',
   tag: 'fact-metrics',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, {
     datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
     projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
@@ -231,6 +232,7 @@ export const getFactMetric = defineEndpoint({
   summary: 'Get a fact metric',
   tag: 'fact-metrics',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: factMetricResponse,
 });

@@ -141,6 +141,7 @@ export const listFactTables = defineEndpoint({
   summary: 'List fact tables',
   tag: 'fact-tables',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, {
     datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
     projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
@@ -167,6 +168,7 @@ export const getFactTable = defineEndpoint({
   summary: 'Get a fact table',
   tag: 'fact-tables',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: factTableResponse,
 });
@@ -203,6 +205,7 @@ export const listFactTableFilters = defineEndpoint({
   summary: 'List the filters of a fact table',
   tag: 'fact-tables',
   permission: 'read',
+  projectScoped: true,
   params: z.object({ factTableId: z.string().check(z.minLength(1), z.maxLength(256)) }),
   query: paginationQuery,
   response: z.extend(z.object({ factTableFilters: z.array(factTableFilter) }), paginationFields.shape),
@@ -228,6 +231,7 @@ export const getFactTableFilter = defineEndpoint({
   summary: 'Get a fact table filter',
   tag: 'fact-tables',
   permission: 'read',
+  projectScoped: true,
   params: filterParams,
   response: filterResponse,
 });

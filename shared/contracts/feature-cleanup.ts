@@ -32,6 +32,7 @@ export const getStaleFeatures = defineEndpoint({
   summary: 'The features that are stale or archived, least recently updated first, with the value to keep in each environment',
   tag: 'features',
   permission: 'read',
+  projectScoped: true,
   query: z.strictObject({
     ...paginationQuery.shape,
     projectId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),

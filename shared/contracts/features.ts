@@ -246,6 +246,7 @@ export const listFeatures = defineEndpoint({
   summary: 'List features',
   tag: 'features',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, {
     projectId: z.optional(z.string().check(z.maxLength(256))),
     clientKey: z.optional(z.string().check(z.maxLength(256))),
@@ -286,6 +287,7 @@ export const getFeature = defineEndpoint({
   summary: 'Get a feature',
   tag: 'features',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   query: z.object({ withRevisions: z.optional(z.enum(['all', 'drafts', 'published', 'none'])) }),
   response: z.object({ feature: z.extend(feature, { revisions: z.optional(z.array(featureRevisionView)) }) }),
@@ -361,6 +363,7 @@ export const getFeatureKeys = defineEndpoint({
   summary: 'List the keys of all features',
   tag: 'features',
   permission: 'read',
+  projectScoped: true,
   query: z.object({ projectId: z.optional(z.string().check(z.maxLength(256))) }),
   response: z.array(z.string()),
 });

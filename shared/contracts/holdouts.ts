@@ -47,6 +47,7 @@ export const listHoldouts = defineEndpoint({
   summary: 'List holdouts',
   tag: 'holdouts',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, {
     projectId: z.optional(z.string().check(z.maxLength(256))),
     stage: z.optional(z.enum(holdoutStages)),
@@ -82,6 +83,7 @@ export const getHoldout = defineEndpoint({
   summary: 'Get a holdout',
   tag: 'holdouts',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: holdoutResponse,
 });

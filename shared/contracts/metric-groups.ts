@@ -36,6 +36,7 @@ export const listMetricGroups = defineEndpoint({
   summary: 'List metric groups',
   tag: 'metric-groups',
   permission: 'read',
+  projectScoped: true,
   query: z.strictObject({}),
   response: z.object({ metricGroups: z.array(metricGroup) }),
 });
@@ -58,6 +59,7 @@ export const getMetricGroup = defineEndpoint({
   summary: 'Get a metric group',
   tag: 'metric-groups',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: metricGroupResponse,
 });

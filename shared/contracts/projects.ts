@@ -41,6 +41,7 @@ export const listProjects = defineEndpoint({
   summary: 'List projects',
   tag: 'projects',
   permission: 'read',
+  projectScoped: true,
   query: paginationQuery,
   response: z.extend(z.object({ projects: z.array(project) }), paginationFields.shape),
 });
@@ -68,6 +69,7 @@ export const getProject = defineEndpoint({
   summary: 'Get a project',
   tag: 'projects',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: projectResponse,
 });

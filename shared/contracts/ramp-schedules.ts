@@ -191,6 +191,7 @@ export const listRampSchedules = defineEndpoint({
   summary: 'List ramp schedules',
   tag,
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, { featureId: z.optional(shortId), status: z.optional(z.enum(rampStatuses)) }),
   response: z.extend(z.object({ rampSchedules: z.array(rampSchedule) }), paginationFields.shape),
 });
@@ -214,6 +215,7 @@ export const getRampSchedule = defineEndpoint({
   summary: 'Get a ramp schedule',
   tag,
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: rampScheduleResponse,
 });

@@ -62,6 +62,7 @@ export const listSavedGroups = defineEndpoint({
   summary: 'List saved groups',
   tag: 'saved-groups',
   permission: 'read',
+  projectScoped: true,
   query: paginationQuery,
   response: z.extend(z.object({ savedGroups: z.array(savedGroup) }), paginationFields.shape),
 });
@@ -85,6 +86,7 @@ export const getSavedGroup = defineEndpoint({
   summary: 'Get a saved group',
   tag: 'saved-groups',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: savedGroupResponse,
 });

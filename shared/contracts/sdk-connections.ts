@@ -70,6 +70,7 @@ export const listSdkConnections = defineEndpoint({
   summary: 'List SDK connections',
   tag: 'sdk-connections',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, {
     projectId: z.optional(z.string().check(z.maxLength(256))),
     withProxy: z.optional(z.string().check(z.maxLength(16))),
@@ -96,6 +97,7 @@ export const getSdkConnection = defineEndpoint({
   summary: 'Get an SDK connection',
   tag: 'sdk-connections',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: sdkConnectionResponse,
 });
@@ -137,6 +139,7 @@ export const lookupSdkConnectionByKey = defineEndpoint({
   summary: 'Find an SDK connection by its client key',
   tag: 'sdk-connections',
   permission: 'read',
+  projectScoped: true,
   params: z.object({ key: z.string().check(z.minLength(1), z.maxLength(256)) }),
   response: sdkConnectionResponse,
 });

@@ -60,6 +60,7 @@ export const listSegments = defineEndpoint({
   summary: 'List segments',
   tag: 'segments',
   permission: 'read',
+  projectScoped: true,
   query: z.extend(paginationQuery, { datasourceId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.extend(z.object({ segments: z.array(segment) }), paginationFields.shape),
 });
@@ -95,6 +96,7 @@ export const getSegment = defineEndpoint({
   summary: 'Get a segment',
   tag: 'segments',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: segmentResponse,
 });

@@ -61,6 +61,7 @@ export const getExperimentSnapshot = defineEndpoint({
   summary: 'Get a snapshot by its own id',
   tag: 'snapshots',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: snapshotResponse,
 });
@@ -121,6 +122,7 @@ export const getExperimentResults = defineEndpoint({
   summary: 'Get the results of the latest successful snapshot of an experiment',
   tag: 'experiments',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   query: z.object({
     // GrowthBook's phase is a string; empty means the latest phase, as leaving it out does.

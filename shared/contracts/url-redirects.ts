@@ -40,6 +40,7 @@ export const listUrlRedirects = defineEndpoint({
   summary: 'List URL redirects',
   tag: 'url-redirects',
   permission: 'read',
+  projectScoped: true,
   query: z.strictObject({ experimentId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))) }),
   response: z.object({ urlRedirects: z.array(urlRedirect) }),
 });
@@ -63,6 +64,7 @@ export const getUrlRedirect = defineEndpoint({
   summary: 'Get a URL redirect',
   tag: 'url-redirects',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   response: urlRedirectResponse,
 });

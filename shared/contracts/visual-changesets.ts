@@ -66,6 +66,7 @@ export const listVisualChangesets = defineEndpoint({
   summary: "List an experiment's visual changesets",
   tag: 'visual-changesets',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   // No filters: an unknown query parameter is refused like on every list.
   query: z.object({}),
@@ -92,6 +93,7 @@ export const getVisualChangeset = defineEndpoint({
   summary: 'Get a visual changeset',
   tag: 'visual-changesets',
   permission: 'read',
+  projectScoped: true,
   params: idParams,
   query: z.object({ includeExperiment: z.optional(queryBoolean) }),
   response: z.object({ visualChangeset, experiment: z.optional(experiment) }),

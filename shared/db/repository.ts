@@ -136,6 +136,9 @@ export async function transact(ops: TransactionOp[]): Promise<void> {
 /** A tag an item must carry on the list index, or a list of tags of which it must carry one. */
 export type ListTagFilter = string | string[];
 
+/** Which listed items the caller may see, judged from their list tags (read access by project); absent: all. */
+export type ListVisibility = (tags: string[]) => boolean;
+
 export interface RepositoryOptions<T> {
   type: EntityType;
   /** How error messages name the resource, e.g. "Saved group". */
@@ -215,9 +218,10 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
   /**
    * Walks the keys-only list index; returns the keys in creation order, with their list sort keys.
-   * An item matches when it carries every tag; a list of tags matches when it carries any of them.
+   * An item matches when it carries every tag; a list of tags matches when it carries any of them,
+   * and `visible` (when given) passes its tags: the index holds them, so hiding costs no extra read.
    */
-  async function listKeys(orgId: string, tags: ListTagFilter[]): Promise<(ItemKey & { sort: string })[]> {
+  async function listKeys(orgId: string, tags: ListTagFilter[], visible?: ListVisibility): Promise<(ItemKey & { sort: string })[]> {
     const found: (ItemKey & { sort: string })[] = [];
     const values: Record<string, string> = {};
     const clauses = tags.map((tag, i) => {
@@ -233,9 +237,12 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       KeyConditionExpression: 'GSI1PK = :pk',
       ...filter,
       ExpressionAttributeValues: { ...filter.ExpressionAttributeValues, ':pk': keys.listPartition(orgId, type) },
-      ProjectionExpression: 'PK, SK, GSI1SK',
+      ProjectionExpression: visible ? 'PK, SK, GSI1SK, listTags' : 'PK, SK, GSI1SK',
     });
-    for (const item of items) found.push({ PK: item.PK, SK: item.SK, sort: item.GSI1SK });
+    for (const item of items) {
+      if (visible && !visible((item.listTags as string[] | undefined) ?? [])) continue;
+      found.push({ PK: item.PK, SK: item.SK, sort: item.GSI1SK });
+    }
     return found;
   }
 
@@ -363,10 +370,16 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
 
     /**
      * One page in creation order. Counting and skipping read only the list index's keys;
-     * whole items are read for the page alone.
+     * whole items are read for the page alone. With `visible`, the page and the total count only
+     * what the caller may see (as GrowthBook filters before it paginates).
      */
-    async list(orgId: string, page: { limit: number; offset: number; tags?: ListTagFilter[] }): Promise<Page<T>> {
+    async list(orgId: string, page: { limit: number; offset: number; tags?: ListTagFilter[]; visible?: ListVisibility }): Promise<Page<T>> {
       const tags = page.tags ?? [];
+      if (page.visible) {
+        const all = await listKeys(orgId, tags, page.visible);
+        const items = await readItems(all.slice(page.offset, page.offset + page.limit).map(({ PK, SK }) => ({ PK, SK })));
+        return { items, total: all.length };
+      }
       const index = options.pageIndex && tags.length === 0 ? await readPageIndex(orgId, type) : undefined;
       if (index && !index.stale) {
         const items = await readItems(await pageKeys(keys.listPartition(orgId, type), index, page));
@@ -403,8 +416,8 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
     },
 
     /** Every entity carrying all of `tags` on the list index, in creation order (for small, unpaginated lists). */
-    async allTagged(orgId: string, tags: string[]): Promise<T[]> {
-      return readItems((await listKeys(orgId, tags)).map(({ PK, SK }) => ({ PK, SK })));
+    async allTagged(orgId: string, tags: string[], visible?: ListVisibility): Promise<T[]> {
+      return readItems((await listKeys(orgId, tags, visible)).map(({ PK, SK }) => ({ PK, SK })));
     },
   };
 }

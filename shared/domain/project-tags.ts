@@ -11,3 +11,7 @@ export const projectTags = (projects: string[] | undefined): string[] =>
  */
 export const inProjectFilter = (projectId: string | undefined): string[][] =>
   projectId ? [[`project:${projectId}`, ALL_PROJECTS_TAG]] : [];
+
+/** The projects a resource's list tags name (none for `project:` or `ALL_PROJECTS_TAG`, a resource in no project). */
+export const projectsInTags = (tags: string[]): string[] =>
+  tags.flatMap((tag) => (tag.startsWith('project:') && tag !== 'project:' && tag !== ALL_PROJECTS_TAG ? [tag.slice('project:'.length)] : []));

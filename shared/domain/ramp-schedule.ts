@@ -271,6 +271,13 @@ export function targetRules(schedule: Pick<RampScheduleRecord, 'targets'>, featu
   return rules;
 }
 
+/** The environments the active targets' rules are in on `feature`: where the schedule's steps change what SDKs see. */
+export function rampEnvironments(schedule: Pick<RampScheduleRecord, 'targets'>, feature: RampableFeature | undefined): string[] {
+  if (!feature) return [];
+  const rules = targetRules({ targets: activeTargets(schedule) }, [feature]);
+  return [...new Set(Object.values(rules).flatMap((byEnvironment) => Object.keys(byEnvironment)))];
+}
+
 function rulesOf(schedule: RampScheduleRecord, target: RampTarget, rules: TargetRules): Record<string, RampableRule> {
   const found = rules[target.id] ?? {};
   if (Object.keys(found).length === 0) {

@@ -7,7 +7,7 @@ import { db, tableName } from '../db/client';
 import { environments } from './environments';
 import { keys } from '../db/keys';
 import { prepareAppend, readPageIndex } from '../db/page-index';
-import { getItems, queryAll, repository, transact, type TransactionOp, type Versioned } from '../db/repository';
+import { getItems, queryAll, repository, transact, type ListVisibility, type TransactionOp, type Versioned } from '../db/repository';
 import { preparePayloadChanges } from '../payload/write';
 import { prepareScheduleBoundaries } from './schedule-boundaries';
 
@@ -241,10 +241,11 @@ async function queryKeys(input: Omit<QueryCommandInput, 'TableName'>): Promise<A
   return items.map((item) => ({ PK: item.PK, SK: item.SK }));
 }
 
-/** A list filter: every tag of `all` must be present, and at least one of `any` when given. */
+/** A list filter: every tag of `all` must be present, and at least one of `any` when given; `visible` must pass the tags. */
 export interface FeatureFilter {
   all: string[];
   any?: string[];
+  visible?: ListVisibility;
 }
 
 /**
@@ -264,14 +265,16 @@ export async function featureIds(orgId: string, filter: FeatureFilter): Promise<
     });
     clauses.push(`(${any.join(' OR ')})`);
   }
-  const found = await queryKeys({
+  const found = await queryAll({
     IndexName: 'GSI1',
     KeyConditionExpression: 'GSI1PK = :pk',
     ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
     ExpressionAttributeValues: values,
+    ProjectionExpression: filter.visible ? 'SK, listTags' : 'SK',
   });
+  const { visible } = filter;
   const prefix = keys.entityPrefix('FEATURE');
-  return found.map((key) => key.SK.slice(prefix.length));
+  return (visible ? found.filter((key) => visible(key.listTags ?? [])) : found).map((key) => (key.SK as string).slice(prefix.length));
 }
 
 /**
@@ -283,7 +286,7 @@ export async function listFeaturePage(
   orgId: string,
   page: { limit: number; offset: number; filter: FeatureFilter },
 ): Promise<{ items: StoredFeature[]; total: number }> {
-  if (!page.filter.any?.length) return features.list(orgId, { limit: page.limit, offset: page.offset, tags: page.filter.all });
+  if (!page.filter.any?.length && !page.filter.visible) return features.list(orgId, { limit: page.limit, offset: page.offset, tags: page.filter.all });
   const ids = await featureIds(orgId, page.filter);
   return { items: await features.getMany(orgId, ids.slice(page.offset, page.offset + page.limit)), total: ids.length };
 }

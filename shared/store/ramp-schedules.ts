@@ -3,7 +3,7 @@ import { assertCan, type Permission, type Principal } from '../permissions';
 import { assertValuesValid, type StoredFeature } from '../domain/features';
 import type { NewRampSchedule } from '../domain/ramp-definition';
 import { applyRuleWrites, type RuleWrite } from '../domain/ramp-rules';
-import { act, nextDueAt, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
+import { act, nextDueAt, rampEnvironments, recordAdvanceFailure, type FailurePolicy, type LifecycleAction, type RampScheduleRecord } from '../domain/ramp-schedule';
 import type { EnvironmentParents } from '../payload/environment-inheritance';
 import { isLostRace, retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
@@ -288,17 +288,32 @@ export async function prepareRampSteps(orgId: string, steps: RampStep[], parents
   return ops;
 }
 
-/** Who changes a schedule through the API: the revision author, and the permission they need on the feature's project. */
+/**
+ * Who changes a schedule through the API: the revision author, the permission they need on the feature's project,
+ * and whether the change arms the schedule to change rules (then its target rules' environments must be publishable).
+ */
 export interface RampActor {
   by: string;
+  /** Whether the action lets the schedule change rules, now or when the advancer moves it on (start, resume, ...). */
+  publishes: boolean;
   assertAllowed(feature: Pick<StoredFeature, 'project'> | undefined): void;
+  /** `publishFeatures` on the feature's project in each of `environments`, as GrowthBook's `canPublishFeature`. */
+  assertMayPublish(feature: Pick<StoredFeature, 'project' | 'environments'> | undefined, environments: string[]): void;
 }
 
-/** The actor for a request: `permission` on the project of the schedule's feature (globally when it has none). */
-export function rampActor(auth: Principal, permission: Permission): RampActor {
+/**
+ * The actor for a request: `permission` on the project of the schedule's feature (globally when it has none); with
+ * `publishes`, also `publishFeatures` where the schedule's rules are (the advancer later acts for the schedule unchecked).
+ */
+export function rampActor(auth: Principal, permission: Permission, publishes = false): RampActor {
+  const projects = (feature: Pick<StoredFeature, 'project'> | undefined) => (feature?.project ? [feature.project] : []);
   return {
     by: auth.memberId ?? auth.keyId,
-    assertAllowed: (feature) => assertCan(auth, permission, feature?.project ? [feature.project] : []),
+    publishes,
+    assertAllowed: (feature) => assertCan(auth, permission, projects(feature)),
+    assertMayPublish: (feature, environments) => {
+      if (environments.length) assertCan(auth, 'publishFeatures', projects(feature), environments);
+    },
   };
 }
 
@@ -322,6 +337,11 @@ export async function changeRampSchedule(
     const own = world.feature?.entity.id === world.schedule.entity.entityId ? world.feature?.entity : undefined;
     actor.assertAllowed(own);
     const outcome = change(world.schedule.entity, world.feature?.entity);
+    if (!('deleted' in outcome)) {
+      // Rules changed now, and (for an action that arms the schedule) every rule it will change later.
+      const armed = actor.publishes ? rampEnvironments(outcome.schedule, world.feature?.entity) : [];
+      actor.assertMayPublish(world.feature?.entity, [...new Set([...outcome.writes.map((write) => write.environment), ...armed])]);
+    }
     return commitRampOutcome(orgId, world, outcome, actor.by);
   });
 }

@@ -6,6 +6,7 @@ import { assertCan } from '../permissions';
 import { archetypes } from '../store/archetypes';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { assertProjectsExist } from '../store/projects';
+import { readableBy, readableOr404 } from './read-access';
 
 /** `DELETE /archetypes/{id}`: delete an archetype. */
 export async function deleteArchetype({
@@ -18,14 +19,13 @@ export async function deleteArchetype({
 
 /** `GET /archetypes/{id}`: get an archetype. */
 export async function getArchetype({ params, auth }: UseCaseInput<typeof contract.getArchetype>): UseCaseOutput<typeof contract.getArchetype> {
-  return {
-    archetype: await archetypes.get(auth.orgId, params.id),
-  };
+  const archetype = await archetypes.get(auth.orgId, params.id);
+  return { archetype: readableOr404(auth, archetype, archetype.projects ?? [], 'Archetype', params.id) };
 }
 
 /** `GET /archetypes`: list archetypes. */
 export async function listArchetypes({ auth }: UseCaseInput<typeof contract.listArchetypes>): UseCaseOutput<typeof contract.listArchetypes> {
-  return { archetypes: await archetypes.all(auth.orgId) };
+  return { archetypes: readableBy(auth, await archetypes.all(auth.orgId), (archetype) => archetype.projects ?? []) };
 }
 
 /** `POST /archetypes`: create an archetype. */

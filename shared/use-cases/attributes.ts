@@ -4,6 +4,7 @@ import { withApplicableEnum } from '../domain/attributes';
 import { assertCan } from '../permissions';
 import { attributes, toAttribute } from '../store/attributes';
 import { assertProjectsExist } from '../store/projects';
+import { readableBy } from './read-access';
 
 /** `DELETE /attributes/{property}`: delete a targeting attribute. */
 export async function deleteAttribute({
@@ -17,7 +18,8 @@ export async function deleteAttribute({
 /** `GET /attributes`: list targeting attributes. */
 export async function listAttributes({ auth }: UseCaseInput<typeof contract.listAttributes>): UseCaseOutput<typeof contract.listAttributes> {
   return {
-    attributes: (await attributes.all(auth.orgId)).map(toAttribute),
+    // As GrowthBook's listAttributes: those the caller may read in one of their projects.
+    attributes: readableBy(auth, await attributes.all(auth.orgId), (attribute) => attribute.projects ?? []).map(toAttribute),
   };
 }
 

@@ -2,9 +2,10 @@ import * as contract from '../contracts/dashboards';
 import { allInOrder } from '../concurrency';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { assertDashboardRules, blockReferences, newDashboard, updatedBlocks } from '../domain/dashboards';
-import { assertCan } from '../permissions';
+import { assertCan, canRead, readsEverywhere } from '../permissions';
 import { assertDashboardReferences, dashboardProjects, dashboards, dashboardsOf } from '../store/dashboards';
 import { experiments } from '../store/experiments';
+import { projectOf, readableOr404 } from './read-access';
 
 /** `POST /dashboards`: create a dashboard. */
 export async function createDashboard({ body, auth }: UseCaseInput<typeof contract.createDashboard>): UseCaseOutput<typeof contract.createDashboard> {
@@ -27,7 +28,8 @@ export async function deleteDashboard({
 
 /** `GET /dashboards/{id}`: get a dashboard. */
 export async function getDashboard({ params, auth }: UseCaseInput<typeof contract.getDashboard>): UseCaseOutput<typeof contract.getDashboard> {
-  return { dashboard: await dashboards.get(auth.orgId, params.id) };
+  const dashboard = await dashboards.get(auth.orgId, params.id);
+  return { dashboard: readableOr404(auth, dashboard, await dashboardProjects(auth.orgId, dashboard), 'Dashboard', params.id) };
 }
 
 /** `GET /dashboards/by-experiment/{experimentId}`: list an experiment's dashboards. */
@@ -35,13 +37,20 @@ export async function getDashboardsForExperiment({
   params,
   auth,
 }: UseCaseInput<typeof contract.getDashboardsForExperiment>): UseCaseOutput<typeof contract.getDashboardsForExperiment> {
-  const [, dashboards] = await allInOrder([experiments.get(auth.orgId, params.experimentId), dashboardsOf(auth.orgId, params.experimentId)]);
+  const [experiment, dashboards] = await allInOrder([experiments.get(auth.orgId, params.experimentId), dashboardsOf(auth.orgId, params.experimentId)]);
+  readableOr404(auth, experiment, projectOf(experiment), 'Experiment', params.experimentId);
   return { dashboards };
 }
 
 /** `GET /dashboards`: list dashboards. */
 export async function listDashboards({ auth }: UseCaseInput<typeof contract.listDashboards>): UseCaseOutput<typeof contract.listDashboards> {
-  return { dashboards: await dashboards.all(auth.orgId) };
+  const all = await dashboards.all(auth.orgId);
+  if (readsEverywhere(auth)) return { dashboards: all };
+  // An experiment's dashboard is in the experiment's project: read those experiments once.
+  const linked = await experiments.getMany(auth.orgId, all.flatMap((dashboard) => (dashboard.experimentId ? [dashboard.experimentId] : [])));
+  const byId = new Map(linked.map((experiment) => [experiment.id, experiment]));
+  const projects = await Promise.all(all.map((dashboard) => dashboardProjects(auth.orgId, dashboard, byId)));
+  return { dashboards: all.filter((_, i) => canRead(auth, projects[i]!)) };
 }
 
 /** `PUT /dashboards/{id}`: partially update a dashboard. */

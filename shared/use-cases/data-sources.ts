@@ -7,6 +7,7 @@ import { newId } from '../ids';
 import { usersOfDataSource } from '../store/data-source-users';
 import { dataSources } from '../store/data-sources';
 import { assertProjectsExist } from '../store/projects';
+import { readableBy, readableOr404 } from './read-access';
 
 /** A data source that fact tables, experiments, segments or templates still name is refused: they would point at nothing. */
 export async function deleteDataSource({
@@ -24,9 +25,8 @@ export async function deleteDataSource({
 
 /** `GET /data-sources/{id}`: get a data source. */
 export async function getDataSource({ params, auth }: UseCaseInput<typeof contract.getDataSource>): UseCaseOutput<typeof contract.getDataSource> {
-  return {
-    dataSource: await dataSources.get(auth.orgId, params.id),
-  };
+  const dataSource = await dataSources.get(auth.orgId, params.id);
+  return { dataSource: readableOr404(auth, dataSource, dataSource.projectIds, 'Data source', params.id) };
 }
 
 /**
@@ -38,7 +38,7 @@ export async function listDataSources({
   query,
   auth,
 }: UseCaseInput<typeof contract.listDataSources>): UseCaseOutput<typeof contract.listDataSources> {
-  const all = (await dataSources.all(auth.orgId))
+  const all = readableBy(auth, await dataSources.all(auth.orgId), (ds) => ds.projectIds)
     .filter((ds) => !query.projectId || ds.projectIds.length === 0 || ds.projectIds.includes(query.projectId))
     .sort((a, b) => (a.id < b.id ? -1 : 1)); // code-point order, as DynamoDB and GrowthBook sort ids
   return paginated('dataSources', { items: all.slice(query.offset, query.offset + query.limit), total: all.length }, query);

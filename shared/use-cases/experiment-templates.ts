@@ -7,6 +7,7 @@ import { normalizeTemplateId, planImport } from '../domain/experiment-templates'
 import { newId } from '../ids';
 import { assertCan } from '../permissions';
 import { assertTemplateReferences, experimentTemplates, templateOwner } from '../store/experiment-templates';
+import { projectOf, readableBy, readableOr404 } from './read-access';
 
 /** DynamoDB's limit of items in one transaction. */
 const TRANSACTION_ITEMS = 100;
@@ -71,9 +72,8 @@ export async function getExperimentTemplate({
   params,
   auth,
 }: UseCaseInput<typeof contract.getExperimentTemplate>): UseCaseOutput<typeof contract.getExperimentTemplate> {
-  return {
-    experimentTemplate: await experimentTemplates.get(auth.orgId, params.id),
-  };
+  const template = await experimentTemplates.get(auth.orgId, params.id);
+  return { experimentTemplate: readableOr404(auth, template, projectOf(template), 'Experiment template', params.id) };
 }
 
 /** `GET /experiment-templates`: list experiment templates. */
@@ -81,7 +81,7 @@ export async function listExperimentTemplates({
   query,
   auth,
 }: UseCaseInput<typeof contract.listExperimentTemplates>): UseCaseOutput<typeof contract.listExperimentTemplates> {
-  const all = await experimentTemplates.all(auth.orgId);
+  const all = readableBy(auth, await experimentTemplates.all(auth.orgId), projectOf);
   return { experimentTemplates: query.projectId ? all.filter((t) => t.project === query.projectId) : all };
 }
 
@@ -93,7 +93,8 @@ export async function updateExperimentTemplate({
 }: UseCaseInput<typeof contract.updateExperimentTemplate>): UseCaseOutput<typeof contract.updateExperimentTemplate> {
   const experimentTemplate = await experimentTemplates.update(auth.orgId, params.id, async (current) => {
     assertCan(auth, contract.updateExperimentTemplate.permission, current.project ? [current.project] : []);
-    if (body.project) assertCan(auth, contract.updateExperimentTemplate.permission, [body.project]);
+    // `""` moves it out of its project: that needs the permission where it lands, outside any project (as GrowthBook).
+    if (body.project !== undefined) assertCan(auth, contract.updateExperimentTemplate.permission, body.project ? [body.project] : []);
     const next = { ...current, ...body };
     await assertTemplateReferences(auth.orgId, body, next);
     return next;

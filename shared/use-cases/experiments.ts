@@ -1,6 +1,6 @@
 import * as contract from '../contracts/experiment-status';
 import * as experimentsContract from '../contracts/experiments';
-import { type PostExperimentBody } from '../contracts/experiments';
+import { type Experiment, type PostExperimentBody } from '../contracts/experiments';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { assertReferences } from '../db/repository';
 import {
@@ -15,14 +15,15 @@ import {
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
 import { ConflictError, InvalidInputError } from '../errors';
-import { assertCan } from '../permissions';
+import { assertCan, type Permission, type Principal } from '../permissions';
 import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
-import { features, linkedFeatureCount } from '../store/features';
+import { allFeatures, environmentIds, features, linkedFeatureCount } from '../store/features';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
+import { projectOf, readableOr404, visibleTo } from './read-access';
 
 /** GrowthBook's wording for a staged start, e.g. "Jan 5, 2030 at 9:30 AM UTC". */
 const utc = (date: string) => {
@@ -44,12 +45,34 @@ async function withTemplate(orgId: string, body: PostExperimentBody, now: string
   return { ...templateDefaults(template, now), ...body };
 }
 
+/**
+ * The environments whose SDK payload starting or stopping `experiment` changes, as GrowthBook's
+ * getAffectedEnvsForExperiment: all of them when it has visual changes or URL redirects (those are not
+ * scoped to an environment), else each one where a linked feature is on with a rule of the experiment.
+ */
+async function affectedEnvironments(orgId: string, experiment: Experiment): Promise<string[]> {
+  if (experiment.hasVisualChangesets || experiment.hasURLRedirects) return environmentIds(orgId);
+  const linked = await allFeatures(orgId, { all: [`experiment:${experiment.id}`] });
+  const serving = linked.flatMap((feature) =>
+    Object.entries(feature.environments).flatMap(([env, settings]) =>
+      settings.enabled && settings.rules.some((rule) => rule.type === 'experiment-ref' && rule.experimentId === experiment.id) ? [env] : [],
+    ),
+  );
+  return [...new Set(serving)];
+}
+
+/** Raises 403 unless the caller may run `experiment` in every environment it serves in (GrowthBook's `canRunExperiment`). */
+async function assertMayRun(auth: Principal, permission: Permission, experiment: Experiment): Promise<void> {
+  assertCan(auth, permission, projectOf(experiment));
+  assertCan(auth, permission, projectOf(experiment), await affectedEnvironments(auth.orgId, experiment));
+}
+
 /** `GET /experiment-names`: the id and name of every experiment that is not archived. */
 export async function getExperimentNames({
   query,
   auth,
 }: UseCaseInput<typeof contract.getExperimentNames>): UseCaseOutput<typeof contract.getExperimentNames> {
-  const found = await experiments.allTagged(auth.orgId, query.projectId ? [`project:${query.projectId}`] : []);
+  const found = await experiments.allTagged(auth.orgId, query.projectId ? [`project:${query.projectId}`] : [], visibleTo(auth));
   return { experiments: found.filter((e) => !e.archived).map((e) => ({ id: e.id, name: e.name })) };
 }
 
@@ -59,6 +82,7 @@ export async function getExperiment({
   auth,
 }: UseCaseInput<typeof experimentsContract.getExperiment>): UseCaseOutput<typeof experimentsContract.getExperiment> {
   const experiment = await experiments.get(auth.orgId, params.id);
+  readableOr404(auth, experiment, projectOf(experiment), 'Experiment', params.id);
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) } };
 }
 
@@ -77,7 +101,7 @@ export async function listExperiments({
     ...(trackingKey ? [`trackingKey:${trackingKey}`] : []),
     ...(query.status ? [`status:${query.status}`] : []),
   ];
-  return paginated('experiments', await experiments.list(auth.orgId, { ...query, tags }), query);
+  return paginated('experiments', await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
 /** `POST /experiments/{id}/start`: start a draft experiment (or stage its scheduled start). */
@@ -88,7 +112,7 @@ export async function postExperimentStart({
 }: UseCaseInput<typeof contract.postExperimentStart>): UseCaseOutput<typeof contract.postExperimentStart> {
   let message: string | undefined;
   const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
-    assertCan(auth, contract.postExperimentStart.permission, current.project ? [current.project] : []);
+    await assertMayRun(auth, contract.postExperimentStart.permission, current);
     assertNotHoldout(current);
     const now = new Date().toISOString();
     const startAt = futureStart(current, now);
@@ -120,8 +144,8 @@ export async function postExperimentStop({
   body,
   auth,
 }: UseCaseInput<typeof contract.postExperimentStop>): UseCaseOutput<typeof contract.postExperimentStop> {
-  const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
-    assertCan(auth, contract.postExperimentStop.permission, current.project ? [current.project] : []);
+  const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
+    await assertMayRun(auth, contract.postExperimentStop.permission, current);
     assertNotHoldout(current);
     return stoppedExperiment(current, body, new Date().toISOString());
   });
@@ -155,8 +179,8 @@ export async function putExperimentSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.putExperimentSchedule>): UseCaseOutput<typeof contract.putExperimentSchedule> {
-  const experiment = await changeExperiment(auth.orgId, params.id, (current) => {
-    assertCan(auth, contract.putExperimentSchedule.permission, current.project ? [current.project] : []);
+  const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
+    await assertMayRun(auth, contract.putExperimentSchedule.permission, current);
     assertNotHoldout(current);
     return rescheduledExperiment(current, body, new Date().toISOString());
   });
@@ -172,7 +196,8 @@ export async function updateExperiment({
   const now = new Date().toISOString();
   const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
     assertCan(auth, experimentsContract.updateExperiment.permission, current.project ? [current.project] : []);
-    if (body.project) assertCan(auth, experimentsContract.updateExperiment.permission, [body.project]);
+    // `""` moves it out of its project: that needs the permission where it lands, outside any project (as GrowthBook).
+    if (body.project !== undefined) assertCan(auth, experimentsContract.updateExperiment.permission, body.project ? [body.project] : []);
     const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
     const next = updatedExperiment(current, body, owner, now);
     await Promise.all([

@@ -10,6 +10,7 @@ import { factMetrics } from '../store/fact-metrics';
 import { factTableLookup } from '../store/fact-tables';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { assertProjectsExist } from '../store/projects';
+import { readableOr404, visibleTo } from './read-access';
 
 /** `DELETE /fact-metrics/{id}`: delete a fact metric. */
 export async function deleteFactMetric({
@@ -22,9 +23,8 @@ export async function deleteFactMetric({
 
 /** `GET /fact-metrics/{id}`: get a fact metric. */
 export async function getFactMetric({ params, auth }: UseCaseInput<typeof contract.getFactMetric>): UseCaseOutput<typeof contract.getFactMetric> {
-  return {
-    factMetric: await factMetrics.get(auth.orgId, params.id),
-  };
+  const factMetric = await factMetrics.get(auth.orgId, params.id);
+  return { factMetric: readableOr404(auth, factMetric, factMetric.projects ?? [], 'Fact metric', params.id) };
 }
 
 /** `GET /fact-metrics`: list fact metrics. */
@@ -37,7 +37,7 @@ export async function listFactMetrics({
     ...inProjectFilter(query.projectId),
     ...(query.factTableId ? [`factTable:${query.factTableId}`] : []),
   ];
-  return paginated('factMetrics', await factMetrics.list(auth.orgId, { ...query, tags }), query);
+  return paginated('factMetrics', await factMetrics.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
 /** `POST /fact-metrics`: create a fact metric. */

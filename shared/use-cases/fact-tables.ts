@@ -17,11 +17,18 @@ import { paginated } from '../domain/pagination';
 import { inProjectFilter } from '../domain/project-tags';
 import { ConflictError } from '../errors';
 import { newId } from '../ids';
-import { assertCan } from '../permissions';
+import { assertCan, type Principal } from '../permissions';
 import { dataSources } from '../store/data-sources';
 import { factTables, usersOfFactTable } from '../store/fact-tables';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { assertProjectsExist } from '../store/projects';
+import { readableOr404, visibleTo } from './read-access';
+
+/** A fact table the caller may read (404 as if missing otherwise). */
+async function readableTable(auth: Principal, id: string) {
+  const table = await factTables.get(auth.orgId, id);
+  return readableOr404(auth, table, table.projects ?? [], 'Fact table', id);
+}
 
 /** Removes a filter from its table; refused while fact metrics or segments use it. */
 export async function deleteFactTableFilter({
@@ -64,14 +71,14 @@ export async function getFactTableFilter({
   auth,
 }: UseCaseInput<typeof contract.getFactTableFilter>): UseCaseOutput<typeof contract.getFactTableFilter> {
   return {
-    factTableFilter: findFilter(await factTables.get(auth.orgId, params.factTableId), params.id),
+    factTableFilter: findFilter(await readableTable(auth, params.factTableId), params.id),
   };
 }
 
 /** `GET /fact-tables/{id}`: get a fact table. */
 export async function getFactTable({ params, auth }: UseCaseInput<typeof contract.getFactTable>): UseCaseOutput<typeof contract.getFactTable> {
   return {
-    factTable: publicFactTable(await factTables.get(auth.orgId, params.id)),
+    factTable: publicFactTable(await readableTable(auth, params.id)),
   };
 }
 
@@ -81,14 +88,14 @@ export async function listFactTableFilters({
   query,
   auth,
 }: UseCaseInput<typeof contract.listFactTableFilters>): UseCaseOutput<typeof contract.listFactTableFilters> {
-  const table = await factTables.get(auth.orgId, params.factTableId);
+  const table = await readableTable(auth, params.factTableId);
   return paginated('factTableFilters', pageOf(table.filters, query), query);
 }
 
 /** `GET /fact-tables`: list fact tables. */
 export async function listFactTables({ query, auth }: UseCaseInput<typeof contract.listFactTables>): UseCaseOutput<typeof contract.listFactTables> {
   const tags = [...(query.datasourceId ? [`datasource:${query.datasourceId}`] : []), ...inProjectFilter(query.projectId)];
-  const page = await factTables.list(auth.orgId, { ...query, tags });
+  const page = await factTables.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) });
   return paginated('factTables', { ...page, items: page.items.map(publicFactTable) }, query);
 }
 

@@ -44,6 +44,7 @@ import { ownerForCreate, resolveOwner } from '../store/members';
 import type { KnownReferences } from '../payload/types';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
+import { readableOr404, visibleTo } from './read-access';
 
 type Response<Spec extends { response: z.core.$ZodType }> = Promise<z.input<Spec['response']>>;
 
@@ -198,6 +199,7 @@ export async function getFeature({ auth, params, query }: UseCaseInput<typeof co
     listed ? latestFeatureRevisions(auth.orgId, params.id, REVISIONS_LISTED) : [],
   ]);
   // One presentation for the feature and its revisions, so the references they name are read once.
+  readableOr404(auth, stored, projectsOf(stored), 'Feature', params.id);
   const asServed = revisions.map((revision) => featureAtRevision(stored, revision, environments));
   const [feature, ...served] = await presentFeatures(auth.orgId, [stored, ...asServed], { environments });
   if (wanted === 'none') return { feature: feature! };
@@ -209,7 +211,7 @@ const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW
 
 /** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
 export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
-  const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [] };
+  const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) };
   if (query.clientKey) {
     const connection = await findSdkKey(query.clientKey);
     if (!connection || connection.orgId !== auth.orgId) {
@@ -234,16 +236,18 @@ export async function listFeatures({ auth, query }: UseCaseInput<typeof contract
 
 /** `GET /feature-keys`: every feature id, optionally of one project. */
 export async function getFeatureKeys({ auth, query }: UseCaseInput<typeof contract.getFeatureKeys>): Response<typeof contract.getFeatureKeys> {
-  return featureIds(auth.orgId, { all: query.projectId ? [`project:${query.projectId}`] : [] });
+  return featureIds(auth.orgId, { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) });
 }
 
 /** `GET /stale-features`: stale and archived features, least recently updated first, with the value to keep per environment. */
 export async function getStaleFeatures({ auth, query }: UseCaseInput<typeof staleSpec>): Response<typeof staleSpec> {
   const tags = query.projectId ? [`project:${query.projectId}`] : [];
   // Staleness looks at dependents and experiments, so every feature and experiment (of the project) is read.
+  // Only what the caller may read, as GrowthBook's getAllFeatures and getAllExperiments filter.
+  const visible = visibleTo(auth);
   const [all, found, environments] = await Promise.all([
-    allFeatures(auth.orgId, { all: tags }),
-    experiments.allTagged(auth.orgId, tags),
+    allFeatures(auth.orgId, { all: tags, visible }),
+    experiments.allTagged(auth.orgId, tags, visible),
     environmentIds(auth.orgId),
   ]);
   const wanted = query.flagIds?.length ? new Set(query.flagIds) : undefined;

@@ -7,6 +7,7 @@ import { assertCan } from '../permissions';
 import { environments } from '../store/environments';
 import { holdouts } from '../store/holdouts';
 import { assertProjectsExist } from '../store/projects';
+import { readableOr404, visibleTo } from './read-access';
 
 /** `POST /holdouts`: create a holdout (it starts as a draft). */
 export async function createHoldout({ body, auth }: UseCaseInput<typeof contract.createHoldout>): UseCaseOutput<typeof contract.createHoldout> {
@@ -35,15 +36,14 @@ export async function createHoldout({ body, auth }: UseCaseInput<typeof contract
 
 /** `GET /holdouts/{id}`: get a holdout. */
 export async function getHoldout({ params, auth }: UseCaseInput<typeof contract.getHoldout>): UseCaseOutput<typeof contract.getHoldout> {
-  return {
-    holdout: await holdouts.get(auth.orgId, params.id),
-  };
+  const holdout = await holdouts.get(auth.orgId, params.id);
+  return { holdout: readableOr404(auth, holdout, holdout.projects, 'Holdout', params.id) };
 }
 
 /** `GET /holdouts`: list holdouts. */
 export async function listHoldouts({ query, auth }: UseCaseInput<typeof contract.listHoldouts>): UseCaseOutput<typeof contract.listHoldouts> {
   const tags = [...(query.projectId ? [`project:${query.projectId}`] : []), ...(query.stage ? [`stage:${query.stage}`] : [])];
-  return paginated('holdouts', await holdouts.list(auth.orgId, { ...query, tags }), query);
+  return paginated('holdouts', await holdouts.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
 /** `POST /holdouts/{id}/stage`: move a holdout to another stage. */

@@ -2,6 +2,7 @@ import * as contract from '../contracts/metric-groups';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { newId } from '../ids';
 import { assertMetricGroupReferences, metricGroups } from '../store/metric-groups';
+import { readableBy, readableOr404 } from './read-access';
 
 /** `POST /metric-groups`: create a metric group. */
 export async function createMetricGroup({
@@ -30,12 +31,13 @@ export async function deleteMetricGroup({
 
 /** `GET /metric-groups/{id}`: get a metric group. */
 export async function getMetricGroup({ params, auth }: UseCaseInput<typeof contract.getMetricGroup>): UseCaseOutput<typeof contract.getMetricGroup> {
-  return { metricGroup: await metricGroups.get(auth.orgId, params.id) };
+  const metricGroup = await metricGroups.get(auth.orgId, params.id);
+  return { metricGroup: readableOr404(auth, metricGroup, metricGroup.projects ?? [], 'Metric group', params.id) };
 }
 
 /** `GET /metric-groups`: list metric groups. */
 export async function listMetricGroups({ auth }: UseCaseInput<typeof contract.listMetricGroups>): UseCaseOutput<typeof contract.listMetricGroups> {
-  return { metricGroups: await metricGroups.all(auth.orgId) };
+  return { metricGroups: readableBy(auth, await metricGroups.all(auth.orgId), (group) => group.projects ?? []) };
 }
 
 /** `PUT /metric-groups/{id}`: update a metric group. */

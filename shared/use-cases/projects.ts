@@ -3,8 +3,9 @@ import { type Project } from '../contracts/projects';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { paginated } from '../domain/pagination';
 import { newId } from '../ids';
-import { assertCan } from '../permissions';
+import { assertCan, readsEverywhere } from '../permissions';
 import { createProject, projects, removeProject, updateProject } from '../store/projects';
+import { readableOr404, readablePage } from './read-access';
 
 /** `DELETE /projects/{id}`: delete a project. */
 export async function deleteProject({ params, auth }: UseCaseInput<typeof contract.deleteProject>): UseCaseOutput<typeof contract.deleteProject> {
@@ -15,14 +16,17 @@ export async function deleteProject({ params, auth }: UseCaseInput<typeof contra
 
 /** `GET /projects/{id}`: get a project. */
 export async function getProject({ params, auth }: UseCaseInput<typeof contract.getProject>): UseCaseOutput<typeof contract.getProject> {
-  return {
-    project: await projects.get(auth.orgId, params.id),
-  };
+  // A project is read like a resource in it (GrowthBook's ProjectModel: canReadSingleProjectResource of its id).
+  const project = await projects.get(auth.orgId, params.id);
+  return { project: readableOr404(auth, project, [project.id], 'Project', params.id) };
 }
 
 /** `GET /projects`: list projects. */
 export async function listProjects({ query, auth }: UseCaseInput<typeof contract.listProjects>): UseCaseOutput<typeof contract.listProjects> {
-  return paginated('projects', await projects.list(auth.orgId, query), query);
+  const page = readsEverywhere(auth)
+    ? await projects.list(auth.orgId, query)
+    : readablePage(auth, await projects.all(auth.orgId), (project) => [project.id], query);
+  return paginated('projects', page, query);
 }
 
 /** `POST /projects`: create a project. */

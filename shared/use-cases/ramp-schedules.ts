@@ -2,10 +2,27 @@ import * as contract from '../contracts/ramp-schedules';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { paginated } from '../domain/pagination';
 import { addTarget, assertDeletable, assertForcedValuesFit, ejectTarget, newRampSchedule, updateDefinition } from '../domain/ramp-definition';
-import { toApiRampSchedule } from '../domain/ramp-schedule';
+import { rampEnvironments, toApiRampSchedule } from '../domain/ramp-schedule';
 import { newId } from '../ids';
-import { features } from '../store/features';
-import { actOnRampSchedule, changeRampSchedule, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
+import { featureIds, features } from '../store/features';
+import { actOnRampSchedule, changeRampSchedule, type RampActor, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
+import type { ListVisibility } from '../db/repository';
+import { canRead, type Principal } from '../permissions';
+import { projectOf, readableOr404, visibleTo } from './read-access';
+
+/**
+ * Which schedules a caller who may not read every project sees: those of the features it may read (one keys-only
+ * Query of the features' list index), and those without a feature when it reads somewhere.
+ */
+async function visibleSchedules(auth: Principal): Promise<ListVisibility | undefined> {
+  const visible = visibleTo(auth);
+  if (!visible) return undefined;
+  const readable = new Set(await featureIds(auth.orgId, { all: [], visible }));
+  return (tags) => {
+    const feature = tags.find((tag) => tag.startsWith('feature:'))?.slice('feature:'.length);
+    return feature ? readable.has(feature) : canRead(auth);
+  };
+}
 
 /** `POST /ramp-schedules/{id}/actions/add-target`: let a ramp schedule control one more rule of its feature. */
 export async function addTargetRampSchedule({
@@ -13,7 +30,7 @@ export async function addTargetRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.addTargetRampSchedule>): UseCaseOutput<typeof contract.addTargetRampSchedule> {
-  const actor = rampActor(auth, contract.addTargetRampSchedule.permission);
+  const actor = rampActor(auth, contract.addTargetRampSchedule.permission, true);
   const targetId = newId('rt_');
   const updated = await changeRampSchedule(
     auth.orgId,
@@ -35,9 +52,13 @@ export async function approveStepRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.approveStepRampSchedule>): UseCaseOutput<typeof contract.approveStepRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.approveStepRampSchedule.permission), {
-    type: 'approve-step',
-  });
+  const actor = rampActor(auth, contract.approveStepRampSchedule.permission, true);
+  // As GrowthBook's approveAndPublishStep: publishing every environment of the feature, not only the target rules'.
+  const everyEnvironment: RampActor = {
+    ...actor,
+    assertMayPublish: (feature, environments) => actor.assertMayPublish(feature, [...new Set([...environments, ...Object.keys(feature?.environments ?? {})])]),
+  };
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, everyEnvironment, { type: 'approve-step' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -46,7 +67,7 @@ export async function completeRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.completeRampSchedule>): UseCaseOutput<typeof contract.completeRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.completeRampSchedule.permission), { type: 'complete' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.completeRampSchedule.permission, true), { type: 'complete' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -56,8 +77,10 @@ export async function createRampSchedule({
   auth,
 }: UseCaseInput<typeof contract.createRampSchedule>): UseCaseOutput<typeof contract.createRampSchedule> {
   const feature = body.featureId === undefined ? undefined : await features.find(auth.orgId, body.featureId);
-  rampActor(auth, contract.createRampSchedule.permission).assertAllowed(feature);
+  const actor = rampActor(auth, contract.createRampSchedule.permission, true);
+  actor.assertAllowed(feature);
   const schedule = newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: auth.orgId, feature });
+  actor.assertMayPublish(feature, rampEnvironments(schedule, feature));
   if (feature) assertForcedValuesFit(schedule, feature.valueType);
   const created = await insertRampSchedule(auth.orgId, schedule);
   return { rampSchedule: toApiRampSchedule(created, new Date()) };
@@ -95,9 +118,11 @@ export async function getRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.getRampSchedule>): UseCaseOutput<typeof contract.getRampSchedule> {
-  return {
-    rampSchedule: toApiRampSchedule(await rampSchedules.get(auth.orgId, params.id), new Date()),
-  };
+  const schedule = await rampSchedules.get(auth.orgId, params.id);
+  // A schedule is in the project of its feature (none without one).
+  const feature = schedule.entityId ? await features.find(auth.orgId, schedule.entityId) : undefined;
+  readableOr404(auth, schedule, feature ? projectOf(feature) : [], 'Ramp schedule', params.id);
+  return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
 /** `POST /ramp-schedules/{id}/actions/jump`: bring the target rules to the state of one step (-1: the state at start) and pause. */
@@ -106,7 +131,7 @@ export async function jumpRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.jumpRampSchedule>): UseCaseOutput<typeof contract.jumpRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.jumpRampSchedule.permission), {
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.jumpRampSchedule.permission, true), {
     type: 'jump',
     targetStepIndex: body.targetStepIndex,
   });
@@ -118,7 +143,7 @@ export async function listRampSchedules({
   query,
   auth,
 }: UseCaseInput<typeof contract.listRampSchedules>): UseCaseOutput<typeof contract.listRampSchedules> {
-  const page = await rampSchedules.list(auth.orgId, { limit: query.limit, offset: query.offset, tags: rampListTags(query) });
+  const page = await rampSchedules.list(auth.orgId, { limit: query.limit, offset: query.offset, tags: rampListTags(query), visible: await visibleSchedules(auth) });
   const now = new Date();
   return paginated('rampSchedules', { items: page.items.map((schedule) => toApiRampSchedule(schedule, now)), total: page.total }, query);
 }
@@ -137,7 +162,7 @@ export async function resumeRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.resumeRampSchedule>): UseCaseOutput<typeof contract.resumeRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.resumeRampSchedule.permission), { type: 'resume' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.resumeRampSchedule.permission, true), { type: 'resume' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -146,7 +171,7 @@ export async function rollbackRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.rollbackRampSchedule>): UseCaseOutput<typeof contract.rollbackRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.rollbackRampSchedule.permission), { type: 'rollback' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.rollbackRampSchedule.permission, true), { type: 'rollback' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -155,7 +180,7 @@ export async function startRampSchedule({
   params,
   auth,
 }: UseCaseInput<typeof contract.startRampSchedule>): UseCaseOutput<typeof contract.startRampSchedule> {
-  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.startRampSchedule.permission), { type: 'start' });
+  const schedule = await actOnRampSchedule(auth.orgId, params.id, rampActor(auth, contract.startRampSchedule.permission, true), { type: 'start' });
   return { rampSchedule: toApiRampSchedule(schedule, new Date()) };
 }
 
@@ -165,7 +190,7 @@ export async function updateRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.updateRampSchedule>): UseCaseOutput<typeof contract.updateRampSchedule> {
-  const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampSchedule.permission), (schedule, feature) => {
+  const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampSchedule.permission, true), (schedule, feature) => {
     const next = updateDefinition(schedule, body, feature ? [feature] : []);
     if (feature) assertForcedValuesFit(next, feature.valueType);
     return { schedule: next, writes: [], comment: '' };

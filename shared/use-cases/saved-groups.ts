@@ -5,11 +5,12 @@ import { paginated } from '../domain/pagination';
 import { ID_LIST_DATATYPES, assertFitsType, savedGroupDefinition } from '../domain/saved-groups';
 import { InvalidInputError } from '../errors';
 import { newId } from '../ids';
-import { assertCan } from '../permissions';
+import { assertCan, readsEverywhere } from '../permissions';
 import { attributes } from '../store/attributes';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { assertProjectsExist } from '../store/projects';
 import { savedGroups } from '../store/saved-groups';
+import { readableOr404, readablePage } from './read-access';
 
 /**
  * A list group matches one attribute by id, so a defined attribute must have an id-like type (as in
@@ -36,9 +37,8 @@ export async function deleteSavedGroup({
 
 /** `GET /saved-groups/{id}`: get a saved group. */
 export async function getSavedGroup({ params, auth }: UseCaseInput<typeof contract.getSavedGroup>): UseCaseOutput<typeof contract.getSavedGroup> {
-  return {
-    savedGroup: await savedGroups.get(auth.orgId, params.id),
-  };
+  const group = await savedGroups.get(auth.orgId, params.id);
+  return { savedGroup: readableOr404(auth, group, group.projects ?? [], 'Saved group', params.id) };
 }
 
 /** `GET /saved-groups`: list saved groups. */
@@ -46,7 +46,11 @@ export async function listSavedGroups({
   query,
   auth,
 }: UseCaseInput<typeof contract.listSavedGroups>): UseCaseOutput<typeof contract.listSavedGroups> {
-  return paginated('savedGroups', await savedGroups.list(auth.orgId, query), query);
+  // Saved groups carry no project list tags: a caller who may not read every project gets the whole list filtered.
+  const page = readsEverywhere(auth)
+    ? await savedGroups.list(auth.orgId, query)
+    : readablePage(auth, await savedGroups.all(auth.orgId), (group) => group.projects ?? [], query);
+  return paginated('savedGroups', page, query);
 }
 
 /** `POST /saved-groups`: create a saved group. */

@@ -4,6 +4,7 @@ import { paginated } from '../domain/pagination';
 import { inProjectFilter } from '../domain/project-tags';
 import { NotFoundError } from '../errors';
 import { assertProxyHost } from '../payload/proxy-push';
+import type { Principal } from '../permissions';
 import {
   assertTargetsExist,
   createSdkConnection,
@@ -14,6 +15,13 @@ import {
   updateSdkConnection,
   withSettings,
 } from '../store/sdk-connections';
+import { readableOr404, visibleTo } from './read-access';
+
+/** An SDK connection the caller may read (404 as if missing otherwise). */
+async function readableConnection(auth: Principal, id: string) {
+  const connection = await sdkConnections.get(auth.orgId, id);
+  return readableOr404(auth, connection, connection.projects ?? [], 'SDK connection', id);
+}
 
 /** `DELETE /sdk-connections/{id}`: delete an SDK connection. */
 export async function deleteSdkConnection({
@@ -29,9 +37,7 @@ export async function getSdkConnection({
   params,
   auth,
 }: UseCaseInput<typeof contract.getSdkConnection>): UseCaseOutput<typeof contract.getSdkConnection> {
-  return {
-    sdkConnection: await sdkConnections.get(auth.orgId, params.id),
-  };
+  return { sdkConnection: await readableConnection(auth, params.id) };
 }
 
 /** `GET /sdk-connections`: list SDK connections. */
@@ -41,7 +47,7 @@ export async function listSdkConnections({
 }: UseCaseInput<typeof contract.listSdkConnections>): UseCaseOutput<typeof contract.listSdkConnections> {
   const tags = [...inProjectFilter(query.projectId), ...(['true', '1'].includes(query.withProxy ?? '') ? ['proxy:true'] : [])];
   // multiOrg is for GrowthBook's multi-organization admins; a key here belongs to one organization.
-  return paginated('connections', await sdkConnections.list(auth.orgId, { limit: query.limit, offset: query.offset, tags }), query);
+  return paginated('connections', await sdkConnections.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
 /** `GET /sdk-connections/lookup/{key}`: find an SDK connection by its client key. */
@@ -51,7 +57,7 @@ export async function lookupSdkConnectionByKey({
 }: UseCaseInput<typeof contract.lookupSdkConnectionByKey>): UseCaseOutput<typeof contract.lookupSdkConnectionByKey> {
   const found = await findSdkKey(params.key);
   if (!found || found.orgId !== auth.orgId) throw new NotFoundError(`SDK connection with key ${params.key} not found`);
-  return { sdkConnection: await sdkConnections.get(auth.orgId, found.connectionId) };
+  return { sdkConnection: await readableConnection(auth, found.connectionId) };
 }
 
 /** `POST /sdk-connections`: create an SDK connection. */

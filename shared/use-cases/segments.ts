@@ -9,6 +9,7 @@ import { factTableLookup } from '../store/fact-tables';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { assertProjectsExist } from '../store/projects';
 import { segments } from '../store/segments';
+import { readableOr404, visibleTo } from './read-access';
 
 /** `DELETE /segments/{id}`: delete a segment. */
 export async function deleteSegment({ params, auth }: UseCaseInput<typeof contract.deleteSegment>): UseCaseOutput<typeof contract.deleteSegment> {
@@ -18,15 +19,14 @@ export async function deleteSegment({ params, auth }: UseCaseInput<typeof contra
 
 /** `GET /segments/{id}`: get a segment. */
 export async function getSegment({ params, auth }: UseCaseInput<typeof contract.getSegment>): UseCaseOutput<typeof contract.getSegment> {
-  return {
-    segment: await segments.get(auth.orgId, params.id),
-  };
+  const segment = await segments.get(auth.orgId, params.id);
+  return { segment: readableOr404(auth, segment, segment.projects ?? [], 'Segment', params.id) };
 }
 
 /** `GET /segments`: list segments. */
 export async function listSegments({ query, auth }: UseCaseInput<typeof contract.listSegments>): UseCaseOutput<typeof contract.listSegments> {
   const tags = query.datasourceId ? [`datasource:${query.datasourceId}`] : [];
-  return paginated('segments', await segments.list(auth.orgId, { ...query, tags }), query);
+  return paginated('segments', await segments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
 /** `POST /segments`: create a segment. */

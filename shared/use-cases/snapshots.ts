@@ -16,6 +16,7 @@ import { factMetrics } from '../store/fact-metrics';
 import { factTables } from '../store/fact-tables';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
 import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
+import { projectOf, readableOfExperimentOr404, readableOr404 } from './read-access';
 
 /** Why there are no results: the latest snapshot of that phase and dimension is running or failed, or none was asked for. */
 async function noResults(orgId: string, experimentId: string, phase: number, dimension: string): Promise<NotFoundError> {
@@ -38,6 +39,7 @@ export async function getExperimentResults({
   const dimension = query.dimension ?? '';
   // Round trip 1: the experiment, and the pointers to the latest successful snapshot of each phase. Round trip 2: its results.
   const [experiment, pointers] = await Promise.all([experiments.get(auth.orgId, params.id), readLatestPointers(auth.orgId, params.id, dimension)]);
+  readableOr404(auth, experiment, projectOf(experiment), 'Experiment', params.id);
   const phase = query.phase ? Number(query.phase) : Math.max(0, experiment.phases.length - 1);
   const latest = pointers.get(phase);
   const stored = latest ? await readSnapshotResults(auth.orgId, latest.snapshotId) : undefined;
@@ -50,9 +52,8 @@ export async function getExperimentSnapshot({
   params,
   auth,
 }: UseCaseInput<typeof contract.getExperimentSnapshot>): UseCaseOutput<typeof contract.getExperimentSnapshot> {
-  return {
-    snapshot: snapshotView(await snapshots.get(auth.orgId, params.id)),
-  };
+  const snapshot = await snapshots.get(auth.orgId, params.id);
+  return { snapshot: snapshotView(await readableOfExperimentOr404(auth, snapshot, snapshot.experiment, 'Snapshot', params.id)) };
 }
 
 /** `POST /experiments/{id}/snapshot`: ask for a results snapshot of an experiment. */

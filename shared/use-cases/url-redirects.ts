@@ -5,6 +5,7 @@ import { assertDestinations, assertNoRedirectLoop } from '../domain/url-redirect
 import { newId } from '../ids';
 import { assertCan } from '../permissions';
 import { addUrlRedirect, changeUrlRedirect, removeUrlRedirect, servedRedirects, urlRedirects } from '../store/url-redirects';
+import { readableByExperiment, readableOfExperimentOr404 } from './read-access';
 
 /** `POST /url-redirects`: create a URL redirect for an experiment. */
 export async function createUrlRedirect({
@@ -44,7 +45,8 @@ export async function deleteUrlRedirect({
 
 /** `GET /url-redirects/{id}`: get a URL redirect. */
 export async function getUrlRedirect({ params, auth }: UseCaseInput<typeof contract.getUrlRedirect>): UseCaseOutput<typeof contract.getUrlRedirect> {
-  return { urlRedirect: await urlRedirects.get(auth.orgId, params.id) };
+  const redirect = await urlRedirects.get(auth.orgId, params.id);
+  return { urlRedirect: await readableOfExperimentOr404(auth, redirect, redirect.experiment, 'URL redirect', params.id) };
 }
 
 /** `GET /url-redirects`: list URL redirects. */
@@ -54,7 +56,8 @@ export async function listUrlRedirects({
 }: UseCaseInput<typeof contract.listUrlRedirects>): UseCaseOutput<typeof contract.listUrlRedirects> {
   // One consistent Query of the organization's redirects: a redirect just created is listed.
   const all = await urlRedirects.all(auth.orgId);
-  return { urlRedirects: query.experimentId ? all.filter((redirect) => redirect.experiment === query.experimentId) : all };
+  const asked = query.experimentId ? all.filter((redirect) => redirect.experiment === query.experimentId) : all;
+  return { urlRedirects: await readableByExperiment(auth, asked, (redirect) => redirect.experiment) };
 }
 
 /** `PUT /url-redirects/{id}`: update a URL redirect. */

@@ -15,6 +15,7 @@ import { newId } from '../ids';
 import { assertCan } from '../permissions';
 import { experiments } from '../store/experiments';
 import { createVisualChangeset, visualChangesets, visualChangesetsOf } from '../store/visual-changesets';
+import { projectOf, readableOfExperimentOr404, readableOr404 } from './read-access';
 
 /** `GET /visual-changesets/{id}`: get a visual changeset. */
 export async function getVisualChangeset({
@@ -23,6 +24,7 @@ export async function getVisualChangeset({
   auth,
 }: UseCaseInput<typeof contract.getVisualChangeset>): UseCaseOutput<typeof contract.getVisualChangeset> {
   const changeset = await visualChangesets.get(auth.orgId, params.id);
+  await readableOfExperimentOr404(auth, changeset, changeset.experiment, 'Visual changeset', params.id);
   const experiment = query.includeExperiment ? await experiments.find(auth.orgId, changeset.experiment) : undefined;
   return { visualChangeset: visualChangesetView(changeset), ...(experiment ? { experiment } : {}) };
 }
@@ -32,7 +34,8 @@ export async function listVisualChangesets({
   params,
   auth,
 }: UseCaseInput<typeof contract.listVisualChangesets>): UseCaseOutput<typeof contract.listVisualChangesets> {
-  const [, changesets] = await allInOrder([experiments.get(auth.orgId, params.id), visualChangesetsOf(auth.orgId, params.id)]);
+  const [experiment, changesets] = await allInOrder([experiments.get(auth.orgId, params.id), visualChangesetsOf(auth.orgId, params.id)]);
+  readableOr404(auth, experiment, projectOf(experiment), 'Experiment', params.id);
   return { visualChangesets: changesets.map(visualChangesetView) };
 }
 

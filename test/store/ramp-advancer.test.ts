@@ -208,7 +208,7 @@ describe('the due index', () => {
 
   it('holds a schedule exactly while it has work pending, sorted by when it is due', async () => {
     const [one] = await seed(1, 1);
-    const actor = { by: 'test', assertAllowed: () => {} };
+    const actor = { by: 'test', publishes: false, assertAllowed: () => {}, assertMayPublish: () => {} };
 
     const ready = await dueKeysOf(one);
     await advanceDueSchedules({ now: after(1) });

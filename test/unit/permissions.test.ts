@@ -1,4 +1,4 @@
-import { can, canSomewhere, higherRole, roleAllows, type Permission, type Principal, type Role } from '../../shared/permissions';
+import { can, canRead, canSomewhere, higherRole, readsEverywhere, roleAllows, type Permission, type Principal, type Role } from '../../shared/permissions';
 import { secretFromHeader } from '../../shared/api/auth';
 
 // The table of BEHAVIOR.md, row by row.
@@ -51,6 +51,21 @@ describe('roles and permissions', () => {
   it('knows when a permission is held only through a project', () => {
     expect(canSomewhere(principal('readonly', { prj_a: 'experimenter' }), 'review')).toBe(true);
     expect(canSomewhere(principal('readonly'), 'write')).toBe(false);
+  });
+});
+
+describe("reading, as GrowthBook's canReadMultiProjectResource", () => {
+  // Each row: the caller, then whether it reads a resource in no project, in prj_a, in prj_b, in both.
+  it.each([
+    ['readonly', {}, [true, true, true, true], true],
+    ['readonly', { prj_b: 'noaccess' }, [true, true, false, true], false],
+    ['noaccess', { prj_a: 'engineer' }, [true, true, false, true], false],
+    ['noaccess', {}, [false, false, false, false], false],
+  ] as const)('%s with project roles %j', (role, projectRoles, reads, everywhere) => {
+    const caller = principal(role, projectRoles as Record<string, Role>);
+
+    expect([[], ['prj_a'], ['prj_b'], ['prj_a', 'prj_b']].map((projects) => canRead(caller, projects))).toEqual(reads);
+    expect(readsEverywhere(caller)).toBe(everywhere);
   });
 });
 
