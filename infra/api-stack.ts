@@ -16,11 +16,11 @@ import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler, type Route } from '../shared/contracts/registry';
-import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
+import { fullPath } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
 import { cors } from './cors';
-import { ServiceFunction, type TableAccess } from './lambda';
+import { ServiceFunction } from './lambda';
 import { PayloadCdn } from './payload-cdn';
 
 export interface ApiStackProps extends StackProps {
@@ -32,11 +32,6 @@ export interface ApiStackProps extends StackProps {
 
 /** The endpoint that starts snapshot runs: it alone may start the snapshot state machine. */
 export const snapshotStarter = 'postExperimentSnapshot';
-
-/** What an endpoint may do with the table, from its spec: GET and public endpoints only read. */
-export function tableAccessFor(spec: Pick<EndpointSpec, 'method' | 'permission'>): TableAccess {
-  return spec.method === 'GET' || spec.permission === 'public' ? 'read' : 'read-write';
-}
 
 /** `saved-groups` → `SavedGroups`, for construct ids. */
 const pascal = (name: string) => name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _separator, c: string) => c.toUpperCase());
@@ -110,7 +105,6 @@ export class ApiStack extends Stack {
       description: 'Any path no route matches: 404 Unknown API endpoint',
       config,
       table,
-      tableAccess: 'none',
     });
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,
@@ -146,7 +140,6 @@ export class ApiStack extends Stack {
       description: `${spec.method} ${fullPath(spec)}`,
       config,
       table,
-      tableAccess: tableAccessFor(spec),
       ...(startsSnapshots ? { environment: { SNAPSHOT_STATE_MACHINE_ARN: snapshotStateMachine.stateMachineArn } } : {}),
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);

@@ -17,12 +17,14 @@ import {
   type RampWorlds,
 } from '../../shared/store/ramp-schedules';
 import { isLostRace, retryOnConflict } from '../../shared/db/optimistic';
+import { rebuildDuePageIndexes } from '../../shared/db/page-index';
 import { transact } from '../../shared/db/repository';
 import { shardOf } from '../../shared/payload/write';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It
- * advances ramp schedules, then fires schedule boundaries (fire-schedule-boundaries.ts).
+ * advances ramp schedules, fires schedule boundaries (fire-schedule-boundaries.ts), then rebuilds
+ * stale page indexes (shared/db/page-index.ts).
  * The ramp advancer asks the sparse due index for schedules whose time has come and moves them on
  * in batches: due schedules of one organization, read together (one BatchGet) and written in one
  * transaction (at most 100 items), conditional on every version read. A batch takes its schedules
@@ -282,10 +284,12 @@ async function fail(ref: DueRef, world: RampWorld, now: Date, error: Error, poli
 }
 
 /** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries. */
-export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult }> {
+export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult; pageIndexes: number }> {
   const ramps = await advanceDueSchedules(options);
   const boundaries = await fireDueBoundaries({ now: options.now });
-  return { ...ramps, boundaries };
+  // Lists only read (their roles may not write), so stale page indexes are rebuilt here.
+  const pageIndexes = await rebuildDuePageIndexes(options.now);
+  return { ...ramps, boundaries, pageIndexes };
 }
 
 /** The EventBridge target: one run over everything due now. */

@@ -7,6 +7,7 @@ import { setOpenApiDocumentSource } from '../../shared/api/openapi-document';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { preflightHeaders } from '../cors';
+import { asFunction } from './iam';
 
 const root = join(__dirname, '..', '..');
 
@@ -195,7 +196,8 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
 export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStructuredResultV2> {
   const { handler: file, event, context } = lambdaInvocation(request);
   try {
-    return await handlerFor(file)(event, context);
+    // Held to its function's IAM grant, as in AWS (infra/local/iam.ts).
+    return await asFunction(file, context.functionName, () => handlerFor(file)(event, context));
   } catch (error) {
     // A handler that throws past its own error handler is what API Gateway reports as a 500.
     console.error('handler crashed', error);

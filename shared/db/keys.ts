@@ -30,6 +30,8 @@
  * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
  * until the scheduler has fired it, and is then deleted. A staged experiment start has its own
  * boundary, `SCHEDULE_BOUNDARY#<iso date>#EXPERIMENT#<experiment>`, with the experiment id in `entityId`.
+ * A stale page index carries `GSI2PK = PAGE_INDEX_DUE`, `GSI2SK = <when it may be rebuilt>`, with
+ * `organization` and its entity type in `entityId`, until the scheduler has rebuilt it.
  *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
@@ -163,6 +165,8 @@ export const keys = {
   }),
   /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
   scheduleDuePartition: () => 'SCHEDULE_DUE',
+  /** The partition of GSI2 holding stale page indexes, by when they may be rebuilt (page-index.ts). */
+  pageIndexDuePartition: () => 'PAGE_INDEX_DUE',
   /** The partition of GSI2 listing every organization, by id. */
   organizationsPartition: () => 'ORGANIZATIONS',
 };

@@ -4,7 +4,7 @@ import { db, tableName } from './client';
 import type { DynamoError } from './dynamo-http';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
 import { retryOnConflict } from './optimistic';
-import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
+import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex } from './page-index';
 import type { Page } from '../domain/pagination';
 
 /** Fields the store owns on every resource. */
@@ -372,8 +372,8 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         const items = await readItems(await pageKeys(keys.listPartition(orgId, type), index, page));
         return { items, total: index.count };
       }
+      // Stale (or not built yet): walk the keys. A list never writes (GET roles only read); the scheduler rebuilds it.
       const all = await listKeys(orgId, tags);
-      if (options.pageIndex && tags.length === 0) await saveRebuilt(orgId, type, index, all.map((key) => key.sort));
       const items = await readItems(all.slice(page.offset, page.offset + page.limit).map(({ PK, SK }) => ({ PK, SK })));
       return { items, total: all.length };
     },
