@@ -6,10 +6,10 @@
  */
 import { routes, unknownRouteHandler } from '../shared/contracts/registry';
 import type { EndpointSpec } from '../shared/contracts/spec';
-import { eventPublisher, proxyPusher } from './stream-consumers';
+import { eventPublisher, proxyPusher, type StreamConsumer } from './stream-consumers';
 
 /** What a function may do with the table. */
-export type TableAccess = 'none' | 'read' | 'read-write';
+export type TableAccess = StreamConsumer['tableAccess'];
 
 /** Read actions, on the table and each of its indexes. Never Scan. */
 export const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
@@ -60,9 +60,9 @@ const otherFunctions: Record<string, TableAccess> = {
   [unknownRouteHandler]: 'none',
   // Ramps and schedule boundaries move features and payloads; stale page indexes are rebuilt here.
   [rampAdvancerHandler]: 'read-write',
-  // Publishes what the stream delivers; it reads nothing from the table.
-  [eventPublisherHandler]: 'none',
-  [proxyPusherHandler]: 'read',
+  // The stream consumers' access is part of their definition (infra/stream-consumers.ts).
+  [eventPublisherHandler]: eventPublisher.tableAccess,
+  [proxyPusherHandler]: proxyPusher.tableAccess,
   [planSnapshotHandler]: 'read',
   [analyseSnapshotHandler]: 'read-write',
   [failSnapshotHandler]: 'read-write',

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { setCallAuthorizer, tableName } from '../../shared/db/client';
-import { tableAccessOf, tableActions, writeDeniedActions, writeDeniedLeadingKeys } from '../grants';
+import { tableActions, writeDeniedActions, writeDeniedLeadingKeys, type TableAccess } from '../grants';
 
 /**
  * IAM, as far as the table goes, for everything `npm start` and the tests run: DynamoDB Local
@@ -20,9 +20,11 @@ interface Caller {
 
 const callers = new AsyncLocalStorage<Caller>();
 
-/** Runs `run` as the function whose handler is `handler`: its DynamoDB calls are held to that function's grant. */
-export function asFunction<T>(handler: string, functionName: string, run: () => T): T {
-  const access = tableAccessOf(handler);
+/**
+ * Runs `run` as a function with `access` (for a deployed handler, `tableAccessOf(handler)`): its
+ * DynamoDB calls are held to that grant.
+ */
+export function asFunction<T>(access: TableAccess, functionName: string, run: () => T): T {
   return callers.run({ functionName, allowed: new Set(tableActions(access)), writeDenied: access === 'read-write' }, run);
 }
 

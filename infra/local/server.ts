@@ -7,6 +7,7 @@ import { setOpenApiDocumentSource } from '../../shared/api/openapi-document';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { preflightHeaders } from '../cors';
+import { tableAccessOf } from '../grants';
 import { asFunction } from './iam';
 
 const root = join(__dirname, '..', '..');
@@ -197,7 +198,7 @@ export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStru
   const { handler: file, event, context } = lambdaInvocation(request);
   try {
     // Held to its function's IAM grant, as in AWS (infra/local/iam.ts).
-    return await asFunction(file, context.functionName, () => handlerFor(file)(event, context));
+    return await asFunction(tableAccessOf(file), context.functionName, () => handlerFor(file)(event, context));
   } catch (error) {
     // A handler that throws past its own error handler is what API Gateway reports as a 500.
     console.error('handler crashed', error);

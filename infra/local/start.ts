@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './dynamodb';
-import { rampAdvancerHandler } from '../grants';
+import { rampAdvancerHandler, tableAccessOf } from '../grants';
 import { startEventSink, type EventSink } from './event-sink';
 import { asFunction } from './iam';
 import { startApiServer } from './server';
@@ -70,7 +70,7 @@ async function main() {
   const tick = () => {
     ticker = setTimeout(
       () =>
-        asFunction(rampAdvancerHandler, 'RampAdvancer', runScheduler)
+        asFunction(tableAccessOf(rampAdvancerHandler), 'RampAdvancer', runScheduler)
           .catch((error) => console.error('Scheduler run failed', error))
           .finally(tick),
       tickMs,

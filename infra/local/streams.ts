@@ -107,7 +107,7 @@ export async function startStreamConsumers(options: StreamConsumerOptions): Prom
       let failedFrom = 0;
       try {
         const records = pending;
-        const response = await asFunction(consumer.handler, consumer.name, () => handler({ Records: records }, lambdaContext(consumer.name, randomUUID())));
+        const response = await asFunction(consumer.tableAccess, consumer.name, () => handler({ Records: records }, lambdaContext(consumer.name, randomUUID())));
         const failures = consumer.reportBatchItemFailures ? (response?.batchItemFailures ?? []) : [];
         if (!failures.length) return;
         // As Lambda: the batch is retried from its first failed record on (an unknown identifier fails it all).

@@ -27,7 +27,7 @@ describe('IAM emulation of the local runtime', () => {
     expect(tableAccessOf(listFeatures)).toBe('read');
     const planted = item(`ORG#${newId('org_')}`);
 
-    const put = asFunction(listFeatures, 'listFeatures', () => db.put({ TableName: tableName(), Item: planted }));
+    const put = asFunction(tableAccessOf(listFeatures), 'listFeatures', () => db.put({ TableName: tableName(), Item: planted }));
 
     await expect(put).rejects.toEqual(refusal('dynamodb:PutItem', /because no identity-based policy allows the dynamodb:PutItem action/));
     expect(await exists(planted)).toBe(false);
@@ -35,7 +35,7 @@ describe('IAM emulation of the local runtime', () => {
 
   it('checks each write of a transaction as the action it is', async () => {
     const org = `ORG#${newId('org_')}`;
-    const write = asFunction(listFeatures, 'listFeatures', () =>
+    const write = asFunction(tableAccessOf(listFeatures), 'listFeatures', () =>
       db.transactWrite({ TransactItems: [{ Update: { TableName: tableName(), Key: { PK: org, SK: 'T#1' }, UpdateExpression: 'SET a = :a', ExpressionAttributeValues: { ':a': 1 } } }] }),
     );
 
@@ -47,7 +47,7 @@ describe('IAM emulation of the local runtime', () => {
     const org = `ORG#${newId('org_')}`;
     const allowed = item(org);
     const apiKey = { ...item(`APIKEY#${newId('hash_')}`), SK: 'APIKEY' };
-    const asWriter = <T>(run: () => Promise<T>) => asFunction(postFeature, 'postFeature', run);
+    const asWriter = <T>(run: () => Promise<T>) => asFunction(tableAccessOf(postFeature), 'postFeature', run);
     const explicitDeny = (action: string) => refusal(action, /with an explicit deny in an identity-based policy/);
 
     await asWriter(() => db.put({ TableName: tableName(), Item: allowed }));
@@ -68,11 +68,11 @@ describe('IAM emulation of the local runtime', () => {
     expect(tableAccessOf(eventPublisherHandler)).toBe('none');
     const key = { PK: `ORG#${newId('org_')}`, SK: 'ORG' };
 
-    await expect(asFunction(eventPublisherHandler, 'Publisher', () => db.get({ TableName: tableName(), Key: key }))).rejects.toEqual(
+    await expect(asFunction(tableAccessOf(eventPublisherHandler), 'Publisher', () => db.get({ TableName: tableName(), Key: key }))).rejects.toEqual(
       refusal('dynamodb:GetItem', /because no identity-based policy allows/),
     );
     await expect(db.get({ TableName: tableName(), Key: key })).resolves.toBeDefined();
-    await expect(asFunction(rampAdvancerHandler, 'RampAdvancer', () => db.put({ TableName: tableName(), Item: item(key.PK) }))).resolves.toBeDefined();
+    await expect(asFunction(tableAccessOf(rampAdvancerHandler), 'RampAdvancer', () => db.put({ TableName: tableName(), Item: item(key.PK) }))).resolves.toBeDefined();
   });
 });
 
