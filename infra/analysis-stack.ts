@@ -90,21 +90,18 @@ export class AnalysisStack extends Stack {
       ...common,
       entry: planSnapshotHandler,
       description: 'Snapshot state machine: builds the Athena SQL of a snapshot',
-      tableAccess: 'read',
       timeout: Duration.minutes(1),
     });
     const analyse = new ServiceFunction(this, 'AnalyseSnapshot', {
       ...common,
       entry: analyseSnapshotHandler,
       description: 'Snapshot state machine: reads the Athena results and stores the statistics',
-      tableAccess: 'read-write',
     });
     for (const statement of readResults) analyse.addToRolePolicy(statement);
     const fail = new ServiceFunction(this, 'FailSnapshot', {
       ...common,
       entry: failSnapshotHandler,
       description: 'Snapshot state machine: records a failed or timed-out run on its snapshot',
-      tableAccess: 'read-write',
       timeout: Duration.minutes(1),
     });
     this.functions = { plan, analyse, fail };

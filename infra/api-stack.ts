@@ -27,7 +27,7 @@ import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
 import { cors } from './cors';
-import { ServiceFunction, type TableAccess } from './lambda';
+import { ServiceFunction } from './lambda';
 import { PayloadCdn } from './payload-cdn';
 
 export interface ApiStackProps extends StackProps {
@@ -44,11 +44,6 @@ export const publicSdkSpecs = [getFeaturesForSdk, postRemoteEval];
 
 /** The endpoint that starts snapshot runs: it alone may start the snapshot state machine. */
 export const snapshotStarter = 'postExperimentSnapshot';
-
-/** What an endpoint may do with the table, from its spec: GET and public endpoints only read. */
-export function tableAccessFor(spec: Pick<EndpointSpec, 'method' | 'permission'>): TableAccess {
-  return spec.method === 'GET' || spec.permission === 'public' ? 'read' : 'read-write';
-}
 
 /** `saved-groups` → `SavedGroups`, for construct ids. */
 const pascal = (name: string) => name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _separator, c: string) => c.toUpperCase());
@@ -154,7 +149,6 @@ export class ApiStack extends Stack {
       description: 'Any path no route matches: 404 Unknown API endpoint',
       config,
       table,
-      tableAccess: 'none',
     });
     new HttpRoute(this, 'DefaultRoute', {
       httpApi: this.api,
@@ -216,7 +210,6 @@ export class ApiStack extends Stack {
       description: `${spec.method} ${fullPath(spec)}`,
       config,
       table,
-      tableAccess: tableAccessFor(spec),
       // 0 means no reservation: Lambda would read a reserved 0 as "never run".
       ...(reserved ? { reservedConcurrentExecutions: reserved } : {}),
       environment: {

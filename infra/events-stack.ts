@@ -110,7 +110,6 @@ export class EventsStack extends Stack {
       description: 'Publishes new event items from the table stream to EventBridge',
       config,
       table,
-      tableAccess: 'none',
       environment: { EVENT_BUS_NAME: this.bus.eventBusName },
       otherUnscopedActions: 'dynamodb:ListStreams, granted for the table stream event source, does not support resource-level permissions either.',
     });
@@ -122,7 +121,6 @@ export class EventsStack extends Stack {
       description: 'Pushes changed SDK payloads to the GrowthBook Proxy of each affected SDK connection',
       config,
       table,
-      tableAccess: 'read',
       // A push waits at most 5 s, then 5 s before its one retry and 5 s more: pushes run side by side.
       timeout: Duration.seconds(60),
       otherUnscopedActions: 'dynamodb:ListStreams, granted for the table stream event source, does not support resource-level permissions either.',

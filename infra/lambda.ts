@@ -1,6 +1,6 @@
 import { Duration, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Effect, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, Architecture, LoggingFormat, SystemLogLevel, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, type NodejsFunctionProps } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
@@ -8,17 +8,35 @@ import type { Construct } from 'constructs';
 import { routes, unknownRouteHandler } from '../shared/contracts/registry';
 import { tableSchema } from '../shared/db/table-schema';
 import { handlerCode, runtime } from './bundling';
-import { eventPublisher, proxyPusher } from './stream-consumers';
+import {
+  analyseSnapshotHandler,
+  eventPublisherHandler,
+  failSnapshotHandler,
+  planSnapshotHandler,
+  proxyPusherHandler,
+  rampAdvancerHandler,
+  tableAccessOf,
+  tableReadActions,
+  tableWriteActions,
+  writeDeniedActions,
+  writeDeniedLeadingKeys,
+  type TableAccess,
+} from './grants';
 import type { SwitchyardConfig } from './config';
 
 export const architecture = Architecture.ARM_64;
 
-export const rampAdvancerHandler = 'functions/scheduler/advance-ramp-schedules.ts';
-export const eventPublisherHandler = eventPublisher.handler;
-export const proxyPusherHandler = proxyPusher.handler;
-export const planSnapshotHandler = 'functions/analysis/plan-snapshot.ts';
-export const analyseSnapshotHandler = 'functions/analysis/analyse-snapshot.ts';
-export const failSnapshotHandler = 'functions/analysis/fail-snapshot.ts';
+export {
+  analyseSnapshotHandler,
+  eventPublisherHandler,
+  failSnapshotHandler,
+  planSnapshotHandler,
+  proxyPusherHandler,
+  rampAdvancerHandler,
+  tableReadActions,
+  tableWriteActions,
+  type TableAccess,
+} from './grants';
 
 /** Every handler the app deploys; they are bundled together in one esbuild run. */
 export const allHandlers = () => [
@@ -38,25 +56,13 @@ export const serviceName = 'switchyard';
 /** The CloudWatch namespace of a stage's EMF metrics; the dashboard and alarms read it. */
 export const metricsNamespace = (config: Pick<SwitchyardConfig, 'stage'>) => `Switchyard/${config.stage}`;
 
-/** What a function may do with the table. */
-export type TableAccess = 'none' | 'read' | 'read-write';
-
-/** Read actions, on the table and each of its indexes. Never Scan. */
-export const tableReadActions = ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'];
-
 /**
- * Write actions, on the table only. TransactWriteItems has no IAM action of its own: each write in
- * a transaction is authorized as the PutItem, UpdateItem, DeleteItem or ConditionCheckItem it is.
+ * The table's policy statements for one access level (infra/grants.ts): reads on the table and
+ * every index by name (no wildcard), writes on the table, and for writers a Deny of writes to API
+ * keys. The Deny matches a request if ANY of its leading keys is an API key's (ForAnyValue): a
+ * BatchWriteItem carries one leading key per item, and ForAllValues would let a batch mixing an
+ * organization item with an API key through (and would deny every request without the key).
  */
-export const tableWriteActions = [
-  'dynamodb:PutItem',
-  'dynamodb:UpdateItem',
-  'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
-  'dynamodb:ConditionCheckItem',
-];
-
-/** The table's policy statements for one access level; every index is named, no wildcard. */
 export function tableStatements(table: ITable, access: TableAccess): PolicyStatement[] {
   if (access === 'none') return [];
   const indexes: readonly { indexName: string }[] = tableSchema.indexes;
@@ -65,7 +71,16 @@ export function tableStatements(table: ITable, access: TableAccess): PolicyState
     resources: [table.tableArn, ...indexes.map((index) => `${table.tableArn}/index/${index.indexName}`)],
   });
   if (access === 'read') return [read];
-  return [read, new PolicyStatement({ actions: tableWriteActions, resources: [table.tableArn] })];
+  return [
+    read,
+    new PolicyStatement({ actions: tableWriteActions, resources: [table.tableArn] }),
+    new PolicyStatement({
+      effect: Effect.DENY,
+      actions: writeDeniedActions,
+      resources: [table.tableArn],
+      conditions: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': writeDeniedLeadingKeys } },
+    }),
+  ];
 }
 
 export interface ServiceFunctionProps
@@ -74,8 +89,8 @@ export interface ServiceFunctionProps
   entry: string;
   description: string;
   config: SwitchyardConfig;
+  /** Its table access is the one infra/grants.ts decides for `entry`. */
   table: ITable;
-  tableAccess: TableAccess;
   environment?: Record<string, string>;
   /** Defaults to the configured API timeout. */
   timeout?: Duration;
@@ -86,8 +101,8 @@ export interface ServiceFunctionProps
 /**
  * A Lambda function of the service: nodejs22.x on ARM64, bundled with esbuild (minified, SDK
  * included, source maps that the logger applies to logged stacks: shared/source-maps.ts), traced,
- * with its own log group and a role that holds only that log group, X-Ray and the table access it
- * asks for. Memory, timeout, logging and environment are set here and nowhere else.
+ * with its own log group and a role that holds only that log group, X-Ray and the table access
+ * infra/grants.ts decides for its handler. Memory, timeout, logging and environment are set here and nowhere else.
  */
 export class ServiceFunction extends NodejsFunction {
   /** The handler file, relative to the repository root. */
@@ -136,7 +151,7 @@ export class ServiceFunction extends NodejsFunction {
     });
     this.entry = props.entry;
     role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
-    for (const statement of tableStatements(props.table, props.tableAccess)) role.addToPolicy(statement);
+    for (const statement of tableStatements(props.table, tableAccessOf(props.entry))) role.addToPolicy(statement);
 
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

@@ -37,7 +37,6 @@ export class SchedulerStack extends Stack {
       description: 'Advances due ramp schedules (every minute)',
       config,
       table,
-      tableAccess: 'read-write',
       // Below the one-minute period, so runs rarely overlap.
       timeout: Duration.seconds(50),
       deadLetterQueue: this.deadLetterQueue,

@@ -26,6 +26,8 @@ export interface StreamConsumer {
   maxRecordAgeSeconds: number;
   /** Only records matching this wake the function. */
   filter: StreamFilter;
+  /** What the function may do with the table (see infra/grants.ts); the stream itself needs none. */
+  tableAccess: 'none' | 'read' | 'read-write';
 }
 
 export const eventPublisher: StreamConsumer = {
@@ -39,6 +41,8 @@ export const eventPublisher: StreamConsumer = {
   maxRecordAgeSeconds: 24 * 3600,
   // Only new event items wake the function; every other write to the table is filtered out.
   filter: { eventName: ['INSERT'], dynamodb: { NewImage: { entityType: { S: ['EVENT'] } } } },
+  // Publishes what the stream delivers; it reads nothing from the table.
+  tableAccess: 'none',
 };
 
 export const proxyPusher: StreamConsumer = {
@@ -54,6 +58,8 @@ export const proxyPusher: StreamConsumer = {
   maxRecordAgeSeconds: 3600,
   // Every payload change moves a version item of its environment; nothing else wakes the function.
   filter: { eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { entityType: { S: ['SDK_VERSION'] } } } },
+  // Reads each changed payload and the SDK connections to push it to.
+  tableAccess: 'read',
 };
 
 export const streamConsumers = [eventPublisher, proxyPusher];

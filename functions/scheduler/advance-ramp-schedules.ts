@@ -19,13 +19,14 @@ import {
   type RampWorlds,
 } from '../../shared/store/ramp-schedules';
 import { isLostRace, retryOnConflict } from '../../shared/db/optimistic';
+import { rebuildDuePageIndexes } from '../../shared/db/page-index';
 import { transact } from '../../shared/db/repository';
 import { shardOf } from '../../shared/payload/write';
 
 /**
  * The scheduler: every minute in AWS (EventBridge), every RAMP_TICK_SECONDS under `npm start`. It
  * advances ramp schedules, then fires schedule boundaries (fire-schedule-boundaries.ts), then ends
- * snapshots whose run was lost (sweep-lost-snapshots.ts).
+ * snapshots whose run was lost (sweep-lost-snapshots.ts), then rebuilds stale page indexes (shared/db/page-index.ts).
  * The ramp advancer asks the sparse due index for schedules whose time has come and moves them on
  * in batches: due schedules of one organization, read together (one BatchGet) and written in one
  * transaction (at most 100 items), conditional on every version read. A batch takes its schedules
@@ -284,11 +285,15 @@ async function fail(ref: DueRef, world: RampWorld, now: Date, error: Error, poli
   }
 }
 
-/** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries, then lost snapshots. */
-export async function runScheduler(options: AdvanceOptions = {}): Promise<AdvanceResult & { boundaries: FireResult; snapshots: SweepResult }> {
+/** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries, lost snapshots and stale page indexes. */
+export async function runScheduler(
+  options: AdvanceOptions = {},
+): Promise<AdvanceResult & { boundaries: FireResult; snapshots: SweepResult; pageIndexes: number }> {
   const ramps = await advanceDueSchedules(options);
   const boundaries = await fireDueBoundaries({ now: options.now });
   const snapshots = await sweepLostSnapshots({ now: options.now });
+  // Lists only read (their roles may not write), so stale page indexes are rebuilt here.
+  const pageIndexes = await rebuildDuePageIndexes(options.now);
   const count = (name: string, value: number) => ({ name, unit: 'Count' as const, value });
   emitMetrics({ Function: 'advance-ramp-schedules' }, [
     {
@@ -300,10 +305,11 @@ export async function runScheduler(options: AdvanceOptions = {}): Promise<Advanc
         count('BoundariesFired', boundaries.fired),
         count('BoundariesFailed', boundaries.failed),
         count('LostSnapshotsEnded', snapshots.ended),
+        count('PageIndexesRebuilt', pageIndexes),
       ],
     },
   ]);
-  return { ...ramps, boundaries, snapshots };
+  return { ...ramps, boundaries, snapshots, pageIndexes };
 }
 
 /** The EventBridge target: one run over everything due now. */

@@ -8,6 +8,8 @@ import { setDocsAssetSource } from '../../shared/api/docs-assets';
 import { routes, unknownRouteHandler, type Route } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { preflightHeaders } from '../cors';
+import { tableAccessOf } from '../grants';
+import { asFunction } from './iam';
 
 const root = join(__dirname, '..', '..');
 
@@ -198,7 +200,8 @@ function send(response: ServerResponse, result: APIGatewayProxyStructuredResultV
 export async function invoke(request: LocalRequest): Promise<APIGatewayProxyStructuredResultV2> {
   const { handler: file, event, context } = lambdaInvocation(request);
   try {
-    return await handlerFor(file)(event, context);
+    // Held to its function's IAM grant, as in AWS (infra/local/iam.ts).
+    return await asFunction(tableAccessOf(file), context.functionName, () => handlerFor(file)(event, context));
   } catch (error) {
     // A handler that throws past its own error handler is what API Gateway reports as a 500.
     console.error('handler crashed', error);

@@ -7,7 +7,9 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { ensureTable, startDynamoLocal } from './dynamodb';
+import { rampAdvancerHandler, tableAccessOf } from '../grants';
 import { startEventSink, type EventSink } from './event-sink';
+import { asFunction } from './iam';
 import { startApiServer } from './server';
 import { startStreamConsumers, type StreamConsumers } from './streams';
 
@@ -69,7 +71,13 @@ async function main() {
   const tickMs = (Number(process.env.RAMP_TICK_SECONDS) || 5) * 1000;
   let ticker: NodeJS.Timeout;
   const tick = () => {
-    ticker = setTimeout(() => runScheduler().catch((error) => console.error('Scheduler run failed', error)).finally(tick), tickMs);
+    ticker = setTimeout(
+      () =>
+        asFunction(tableAccessOf(rampAdvancerHandler), 'RampAdvancer', runScheduler)
+          .catch((error) => console.error('Scheduler run failed', error))
+          .finally(tick),
+      tickMs,
+    );
   };
   tick();
   console.log(`  Scheduler:    every ${tickMs / 1000} s (RAMP_TICK_SECONDS)`);

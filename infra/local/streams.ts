@@ -10,6 +10,7 @@ import {
 } from '@aws-sdk/client-dynamodb-streams';
 import type { Context, DynamoDBBatchResponse, DynamoDBRecord, DynamoDBStreamEvent } from 'aws-lambda';
 import { matchesFilter, streamConsumers, type StreamConsumer } from '../stream-consumers';
+import { asFunction } from './iam';
 import { handlerFor, lambdaContext } from './server';
 
 /**
@@ -130,7 +131,8 @@ export async function startStreamConsumers(options: StreamConsumerOptions): Prom
     for (let attempt = 0; !abort.signal.aborted; attempt++) {
       let failedFrom = 0;
       try {
-        const response = await handler({ Records: pending }, lambdaContext(consumer.name, randomUUID()));
+        const records = pending;
+        const response = await asFunction(consumer.tableAccess, consumer.name, () => handler({ Records: records }, lambdaContext(consumer.name, randomUUID())));
         const failures = consumer.reportBatchItemFailures ? (response?.batchItemFailures ?? []) : [];
         if (!failures.length) return;
         // As Lambda: the batch is retried from its first failed record on (an unknown identifier fails it all).

@@ -94,6 +94,18 @@ const countRetry = () => {
   dynamoMeter.retries += 1;
 };
 
+/**
+ * Checks a call against the calling function's IAM grant and throws what AWS would answer when it
+ * lacks one. Only the local runtime sets it (infra/local/iam.ts): in Lambda, IAM itself decides.
+ */
+export type CallAuthorizer = (operation: string, input: Record<string, unknown>) => void;
+let authorize: CallAuthorizer | undefined;
+
+/** Makes every call pass `authorizer` first (the local runtime's IAM emulation). */
+export function setCallAuthorizer(authorizer: CallAuthorizer | undefined): void {
+  authorize = authorizer;
+}
+
 /** One call, metered and traced: `input` is what watchers see, `wire` what is sent (attribute values marshalled). */
 async function call(operation: string, input: object, wire: object): Promise<Record<string, unknown>> {
   const command = `${operation}Command`;
@@ -102,6 +114,8 @@ async function call(operation: string, input: object, wire: object): Promise<Rec
   const traced: TracedCall = { command, start: performance.now(), end: Infinity };
   if (dynamoMeter.trace.length < TRACE_LIMIT) dynamoMeter.trace.push(traced);
   try {
+    // Inside the try, so that watchers and callers see a refusal as they see any error DynamoDB answers.
+    authorize?.(operation, input as Record<string, unknown>);
     const output = await callDynamo(operation, { ReturnConsumedCapacity: 'INDEXES', ...wire }, countRetry);
     meter(operation, output.ConsumedCapacity as ConsumedCapacity | ConsumedCapacity[] | undefined);
     for (const done of settled) done(undefined);

@@ -34,6 +34,9 @@
  * written with the snapshot and deleted with its outcome, that carries `GSI2PK = SNAPSHOT_DUE`,
  * `GSI2SK = <iso deadline>`: the scheduler ends a snapshot whose watch is past due as `error`.
  *
+ * A stale page index carries `GSI2PK = PAGE_INDEX_DUE`, `GSI2SK = <when it may be rebuilt>`, with
+ * `organization` and its entity type in `entityId`, until the scheduler has rebuilt it.
+ *
  * Every item also has `entityType` and `version`. Only API keys (and the member pointer the admin
  * CLI uses to make tokens) are addressed without the organization, because a request must find
  * its organization from the key alone.
@@ -171,6 +174,8 @@ export const keys = {
   snapshotDuePartition: () => 'SNAPSHOT_DUE',
   /** The partition of GSI2 holding schedule boundaries not yet fired, sorted by date. */
   scheduleDuePartition: () => 'SCHEDULE_DUE',
+  /** The partition of GSI2 holding stale page indexes, by when they may be rebuilt (page-index.ts). */
+  pageIndexDuePartition: () => 'PAGE_INDEX_DUE',
   /** The partition of GSI2 listing every organization, by id. */
   organizationsPartition: () => 'ORGANIZATIONS',
 };

@@ -37,6 +37,24 @@ const pause = (attempt: number) =>
 
 const lostEveryRace = () => new ConflictError('conflict', 'Another change to the same data happened at the same time; retry');
 
+/** What a caller's own decision threw inside a retried write, carried past the lost-race check unchanged. */
+class Decided {
+  constructor(readonly error: unknown) {}
+}
+
+/**
+ * Runs the caller's own decision inside a retried write (a check that may refuse, the change to make): whatever it
+ * throws ends the retries as it is, even a ConflictError `conflict` ("used by an experiment"): a refusal is an
+ * answer, not a lost race.
+ */
+export async function decided<R>(decision: () => R | Promise<R>): Promise<R> {
+  try {
+    return await decision();
+  } catch (error) {
+    throw new Decided(error);
+  }
+}
+
 /**
  * Runs `write` (given the attempt, 1 first) until it does not lose a race, RACE_ATTEMPTS times at
  * most; any other error is thrown at once. After the last lost race it throws ConflictError
@@ -47,6 +65,7 @@ export async function retryOnConflict<T>(write: (attempt: number) => Promise<T>,
     try {
       return await write(attempt);
     } catch (error) {
+      if (error instanceof Decided) throw error.error;
       if (!isLostRace(error)) throw error;
       if (attempt >= RACE_ATTEMPTS) throw conflict?.() ?? (error instanceof ConflictError ? error : lostEveryRace());
       await pause(attempt);

@@ -3,8 +3,8 @@ import { ConflictError, DomainError, InvalidInputError, NotFoundError } from '..
 import { db, tableName } from './client';
 import type { DynamoError } from './dynamo-http';
 import { keys, storageAttributes, type EntityType, type ItemKey } from './keys';
-import { retryOnConflict } from './optimistic';
-import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex, saveRebuilt } from './page-index';
+import { decided, retryOnConflict } from './optimistic';
+import { PageIndexMovedError, pageKeys, prepareAppend, prepareMarkStale, readPageIndex } from './page-index';
 import type { Page } from '../domain/pagination';
 
 /** Fields the store owns on every resource. */
@@ -316,7 +316,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       return retryOnConflict(async () => {
         const current = await read(orgId, id);
         if (!current) throw notFound(id);
-        const update = prepareUpdate(orgId, current, await change(current.entity));
+        const update = prepareUpdate(orgId, current, await decided(() => change(current.entity)));
         if (options.touch) await transact([update, ...touches(orgId, id, update.entity)]);
         else await db.put(update.op.Put as PutCommandInput);
         return update.entity;
@@ -332,7 +332,7 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
       return retryOnConflict(async () => {
         const current = check ? await read(orgId, id) : undefined;
         if (check && !current) throw notFound(id);
-        if (current) await check!(current.entity);
+        if (current) await decided(() => check!(current.entity));
         try {
           const deleteItem = {
             TableName: tableName(),
@@ -385,8 +385,8 @@ export function repository<T extends Dated>(options: RepositoryOptions<T>) {
         const items = await readItems(await pageKeys(keys.listPartition(orgId, type), index, page));
         return { items, total: index.count };
       }
+      // Stale (or not built yet): walk the keys. A list never writes (GET roles only read); the scheduler rebuilds it.
       const all = await listKeys(orgId, tags);
-      if (options.pageIndex && tags.length === 0) await saveRebuilt(orgId, type, index, all.map((key) => key.sort));
       const items = await readItems(all.slice(page.offset, page.offset + page.limit).map(({ PK, SK }) => ({ PK, SK })));
       return { items, total: all.length };
     },

@@ -5,7 +5,7 @@ import type { UseCaseInput } from '../contracts/spec';
 import { allInOrder, startEarly } from '../concurrency';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { assertCan, type Principal } from '../permissions';
-import { retryOnConflict } from '../db/optimistic';
+import { decided, retryOnConflict } from '../db/optimistic';
 import {
   applyFeatureUpdate,
   applyToggle,
@@ -84,7 +84,7 @@ async function changeFeature(
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read } = await decide(current.entity, ids);
+    const { next, read } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
     const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author }], { parents: environmentParents(all) });

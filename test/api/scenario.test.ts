@@ -3,6 +3,7 @@ import { call, settle } from '../../bench/dynamo-cost';
 import { SCENARIO_ASSIGNMENT_SQL, scenario, scenarioDataSourceId, type Ids } from '../../bench/scenarios';
 import { dataSources } from '../../shared/store/data-sources';
 import { routes } from '../../shared/contracts/registry';
+import { watchCommands } from '../../shared/db/client';
 import { createTestOrg, type TestOrg } from '../support/api';
 
 /**
@@ -26,6 +27,11 @@ describe('the bench scenario', () => {
   it('answers every step, in order, with a success in the documented shape', async () => {
     const ids: Ids = { memberId: org.admin.memberId, email: org.admin.email };
     const failures: { operationId: string; status: number; problem: unknown }[] = [];
+    // Every handler runs held to its IAM grant (infra/local/iam.ts): no call may be refused, even one whose refusal a handler absorbs.
+    const refused: string[] = [];
+    const stop = watchCommands((command) => (error) => {
+      if ((error as Error | undefined)?.name === 'AccessDeniedException') refused.push(`${command}: ${(error as Error).message}`);
+    });
 
     for (const step of scenario) {
       await settle(org.keys.admin, step, ids);
@@ -39,7 +45,9 @@ describe('the bench scenario', () => {
       if (!parsed?.success) failures.push({ operationId: step.operationId, status: response.status, problem: parsed?.error.issues ?? 'not in the registry' });
       step.capture?.(response.body, ids);
     }
+    stop();
 
     expect(failures).toEqual([]);
+    expect(refused).toEqual([]);
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 import { ConflictError, InvalidInputError } from '../../shared/errors';
 import { db, tableName } from '../../shared/db/client';
-import { isLostRace, RACE_ATTEMPTS, retryOnConflict } from '../../shared/db/optimistic';
+import { decided, isLostRace, RACE_ATTEMPTS, retryOnConflict } from '../../shared/db/optimistic';
 
 /**
  * The one optimistic-retry policy: a write that loses a race reads again and tries again, at most
@@ -69,6 +69,27 @@ describe('retryOnConflict', () => {
 
     expect(error).toBe(thrown);
     expect(attempts).toBe(1);
+  });
+});
+
+describe('decided', () => {
+  it("ends the retries at once with what the caller's decision threw, even a ConflictError 'conflict'", async () => {
+    let attempts = 0;
+    const refusal = new ConflictError('conflict', 'Namespace ns_1 is used by 1 experiment(s)');
+
+    const outcome = retryOnConflict(async () => {
+      attempts += 1;
+      await decided(() => {
+        throw refusal;
+      });
+    });
+
+    await expect(outcome).rejects.toBe(refusal);
+    expect(attempts).toBe(1);
+  });
+
+  it('returns what the decision returns', async () => {
+    await expect(retryOnConflict(() => decided(async () => 42))).resolves.toBe(42);
   });
 });
 

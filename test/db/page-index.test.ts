@@ -1,6 +1,6 @@
-import { dynamoMeter } from '../../shared/db/client';
+import { dynamoMeter, watchCommands } from '../../shared/db/client';
 import { newId } from '../../shared/ids';
-import { readPageIndex } from '../../shared/db/page-index';
+import { readPageIndex, rebuildDuePageIndexes, rebuildPageIndex } from '../../shared/db/page-index';
 import { repository } from '../../shared/db/repository';
 
 interface Row {
@@ -12,8 +12,10 @@ interface Row {
 
 const indexed = repository<Row>({ type: 'FEATURE', label: 'Row', pageIndex: true });
 
+/** Creates `count` rows; the first create finds no index and leaves it stale, so the scheduler's rebuild follows. */
 async function seed(orgId: string, count: number) {
   for (let n = 0; n < count; n++) await indexed.create(orgId, { id: `r${String(n).padStart(4, '0')}`, n });
+  expect(await rebuildPageIndex(orgId, 'FEATURE')).toBe(true);
 }
 
 const ids = (rows: Row[]) => rows.map((row) => row.id);
@@ -65,24 +67,48 @@ describe('the page index', () => {
     expect(ids(page.items).sort()).toEqual(Array.from({ length: 15 }, (_, n) => `c${n}`).sort());
   });
 
-  it('goes stale on delete, lists correctly meanwhile, and rebuilds itself', async () => {
+  it('goes stale on delete, lists correctly meanwhile without writing, and is rebuilt by the scheduler', async () => {
     const org = newId('org_pi_');
     await seed(org, 120);
 
     await indexed.remove(org, 'r0005');
-    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: true });
-    const page = await indexed.list(org, { offset: 100, limit: 5 });
+    const stale = await readPageIndex(org, 'FEATURE');
+    expect(stale).toMatchObject({ stale: true, GSI2PK: 'PAGE_INDEX_DUE', organization: org, entityId: 'FEATURE' });
+    const written: string[] = [];
+    const stop = watchCommands((command) => void (/Put|Update|Delete|Write/.test(command) && written.push(command)));
+    const page = await indexed.list(org, { offset: 100, limit: 5 }).finally(stop);
 
     expect(page.total).toBe(119);
     expect(ids(page.items)).toEqual(['r0101', 'r0102', 'r0103', 'r0104', 'r0105']);
-    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: false, count: 119 });
+    expect(written).toEqual([]);
+    expect(await readPageIndex(org, 'FEATURE')).toEqual(stale);
+
+    expect(await rebuildDuePageIndexes()).toBeGreaterThanOrEqual(1);
+    const rebuilt = await readPageIndex(org, 'FEATURE');
+    expect(rebuilt).toMatchObject({ stale: false, count: 119 });
+    expect(rebuilt).not.toHaveProperty('GSI2PK');
     expect(ids((await indexed.list(org, { offset: 100, limit: 5 })).items)).toEqual(['r0101', 'r0102', 'r0103', 'r0104', 'r0105']);
+  });
+
+  it('is not rebuilt before the list index has settled', async () => {
+    const org = newId('org_pi_');
+    await seed(org, 3);
+    process.env.PAGE_INDEX_SETTLE_MS = '60000';
+    try {
+      await indexed.remove(org, 'r0001');
+      expect(await rebuildPageIndex(org, 'FEATURE')).toBe(false);
+      const { GSI2SK } = (await readPageIndex(org, 'FEATURE')) as unknown as { GSI2SK: string };
+      expect(Date.parse(GSI2SK)).toBeGreaterThan(Date.now() + 50_000);
+    } finally {
+      process.env.PAGE_INDEX_SETTLE_MS = '0';
+    }
+    expect(await rebuildPageIndex(org, 'FEATURE')).toBe(true);
+    expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: false, count: 2 });
   });
 
   it('answers 404 for a delete of a missing id and leaves the index exact', async () => {
     const org = newId('org_pi_');
     await seed(org, 3);
-    await indexed.list(org, { offset: 0, limit: 1 }); // builds the index
 
     await expect(indexed.remove(org, 'nope')).rejects.toMatchObject({ name: 'NotFoundError' });
     expect(await readPageIndex(org, 'FEATURE')).toMatchObject({ stale: false, count: 3 });

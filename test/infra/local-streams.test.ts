@@ -16,6 +16,7 @@ const run = randomUUID();
 const consumer: StreamConsumer = {
   name: 'Recorder',
   handler: 'test/fixtures/stream/recording-handler.ts',
+  tableAccess: 'none',
   startingPosition: 'LATEST',
   batchSize: 3,
   // A batch waits up to a second for its records, so the three written together arrive together.

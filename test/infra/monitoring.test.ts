@@ -64,7 +64,7 @@ describe('every function', () => {
     const app = new App({ context: { ...cdkContext, 'aws:cdk:bundling-stacks': [] } });
     const stack = new Stack(app, 'Quiet');
     const config = { ...defaultConfig('quiet'), logLevel: 'ERROR' as const };
-    new ServiceFunction(stack, 'Fn', { entry: rampAdvancerHandler, description: 'quiet', config, table: Table.fromTableName(stack, 'Table', 'quiet'), tableAccess: 'none' });
+    new ServiceFunction(stack, 'Fn', { entry: rampAdvancerHandler, description: 'quiet', config, table: Table.fromTableName(stack, 'Table', 'quiet') });
     const [[, fn]] = ofType(resourcesOf(stack), 'AWS::Lambda::Function');
 
     expect(fn.Properties!.Environment.Variables).toMatchObject({ LOG_LEVEL: 'ERROR', METRICS: 'emf', METRICS_NAMESPACE: 'Switchyard/quiet' });

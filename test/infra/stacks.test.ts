@@ -1,8 +1,10 @@
-import { NestedStack, Stack, type CfnElement } from 'aws-cdk-lib';
+import { CfnElement, NestedStack, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { publicSdkSpecs } from '../../infra/api-stack';
-import { rampAdvancerHandler, tableReadActions, tableWriteActions } from '../../infra/lambda';
+import { tableAccessOf, tableActions, writeDeniedActions, writeDeniedLeadingKeys } from '../../infra/grants';
+import { allHandlers, rampAdvancerHandler, ServiceFunction, tableReadActions, tableWriteActions } from '../../infra/lambda';
 import { ORIGIN_VERIFY_ENV, ORIGIN_VERIFY_HEADER } from '../../shared/api/origin';
+import { keys } from '../../shared/db/keys';
 import { routes, unknownRouteHandler } from '../../shared/contracts/registry';
 import { fullPath } from '../../shared/contracts/spec';
 import { tableSchema } from '../../shared/db/table-schema';
@@ -48,10 +50,14 @@ interface Statement {
   Action: string | string[];
   Resource: unknown;
   Effect: string;
+  Condition?: unknown;
 }
 const actionsOf = (statements: Statement[]) => statements.flatMap((statement) => [statement.Action].flat());
+/** The table actions a role's statements allow (the Deny of API-key writes is checked on its own). */
 const dynamoItemActions = (statements: Statement[]) =>
-  actionsOf(statements).filter((action) => [...tableReadActions, ...tableWriteActions, 'dynamodb:Scan'].includes(action));
+  actionsOf(statements.filter((statement) => statement.Effect === 'Allow')).filter((action) =>
+    [...tableReadActions, ...tableWriteActions, 'dynamodb:Scan'].includes(action),
+  );
 const byDescription = (description: string) => (fn: { fn: CfnResource }) => fn.fn.Properties!.Description === description;
 
 describe('the API stack', () => {
@@ -479,7 +485,7 @@ describe('table access derived from the spec', () => {
   it('reads the table and each of its indexes by name, and writes the table only', () => {
     const writer = functions.find(({ statements }) => actionsOf(statements).includes('dynamodb:PutItem'))!;
     const read = writer.statements.find((statement) => actionsOf([statement]).includes('dynamodb:Query'))!;
-    const write = writer.statements.find((statement) => actionsOf([statement]).includes('dynamodb:PutItem'))!;
+    const write = writer.statements.find((statement) => statement.Effect === 'Allow' && actionsOf([statement]).includes('dynamodb:PutItem'))!;
 
     expect(read.Resource).toEqual([
       tableArn,
@@ -705,5 +711,60 @@ describe('the events stack', () => {
     const metricNames = ofType(resources, 'AWS::CloudWatch::Alarm').map(([, alarm]) => alarm.Properties!.MetricName);
 
     expect(metricNames.sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'Errors', 'Errors', 'IteratorAge']);
+  });
+});
+
+describe('IAM grants, decided in infra/grants.ts for the stacks and the local runtime alike', () => {
+  const tableArn = { 'Fn::ImportValue': expect.stringContaining(':ExportsOutputFnGetAttTable') };
+  /** Every function of the app, with its handler and the statements of its role. */
+  const functions = built.app.node
+    .findAll()
+    .filter((construct): construct is ServiceFunction => construct instanceof ServiceFunction)
+    .map((fn) => {
+      const stack = NestedStack.of(fn);
+      const roleId = stack.getLogicalId(fn.role!.node.defaultChild as CfnElement);
+      const statements = ofType(resourcesOf(stack), 'AWS::IAM::Policy')
+        .filter(([, policy]) => (policy.Properties!.Roles as unknown[]).some((r) => ref(r) === roleId))
+        .flatMap(([, policy]) => policy.Properties!.PolicyDocument.Statement as Statement[]);
+      return { entry: fn.entry, statements };
+    });
+  const denies = (statements: Statement[]) => statements.filter((statement) => statement.Effect === 'Deny');
+
+  it('covers every function: routes, the unknown route, the scheduler, the stream consumers and the analysis', () => {
+    expect(functions.map((fn) => fn.entry).sort()).toEqual(allHandlers().sort());
+  });
+
+  it('gives each role exactly the table actions the local runtime enforces for its handler', () => {
+    for (const { entry, statements } of functions) {
+      expect({ entry, actions: dynamoItemActions(statements).sort() }).toEqual({ entry, actions: [...tableActions(tableAccessOf(entry))].sort() });
+    }
+  });
+
+  it('denies every writer any write whose leading keys include an API key, whatever else it is granted', () => {
+    const writers = functions.filter(({ statements }) => dynamoItemActions(statements).includes('dynamodb:PutItem'));
+    expect(writers.length).toBeGreaterThan(0);
+    for (const { statements } of writers) {
+      expect(denies(statements)).toEqual([
+        {
+          Effect: 'Deny',
+          // CDK sorts a statement's actions.
+          Action: [...writeDeniedActions].sort(),
+          Resource: tableArn,
+          // ForAnyValue: a batch whose items include one API key is denied (ForAllValues would let it through).
+          Condition: { 'ForAnyValue:StringLike': { 'dynamodb:LeadingKeys': ['APIKEY#*'] } },
+        },
+      ]);
+    }
+    expect([...writeDeniedActions].sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:DeleteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+  });
+
+  it('names the partition keys API keys are stored under', () => {
+    const pattern = new RegExp(`^${writeDeniedLeadingKeys[0].replace('*', '.*')}$`);
+    expect(keys.apiKey('0123abcd').PK).toMatch(pattern);
+    expect(keys.organization('org_1').PK).not.toMatch(pattern);
+  });
+
+  it('gives readers no Deny statement (they may write nothing)', () => {
+    for (const { statements } of functions.filter(({ entry }) => tableAccessOf(entry) !== 'read-write')) expect(denies(statements)).toEqual([]);
   });
 });
