@@ -27,10 +27,14 @@ export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
 }
 
-/** The id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`). */
+/**
+ * The id is taken (`already_exists`), the state forbids the action (`invalid_status`), a write lost every
+ * retry (`conflict`), a draft conflicts with the live version (`merge_conflict`, its conflicts in the
+ * details), or what the caller expected to find has changed since (`outdated`). Only `conflict` is retried.
+ */
 export class ConflictError extends DomainError {
   constructor(
-    readonly code: 'already_exists' | 'invalid_status' | 'conflict',
+    readonly code: 'already_exists' | 'invalid_status' | 'conflict' | 'merge_conflict' | 'outdated',
     message: string,
     details?: Record<string, unknown>,
   ) {

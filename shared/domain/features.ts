@@ -434,8 +434,12 @@ export function featureAtRevision(current: StoredFeature, revision: FeatureRevis
 
 /** A revision as `withRevisions` lists it: rules and the definition built from them for every environment. */
 export function toRevisionView(revision: FeatureRevisionRecord, served: Feature, environments: string[]): FeatureRevisionView {
+  const { featureId, baseVersion, version, comment, date, status, createdBy, publishedBy, defaultValue } = revision;
   return {
-    ...revision,
+    ...{ featureId, baseVersion, version, comment, date, status },
+    ...(createdBy !== undefined ? { createdBy } : {}),
+    ...(publishedBy !== undefined && status === 'published' ? { publishedBy } : {}),
+    ...(defaultValue !== undefined ? { defaultValue } : {}),
     rules: Object.fromEntries(environments.map((env) => [env, revision.rules[env] ?? []])),
     definitions: Object.fromEntries(
       environments.flatMap((env) => {
