@@ -242,11 +242,96 @@ export const postFeatureRevisionRevertV2 = defineEndpoint({
   response: revisionResponse,
 });
 
+/** The fields every draft edit takes: a title and comment for a draft created by `new`, and `ignoreWarnings`. */
+const draftEdit = {
+  revisionTitle: z.optional(z.string().check(z.maxLength(1000))),
+  revisionComment: comment,
+  ignoreWarnings,
+};
+
+export const postFeatureRevisionToggleV2 = defineEndpoint({
+  operationId: 'postFeatureRevisionToggleV2',
+  method: 'POST',
+  basePath: '/api/v2',
+  path: '/features/{id}/revisions/{version}/toggle',
+  summary: 'Toggle an environment on/off in a draft revision',
+  tag: 'feature-revisions',
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  body: z.strictObject({ environment: z.string().check(z.minLength(1), z.maxLength(256)), enabled: z.boolean(), ...draftEdit }),
+  response: revisionResponse,
+});
+
+export const putFeatureRevisionArchiveV2 = defineEndpoint({
+  operationId: 'putFeatureRevisionArchiveV2',
+  method: 'PUT',
+  basePath: '/api/v2',
+  path: '/features/{id}/revisions/{version}/archive',
+  summary: 'Set archived state in a draft revision',
+  tag: 'feature-revisions',
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  body: z.strictObject({ archived: z.boolean(), ...draftEdit }),
+  response: revisionResponse,
+});
+
+export const putFeatureRevisionPrerequisitesV2 = defineEndpoint({
+  operationId: 'putFeatureRevisionPrerequisitesV2',
+  method: 'PUT',
+  basePath: '/api/v2',
+  path: '/features/{id}/revisions/{version}/prerequisites',
+  summary: 'Set feature-level prerequisites in a draft revision',
+  tag: 'feature-revisions',
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  body: z.strictObject({
+    prerequisites: z.array(z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(256)) })).check(z.maxLength(100)),
+    ...draftEdit,
+  }),
+  response: revisionResponse,
+});
+
+export const postFeatureRevisionRulesReorderV2 = defineEndpoint({
+  operationId: 'postFeatureRevisionRulesReorderV2',
+  method: 'POST',
+  basePath: '/api/v2',
+  path: '/features/{id}/revisions/{version}/rules/reorder',
+  summary: 'Reorder rules in the revision',
+  tag: 'feature-revisions',
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  body: z.strictObject({ ruleIds: z.array(z.string().check(z.maxLength(256))).check(z.maxLength(1000)), ...draftEdit }),
+  response: revisionResponse,
+});
+
+export const deleteFeatureRevisionRuleV2 = defineEndpoint({
+  operationId: 'deleteFeatureRevisionRuleV2',
+  method: 'DELETE',
+  basePath: '/api/v2',
+  path: '/features/{id}/revisions/{version}/rules/{ruleId}',
+  summary: 'Delete a rule from a draft revision',
+  tag: 'feature-revisions',
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: z.extend(revisionOrNewParams, { ruleId: z.string().check(z.minLength(1), z.maxLength(256)) }),
+  body: z.optional(z.strictObject(draftEdit)),
+  response: revisionResponse,
+});
+
 export const featureRevisionEndpoints = [
   getFeatureRevisionsV2,
   postFeatureRevisionV2,
   getFeatureRevisionV2,
   putFeatureRevisionDefaultValueV2,
+  postFeatureRevisionToggleV2,
+  putFeatureRevisionArchiveV2,
+  putFeatureRevisionPrerequisitesV2,
+  postFeatureRevisionRulesReorderV2,
+  deleteFeatureRevisionRuleV2,
   getFeatureRevisionMergeStatusV2,
   postFeatureRevisionRebaseV2,
   postFeatureRevisionPublishV2,

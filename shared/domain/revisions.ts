@@ -272,3 +272,27 @@ export function afterEdit(state: { status: RevisionStatus; reviews: RevisionRevi
   const status = state.status === 'approved' || state.status === 'changes-requested' ? 'pending-review' : state.status;
   return { status, reviews: staleReviews(state.reviews) };
 }
+
+/** The rule ids of a revision, each once, in the order GrowthBook's flat list shows them (environment by environment). */
+export function ruleIds(fields: RevisionFields, environments: string[]): string[] {
+  return [...new Set(environments.flatMap((env) => (fields.rules[env] ?? []).map((rule) => rule.id)))];
+}
+
+/** The rules in the order `order` gives, in every environment; `order` must name every rule exactly once. */
+export function reorderRules(fields: RevisionFields, order: string[], environments: string[]): RevisionFields {
+  const existing = ruleIds(fields, environments);
+  const repeated = order.find((id, i) => order.indexOf(id) !== i);
+  if (repeated) throw new InvalidInputError(`Request body: [ruleIds] names rule ${repeated} twice`);
+  const unknown = order.find((id) => !existing.includes(id));
+  if (unknown) throw new InvalidInputError(`Request body: [ruleIds] no rule ${unknown} in this revision`);
+  const missing = existing.find((id) => !order.includes(id));
+  if (missing) throw new InvalidInputError(`Request body: [ruleIds] must name every rule of the revision; ${missing} is missing`);
+  const position = (rule: FeatureRule) => order.indexOf(rule.id);
+  return { ...fields, rules: Object.fromEntries(Object.entries(fields.rules).map(([env, rules]) => [env, [...rules].sort((a, b) => position(a) - position(b))])) };
+}
+
+/** The revision without the rule `ruleId`, in every environment; undefined when no environment has it. */
+export function withoutRule(fields: RevisionFields, ruleId: string): RevisionFields | undefined {
+  if (!Object.values(fields.rules).some((rules) => rules.some((rule) => rule.id === ruleId))) return undefined;
+  return { ...fields, rules: Object.fromEntries(Object.entries(fields.rules).map(([env, rules]) => [env, rules.filter((rule) => rule.id !== ruleId)])) };
+}

@@ -13,7 +13,9 @@ import {
   mergeChanges,
   mergeRevision,
   openStatuses,
+  reorderRules,
   sameFields,
+  withoutRule,
   withFields,
   type RevisionFields,
 } from '../domain/revisions';
@@ -167,21 +169,27 @@ async function editDraft(
   auth: Principal,
   featureId: string,
   version: number | 'new',
-  edit: (fields: RevisionFields, live: StoredFeature) => RevisionFields,
+  edit: (fields: RevisionFields, live: StoredFeature, environments: string[]) => RevisionFields,
   text: { comment?: string; title?: string } = {},
 ) {
   let number = version;
   if (number === 'new') {
-    const live = (await readFeature(auth.orgId, featureId)).entity;
-    assertCan(auth, 'manageFeatures', projectsOf(live));
-    number = (await newDraft(auth.orgId, live, fieldsOf(live), authorOf(auth, '').by, text)).version;
+    const [live, environments] = await Promise.all([readFeature(auth.orgId, featureId), environmentIds(auth.orgId)]);
+    assertCan(auth, 'manageFeatures', projectsOf(live.entity));
+    // Refused edits leave no empty draft behind.
+    edit(fieldsOf(live.entity), live.entity, environments);
+    number = (await newDraft(auth.orgId, live.entity, fieldsOf(live.entity), authorOf(auth, '').by, text)).version;
   }
   const draftNumber = number;
   const { live, written } = await retryOnConflict(async () => {
-    const [live, draft] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, draftNumber)]);
+    const [live, draft, environments] = await Promise.all([
+      readFeature(auth.orgId, featureId),
+      readRevisionOf(auth.orgId, featureId, draftNumber),
+      environmentIds(auth.orgId),
+    ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status as never, openStatuses, 'edit');
-    const fields = edit(fieldsOfRevision(draft, live.entity), live.entity);
+    const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
     const asPublished = withFields(live.entity, fields);
     await assertValuesValid(asPublished);
     await assertReferencesValid(auth.orgId, asPublished, live.entity);
@@ -200,6 +208,62 @@ export async function putFeatureRevisionDefaultValueV2({ auth, params, body }: U
     params.version,
     (fields, live) => ({ ...fields, defaultValue: coerceValue(live.valueType, body.defaultValue, 'defaultValue') }),
     { comment: body.revisionComment, title: body.revisionTitle },
+  );
+}
+
+/** `POST /v2/features/{id}/revisions/{version}/toggle`: one environment on or off in the draft. */
+export async function postFeatureRevisionToggleV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionToggleV2>): UseCaseOutput<typeof contract.postFeatureRevisionToggleV2> {
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields, _live, environments) => {
+      if (!environments.includes(body.environment)) {
+        throw new InvalidInputError(`Request body: [environment] ${body.environment} is not an environment of this organization (${environments.join(', ')})`);
+      }
+      return { ...fields, environmentsEnabled: { ...fields.environmentsEnabled, [body.environment]: body.enabled } };
+    },
+    { comment: body.revisionComment, title: body.revisionTitle },
+  );
+}
+
+/** `PUT /v2/features/{id}/revisions/{version}/archive`. */
+export async function putFeatureRevisionArchiveV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionArchiveV2>): UseCaseOutput<typeof contract.putFeatureRevisionArchiveV2> {
+  return editDraft(auth, params.id, params.version, (fields) => ({ ...fields, archived: body.archived }), {
+    comment: body.revisionComment,
+    title: body.revisionTitle,
+  });
+}
+
+/** `PUT /v2/features/{id}/revisions/{version}/prerequisites`: the feature-level prerequisites (checked like a publish checks them). */
+export async function putFeatureRevisionPrerequisitesV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionPrerequisitesV2>): UseCaseOutput<typeof contract.putFeatureRevisionPrerequisitesV2> {
+  const ids = body.prerequisites.map((prerequisite) => prerequisite.id);
+  return editDraft(auth, params.id, params.version, (fields) => ({ ...fields, prerequisites: [...new Set(ids)] }), {
+    comment: body.revisionComment,
+    title: body.revisionTitle,
+  });
+}
+
+/** `POST /v2/features/{id}/revisions/{version}/rules/reorder`: `ruleIds` names every rule once, in the new order. */
+export async function postFeatureRevisionRulesReorderV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRulesReorderV2>): UseCaseOutput<typeof contract.postFeatureRevisionRulesReorderV2> {
+  return editDraft(auth, params.id, params.version, (fields, _live, environments) => reorderRules(fields, body.ruleIds, environments), {
+    comment: body.revisionComment,
+    title: body.revisionTitle,
+  });
+}
+
+/** `DELETE /v2/features/{id}/revisions/{version}/rules/{ruleId}`: the rule out of the draft, in every environment. */
+export async function deleteFeatureRevisionRuleV2({ auth, params, body }: UseCaseInput<typeof contract.deleteFeatureRevisionRuleV2>): UseCaseOutput<typeof contract.deleteFeatureRevisionRuleV2> {
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields) => {
+      const next = withoutRule(fields, params.ruleId);
+      if (!next) throw new NotFoundError(`Could not find rule ${params.ruleId} in this revision`);
+      return next;
+    },
+    { comment: body?.revisionComment, title: body?.revisionTitle },
   );
 }
 

@@ -149,6 +149,89 @@ describe('drafts', () => {
   });
 });
 
+describe('draft edits', () => {
+  it('toggles, archives, sets prerequisites, reorders and deletes rules in a draft, all going live together on publish', async () => {
+    const parent = `parent-${++counter}`;
+    await ok(v1('POST', '/features', { id: parent, valueType: 'boolean', defaultValue: 'true', environments: { production: { enabled: true } } }));
+    const id = await newFeature();
+    await ok(v1('POST', `/features/${id}`, { environments: { production: { rules: [
+      { id: 'fr_vip', type: 'force', value: 'gold', condition: '{"vip":true}' },
+      { id: 'fr_beta', type: 'force', value: 'silver', condition: '{"beta":true}' },
+    ] } } }));
+    const draft = await newDraft(id);
+    const at = (path: string) => `/features/${id}/revisions/${draft.version}${path}`;
+
+    const toggled = await v2('POST', at('/toggle'), { environment: 'production', enabled: false });
+    const required = await v2('PUT', at('/prerequisites'), { prerequisites: [{ id: parent }] });
+    const reordered = await v2('POST', at('/rules/reorder'), { ruleIds: ['fr_beta', 'fr_vip'] });
+    const deleted = await v2('DELETE', at('/rules/fr_vip'));
+
+    for (const response of [toggled, required, reordered, deleted]) {
+      expect(response.status).toBe(200);
+      expectReferenceRevision(response.body.revision);
+    }
+    expect(toggled.body.revision.environmentsEnabled.production).toBe(false);
+    expect(required.body.revision.prerequisites).toEqual([{ id: parent }]);
+    expect(reordered.body.revision.rules.map((r: any) => r.id)).toEqual(['fr_beta', 'fr_vip']);
+    expect(deleted.body.revision.rules.map((r: any) => r.id)).toEqual(['fr_beta']);
+    const before = (await ok(v1('GET', `/features/${id}`))).feature;
+    expect(before.environments.production.enabled).toBe(true);
+    expect(before.prerequisites).toEqual([]);
+    expect(await sdkValue(id, { id: 'u', vip: true })).toBe('gold');
+
+    await ok(v2('POST', at('/publish'), {}));
+
+    const after = (await ok(v1('GET', `/features/${id}`))).feature;
+    expect(after.environments.production.enabled).toBe(false);
+    expect(after.prerequisites).toEqual([parent]);
+    expect(after.environments.production.rules.map((r: any) => r.id)).toEqual(['fr_beta']);
+    expect(await sdkValue(id, { id: 'u', vip: true })).toBe('none');
+  });
+
+  it('archives a feature through a draft, and the SDK stops serving it once published', async () => {
+    const id = await newFeature();
+    const draft = await newDraft(id);
+
+    const archived = await v2('PUT', `/features/${id}/revisions/${draft.version}/archive`, { archived: true });
+
+    expect(archived.body.revision.metadata).toBeDefined();
+    expect(await sdkValue(id)).toBe('blue');
+    await ok(v2('POST', `/features/${id}/revisions/${draft.version}/publish`, {}));
+    expect((await ok(v1('GET', `/features/${id}`))).feature.archived).toBe(true);
+    expect(await sdkValue(id)).toBe('none');
+  });
+
+  it('refuses bad edits with 400 or 404, leaving the draft unchanged and no draft behind for "new"', async () => {
+    const id = await newFeature();
+    const draft = await newDraft(id);
+    const at = (path: string) => `/features/${id}/revisions/${draft.version}${path}`;
+
+    const unknownEnv = await v2('POST', at('/toggle'), { environment: 'mars', enabled: true });
+    const partialOrder = await v2('POST', at('/rules/reorder'), { ruleIds: [] });
+    const missingRule = await v2('DELETE', at('/rules/fr_nope'));
+    const missingParent = await v2('PUT', at('/prerequisites'), { prerequisites: [{ id: 'no-such-flag' }] });
+    const newWithBadRule = await v2('DELETE', `/features/${id}/revisions/new/rules/fr_nope`);
+
+    expect([unknownEnv.status, partialOrder.status, missingRule.status, missingParent.status, newWithBadRule.status]).toEqual([400, 400, 404, 400, 404]);
+    expect(unknownEnv.body.message).toMatch(/environment/);
+    expect(partialOrder.body.message).toMatch(/fr_vip is missing/);
+    expect(missingParent.body.message).toMatch(/no-such-flag/);
+    const unchanged = (await ok(v2('GET', `/features/${id}/revisions/${draft.version}`))).revision;
+    expect(unchanged).toMatchObject({ environmentsEnabled: { production: true }, prerequisites: [] });
+    expect(unchanged.rules.map((r: any) => r.id)).toEqual(['fr_vip']);
+    expect((await ok(v2('GET', `/features/${id}/revisions`))).total).toBe(2);
+  });
+
+  it('refuses to edit a published or discarded revision', async () => {
+    const id = await newFeature();
+
+    const response = await setDefault(id, 1, 'green');
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toBe('Cannot edit a revision with status "published"');
+  });
+});
+
 describe('listing', () => {
   it('pages through revisions newest first, with the total, filtered by status on request', async () => {
     const id = await newFeature();
