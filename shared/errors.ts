@@ -27,18 +27,25 @@ export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
 }
 
-/**
- * The id is taken (`already_exists`), the state forbids the action (`invalid_status`), a write lost every
- * retry (`conflict`), a draft conflicts with the live version (`merge_conflict`, its conflicts in the
- * details), or what the caller expected to find has changed since (`outdated`). Only `conflict` is retried.
- */
+/** The id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`). */
 export class ConflictError extends DomainError {
   constructor(
-    readonly code: 'already_exists' | 'invalid_status' | 'conflict' | 'merge_conflict' | 'outdated',
+    readonly code: 'already_exists' | 'invalid_status' | 'conflict',
     message: string,
     details?: Record<string, unknown>,
   ) {
     super(message, details);
+  }
+}
+
+/**
+ * GrowthBook's `conflict` (409) that reading again cannot settle, so it is never retried: a draft that
+ * conflicts with the live version (its conflicts in `details.conflicts`, as GrowthBook's api-errors
+ * registry gives them), or a state that moved since the caller looked at it.
+ */
+export class UnresolvedConflictError extends ConflictError {
+  constructor(message: string, details?: { conflicts: unknown[] }) {
+    super('conflict', message, details);
   }
 }
 

@@ -250,10 +250,11 @@ export function mergeChanges(live: RevisionFields, merged: RevisionFields) {
 /** Whether two revisions' fields are the same (then a publish would change nothing). */
 export const sameFields = (a: RevisionFields, b: RevisionFields) => same(a, b);
 
-/** Refuses an action the revision's status does not allow, naming the statuses that would. */
+/** Refuses an action the revision's status does not allow. */
 export function assertStatus(status: RevisionStatus, allowed: RevisionStatus[], action: string): void {
   if (!allowed.includes(status)) {
-    throw new InvalidInputError(`Cannot ${action} a revision with status "${status}"`, { currentStatus: status, expectedStatuses: allowed });
+    // As GrowthBook answers it: a bad request naming the status.
+    throw new InvalidInputError(`Cannot ${action} a revision with status "${status}"`);
   }
 }
 

@@ -3,7 +3,8 @@ import type { FeatureRevisionRecord } from '../contracts/features';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
-import { getItems, queryAll, transact } from '../db/repository';
+import { getItems, queryAll, transact, type Versioned } from '../db/repository';
+import type { StoredFeature } from '../domain/features';
 
 /**
  * A feature revision as stored, next to the feature (`FEATURE_REVISION#<feature>#<version>`): published
@@ -45,22 +46,38 @@ export async function readRevision(orgId: string, featureId: string, version: nu
 }
 
 /**
- * Stores a new draft under the next free number: conditional on the number being free, so two drafts
- * created at once never share one (the loser gets ConflictError `conflict`, to read the number again).
+ * Stores a new draft of the feature as read under the next number, and records that number on the
+ * feature, in one transaction conditional on the feature's version and the number being free: two
+ * drafts created at once, or a draft and a change, never share a number (the loser gets
+ * ConflictError `conflict`, to read again). The feature's content, and so what SDKs see, is untouched.
  */
-export async function createDraft(orgId: string, draft: Omit<StoredDraft, 'version'>): Promise<StoredDraft> {
-  const version = (await newestRevisionVersion(orgId, draft.featureId)) + 1;
-  const record: StoredDraft = { ...draft, version };
+export async function createDraft(orgId: string, current: Versioned<StoredFeature>, draft: Omit<StoredDraft, 'version' | 'featureId'>): Promise<StoredDraft> {
+  const featureId = current.entity.id;
+  const version = (current.entity.newestRevision ?? current.entity.revision.version) + 1;
+  const record: StoredDraft = { ...draft, featureId, version };
+  const taken = () => new ConflictError('conflict', `Revision ${version} of feature ${featureId} was taken by another request; retry`);
   await transact([
     {
       op: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.featureRevision(orgId, draft.featureId, version), entityType: 'FEATURE_REVISION', ...record },
+          Item: { ...keys.featureRevision(orgId, featureId, version), entityType: 'FEATURE_REVISION', ...record },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
-      onConditionFailed: () => new ConflictError('conflict', `Revision ${version} of feature ${draft.featureId} was taken by another request; retry`),
+      onConditionFailed: taken,
+    },
+    {
+      op: {
+        Update: {
+          TableName: tableName(),
+          Key: keys.entity(orgId, 'FEATURE', featureId),
+          UpdateExpression: 'SET newestRevision = :newest, version = :next',
+          ConditionExpression: 'version = :version',
+          ExpressionAttributeValues: { ':newest': version, ':next': current.version + 1, ':version': current.version },
+        },
+      },
+      onConditionFailed: taken,
     },
   ]);
   return record;

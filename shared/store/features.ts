@@ -3,7 +3,7 @@ import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
 import { fieldsOf } from '../domain/revisions';
-import { latestRevisions, newestRevisionVersion, readRevision, type StoredRevision } from './feature-revisions';
+import { latestRevisions, readRevision, type StoredRevision } from './feature-revisions';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
 import { environments } from './environments';
@@ -104,11 +104,7 @@ export async function prepareFeatureChanges(
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
-  // Revision numbers are shared with drafts: an update takes the next number after the newest revision.
-  const newest = await Promise.all(
-    changes.map(({ current, next, publishes }) => (current && next && !publishes ? newestRevisionVersion(orgId, current.entity.id) : 0)),
-  );
-  changes.forEach(({ current, next, author, publishes }, i) => {
+  changes.forEach(({ current, next, author, publishes }) => {
     if (!next) {
       const id = current!.entity.id;
       ops.push({
@@ -129,10 +125,12 @@ export async function prepareFeatureChanges(
     const date = new Date().toISOString();
     const revision: FeatureRevision = publishes
       ? { version: publishes.version, comment: author.comment, date, createdBy: publishes.createdBy ?? author.by, publishedBy: author.by }
-      : { version: Math.max(baseVersion, newest[i]!) + 1, comment: author.comment, date, createdBy: author.by, publishedBy: author.by };
+      : // Revision numbers are shared with drafts: a change takes the next one after the newest.
+        { version: (current?.entity.newestRevision ?? baseVersion) + 1, comment: author.comment, date, createdBy: author.by, publishedBy: author.by };
+    const newestRevision = Math.max(current?.entity.newestRevision ?? baseVersion, revision.version);
     const prepared = current
-      ? features.prepareUpdate(orgId, current, { ...next, revision } as StoredFeature)
-      : features.prepareCreate(orgId, { ...next, revision });
+      ? features.prepareUpdate(orgId, current, { ...next, revision, newestRevision } as StoredFeature)
+      : features.prepareCreate(orgId, { ...next, revision, newestRevision });
     const record = publishes
       ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published', publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
       : revisionRecord(prepared.entity, baseVersion);
@@ -195,15 +193,16 @@ export async function writeFeatureChanges(
 const TRANSACTION_MAX_ITEMS = 100;
 
 /**
- * Deletes a feature as read (conditional on that version), its revisions, and its entries in the SDK
- * payloads. The revisions (numbered 1 to the feature's revision) go in the same transaction, so a crash
+ * Deletes a feature as read (conditional on that version), its revisions (drafts too), and its entries in the
+ * SDK payloads. The revisions (numbered 1 to the newest) go in the same transaction, so a crash
  * leaves none behind; a feature with more revisions than that transaction has room for has them deleted
  * right after it instead.
  */
 export async function removeFeature(orgId: string, current: Versioned<StoredFeature>): Promise<void> {
   const id = current.entity.id;
   const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
-  const revisions = current.entity.revision.version;
+  // Drafts may hold numbers past the live one.
+  const revisions = current.entity.newestRevision ?? current.entity.revision.version;
   const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;
   if (fits) ops.push(...Array.from({ length: revisions }, (_, i) => deleteRevisionOp(orgId, id, i + 1)));
   await transact(ops);

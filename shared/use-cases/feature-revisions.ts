@@ -1,7 +1,7 @@
 import * as contract from '../contracts/feature-revisions';
 import type { UseCaseInput, UseCaseOutput } from '../contracts/spec';
 import type { FeatureRule } from '../contracts/features';
-import { ConflictError, InvalidInputError, NotFoundError } from '../errors';
+import { InvalidInputError, NotFoundError, UnresolvedConflictError } from '../errors';
 import { assertCan, type Principal } from '../permissions';
 import { retryOnConflict } from '../db/optimistic';
 import { assertValuesValid, authorOf, coerceValue, featureAtRevision, type StoredFeature } from '../domain/features';
@@ -113,31 +113,39 @@ async function readRevisionOf(orgId: string, featureId: string, version: number)
   return revision;
 }
 
-/** A new draft of `live`, holding `fields`, branched from the live version. Numbers are taken without races. */
-function newDraft(orgId: string, live: StoredFeature, fields: RevisionFields, by: string, text: { comment?: string; title?: string }) {
-  const now = new Date().toISOString();
-  return retryOnConflict(() =>
-    createDraft(orgId, {
-      featureId: live.id,
-      baseVersion: live.revision.version,
+/**
+ * A new draft of the feature, branched from its live version, holding the fields `fieldsFrom` gives for
+ * it. Numbers are taken without races: a lost one reads the feature again.
+ */
+function newDraft(
+  auth: Principal,
+  featureId: string,
+  fieldsFrom: (live: StoredFeature) => RevisionFields,
+  text: { comment?: string; title?: string },
+) {
+  return retryOnConflict(async () => {
+    const current = await readFeature(auth.orgId, featureId);
+    assertCan(auth, 'manageFeatures', projectsOf(current.entity));
+    const now = new Date().toISOString();
+    const draft = await createDraft(auth.orgId, current, {
+      baseVersion: current.entity.revision.version,
       comment: text.comment ?? '',
       ...(text.title ? { title: text.title } : {}),
       date: now,
       dateUpdated: now,
       status: 'draft',
-      createdBy: by,
-      ...fields,
+      createdBy: authorOf(auth, '').by,
+      ...fieldsFrom(current.entity),
       changeCount: 0,
       reviews: [],
-    }),
-  );
+    });
+    return { live: current.entity, draft };
+  });
 }
 
 /** `POST /v2/features/{id}/revisions`: a draft branched from the live version; SDKs see nothing of it. */
 export async function postFeatureRevisionV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionV2>): UseCaseOutput<typeof contract.postFeatureRevisionV2> {
-  const live = (await readFeature(auth.orgId, params.id)).entity;
-  assertCan(auth, 'manageFeatures', projectsOf(live));
-  const draft = await newDraft(auth.orgId, live, fieldsOf(live), authorOf(auth, '').by, body);
+  const { live, draft } = await newDraft(auth, params.id, fieldsOf, body);
   return presentOne(auth.orgId, live, draft);
 }
 
@@ -178,7 +186,7 @@ async function editDraft(
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     // Refused edits leave no empty draft behind.
     edit(fieldsOf(live.entity), live.entity, environments);
-    number = (await newDraft(auth.orgId, live.entity, fieldsOf(live.entity), authorOf(auth, '').by, text)).version;
+    number = (await newDraft(auth, featureId, fieldsOf, text)).draft.version;
   }
   const draftNumber = number;
   const { live, written } = await retryOnConflict(async () => {
@@ -275,7 +283,7 @@ async function mergeOf(orgId: string, live: StoredFeature, draft: StoredRevision
 }
 
 const mergeConflictError = (conflicts: unknown[]) =>
-  new ConflictError('merge_conflict', 'The draft conflicts with changes published since it was created; rebase it and resolve the conflicts', { conflicts });
+  new UnresolvedConflictError('The draft conflicts with changes published since it was created; rebase it and resolve the conflicts', { conflicts });
 
 /** `GET /v2/features/{id}/revisions/{version}/merge-status`: the three-way merge, not applied. */
 export async function getFeatureRevisionMergeStatusV2({ auth, params }: UseCaseInput<typeof contract.getFeatureRevisionMergeStatusV2>): UseCaseOutput<typeof contract.getFeatureRevisionMergeStatusV2> {
@@ -364,11 +372,11 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
     assertStatus(draft.status as never, openStatuses, 'rebase');
     const liveVersion = live.entity.revision.version;
     if (body.expectedLiveVersion !== undefined && body.expectedLiveVersion !== liveVersion) {
-      throw new ConflictError('outdated', `The live version is now ${liveVersion}, not ${body.expectedLiveVersion}; review the merge again`);
+      throw new UnresolvedConflictError(`The live version is now ${liveVersion}, not ${body.expectedLiveVersion}; review the merge again`);
     }
     const draftDate = draft.dateUpdated ?? draft.date;
     if (body.expectedDraftDateUpdated !== undefined && body.expectedDraftDateUpdated !== draftDate) {
-      throw new ConflictError('outdated', `The draft was changed at ${draftDate}, after ${body.expectedDraftDateUpdated}; review the merge again`);
+      throw new UnresolvedConflictError(`The draft was changed at ${draftDate}, after ${body.expectedDraftDateUpdated}; review the merge again`);
     }
     const { outcome } = await mergeOf(auth.orgId, live.entity, draft, body.conflictResolutions);
     if (!outcome.success) throw mergeConflictError(outcome.conflicts);
@@ -399,9 +407,11 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
   }
   const comment = body.comment ?? `Revert to revision #${target.version}`;
   if ((body.strategy ?? 'draft') === 'draft') {
-    const fields = fieldsOfRevision(target, live.entity);
-    const draft = await newDraft(auth.orgId, live.entity, fields, authorOf(auth, '').by, { comment, title: body.title ?? `Revert to v${target.version}` });
-    return presentOne(auth.orgId, live.entity, draft);
+    const { live: current, draft } = await newDraft(auth, params.id, (current) => fieldsOfRevision(target, current), {
+      comment,
+      title: body.title ?? `Revert to v${target.version}`,
+    });
+    return presentOne(auth.orgId, current, draft);
   }
   const { changed } = await changeLiveFeature(
     auth,

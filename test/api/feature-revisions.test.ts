@@ -2,6 +2,7 @@ import { GrowthBook, type FeatureApiResponse } from '@growthbook/growthbook';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 import { referenceSchemaValidator } from '../support/reference';
 import * as contract from '../../shared/contracts/feature-revisions';
+import { latestRevisions } from '../../shared/store/feature-revisions';
 
 let api: Api;
 let org: TestOrg;
@@ -232,6 +233,19 @@ describe('draft edits', () => {
   });
 });
 
+describe('deleting a feature', () => {
+  it('deletes its drafts with its published revisions', async () => {
+    const id = await newFeature();
+    const draft = await newDraft(id);
+    await setDefault(id, draft.version, 'green');
+    await newDraft(id);
+
+    expect((await v1('DELETE', `/features/${id}`)).status).toBe(200);
+
+    expect(await latestRevisions(org.orgId, id, Infinity)).toEqual([]);
+  });
+});
+
 describe('listing', () => {
   it('pages through revisions newest first, with the total, filtered by status on request', async () => {
     const id = await newFeature();
@@ -286,7 +300,7 @@ describe('merging', () => {
 
     expect(status).toMatchObject({ success: false, rebaseRequired: true });
     expect(refused.status).toBe(409);
-    expect(refused.body.code).toBe('merge_conflict');
+    expect(refused.body.code).toBe('conflict');
     expect(refused.body.details.conflicts).toEqual([
       { name: 'Default Value', key: 'defaultValue', resolved: false, base: '"blue"', live: '"green"', revision: '"red"' },
     ]);
@@ -294,6 +308,7 @@ describe('merging', () => {
 
     const stale = await v2('POST', `/features/${id}/revisions/${b.version}/rebase`, { expectedLiveVersion: 1 });
     expect(stale.status).toBe(409);
+    expect(stale.body.message).toMatch(/live version is now 2, not 1/);
     const rebased = await v2('POST', `/features/${id}/revisions/${b.version}/rebase`, {
       conflictResolutions: { defaultValue: 'overwrite' },
       expectedLiveVersion: status.liveVersion,
@@ -380,10 +395,20 @@ describe('concurrency', () => {
 
     expect(responses.map((r) => r.status).sort()).toEqual([200, 409]);
     const winner = responses.find((r) => r.status === 200)!.body.revision;
-    expect(responses.find((r) => r.status === 409)!.body.code).toBe('merge_conflict');
+    expect(responses.find((r) => r.status === 409)!.body.details.conflicts.map((c: any) => c.key)).toEqual(['defaultValue']);
     expect(await liveDefault(id)).toBe(winner.defaultValue);
     const live = (await ok(v1('GET', `/features/${id}`))).feature;
     expect(live.revision.version).toBe(winner.version);
+  });
+
+  it('gives a draft and a change made at once different numbers, and both land', async () => {
+    const id = await newFeature();
+
+    const [draft, updated] = await Promise.all([v2('POST', `/features/${id}/revisions`, {}), v1('POST', `/features/${id}`, { description: 'changed' })]);
+
+    expect([draft.status, updated.status]).toEqual([200, 200]);
+    expect([draft.body.revision.version, updated.body.feature.revision.version].sort()).toEqual([2, 3]);
+    expect((await ok(v2('GET', `/features/${id}/revisions`))).revisions.map((r: any) => r.version)).toEqual([3, 2, 1]);
   });
 
   it('gives two drafts created at once different numbers', async () => {

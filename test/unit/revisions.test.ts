@@ -8,9 +8,11 @@ import {
   mergeChanges,
   mergeRevision,
   openStatuses,
+  reorderRules,
   sameFields,
   staleReviews,
   withFields,
+  withoutRule,
   type RevisionFields,
 } from '../../shared/domain/revisions';
 
@@ -325,5 +327,24 @@ describe('the revision engine over any sequence of actions', () => {
         expect(fieldsOf(live)).toEqual(published[published.length - 1]);
       }),
     );
+  });
+});
+
+describe('rule edits of a draft', () => {
+  const fields = { ...base, rules: { production: [rule('r1', 'a'), rule('r2', 'b')], dev: [rule('r2', 'b')] } };
+
+  it('reorders the rules of every environment by one list naming each rule once', () => {
+    const reordered = reorderRules(fields, ['r2', 'r1'], envs);
+
+    expect(reordered.rules.production!.map((r) => r.id)).toEqual(['r2', 'r1']);
+    expect(reordered.rules.dev!.map((r) => r.id)).toEqual(['r2']);
+    expect(() => reorderRules(fields, ['r2'], envs)).toThrow('r1 is missing');
+    expect(() => reorderRules(fields, ['r2', 'r1', 'r1'], envs)).toThrow('names rule r1 twice');
+    expect(() => reorderRules(fields, ['r2', 'r1', 'r9'], envs)).toThrow('no rule r9');
+  });
+
+  it('deletes a rule from every environment, or says it has none', () => {
+    expect(withoutRule(fields, 'r2')?.rules).toEqual({ production: [rule('r1', 'a')], dev: [] });
+    expect(withoutRule(fields, 'r9')).toBeUndefined();
   });
 });
