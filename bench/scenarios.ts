@@ -991,6 +991,12 @@ const updating: Step[] = [
     minimum: { calls: 5, why: 'feature + environments + newest number + one key range of revisions (parallel) + saved groups named' },
   },
   {
+    operationId: 'getFeatureRevisionLatestV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/latest`,
+    minimum: { calls: 4, why: 'feature + open drafts (parallel) + environments + saved groups named' },
+  },
+  {
     operationId: 'getFeatureRevisionV2',
     method: 'GET',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}`,

@@ -87,6 +87,23 @@ export const getFeatureRevisionsV2 = defineEndpoint({
   response: z.extend(paginationFields, { revisions: z.array(featureRevisionV2) }),
 });
 
+export const getFeatureRevisionLatestV2 = defineEndpoint({
+  operationId: 'getFeatureRevisionLatestV2',
+  method: 'GET',
+  basePath: '/api/v2',
+  path: '/features/{id}/revisions/latest',
+  summary: 'Get the most recent active draft revision',
+  tag: 'feature-revisions',
+  permission: 'read',
+  params: featureParams,
+  query: z.object({
+    mine: z.optional(queryBoolean),
+    status: z.optional(statusList),
+    author: z.optional(z.string().check(z.maxLength(256))),
+  }),
+  response: revisionResponse,
+});
+
 export const postFeatureRevisionV2 = defineEndpoint({
   operationId: 'postFeatureRevisionV2',
   method: 'POST',
@@ -324,6 +341,7 @@ export const deleteFeatureRevisionRuleV2 = defineEndpoint({
 
 export const featureRevisionEndpoints = [
   getFeatureRevisionsV2,
+  getFeatureRevisionLatestV2,
   postFeatureRevisionV2,
   getFeatureRevisionV2,
   putFeatureRevisionDefaultValueV2,

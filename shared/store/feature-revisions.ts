@@ -19,6 +19,8 @@ export type StoredRevision = FeatureRevisionRecord &
     datePublished?: string;
     title?: string;
     reviews?: RevisionReview[];
+    /** Who edited the draft besides its author (member or key ids), for `mine`. */
+    contributors?: string[];
     /** Edits so far: each draft write is conditional on it, so concurrent edits never lose one another. */
     changeCount?: number;
   };
@@ -110,7 +112,15 @@ export async function writeDraft(orgId: string, read: StoredRevision, next: Stor
 export interface RevisionFilter {
   statuses?: string[];
   author?: string;
+  /** Revisions created or edited by this member or key. */
+  mine?: string;
 }
+
+/** Whether a revision passes the filter. */
+export const matches = (revision: StoredRevision, { statuses, author, mine }: RevisionFilter) =>
+  (!statuses?.length || statuses.includes(revision.status)) &&
+  (!author || revision.createdBy === author) &&
+  (!mine || revision.createdBy === mine || !!revision.contributors?.includes(mine));
 
 /**
  * One page of a feature's revisions, newest first, with the total. Unfiltered, the page is one Query
@@ -122,10 +132,10 @@ export async function listRevisionPage(
   featureId: string,
   page: { limit: number; offset: number; filter?: RevisionFilter },
 ): Promise<{ items: StoredRevision[]; total: number }> {
-  const { statuses, author } = page.filter ?? {};
-  if (statuses?.length || author) {
+  const filter = page.filter ?? {};
+  if (filter.statuses?.length || filter.author || filter.mine) {
     const all = (await queryAll({ ...revisionQuery(orgId, featureId), ScanIndexForward: false, ConsistentRead: true })).map(toRecord);
-    const kept = all.filter((r) => (!statuses?.length || statuses.includes(r.status)) && (!author || r.createdBy === author));
+    const kept = all.filter((revision) => matches(revision, filter));
     return { items: kept.slice(page.offset, page.offset + page.limit), total: kept.length };
   }
   const total = await newestRevisionVersion(orgId, featureId);

@@ -22,7 +22,7 @@ import {
 import { paginated } from '../domain/pagination';
 import { presentFeatures } from '../payload/definitions';
 import { environmentIds, features } from '../store/features';
-import { createDraft, listRevisionPage, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
+import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
 
@@ -155,14 +155,30 @@ export async function getFeatureRevisionV2({ auth, params }: UseCaseInput<typeof
   return presentOne(auth.orgId, live.entity, revision);
 }
 
+/**
+ * `GET /v2/features/{id}/revisions/latest`: the open draft updated last (of the given statuses, by the
+ * given author, or created or edited by the caller with `mine`); 404 when there is none.
+ */
+export async function getFeatureRevisionLatestV2({ auth, params, query }: UseCaseInput<typeof contract.getFeatureRevisionLatestV2>): UseCaseOutput<typeof contract.getFeatureRevisionLatestV2> {
+  if (query.mine && query.author) throw new InvalidInputError('Querystring: [mine] cannot be combined with author');
+  const statuses = query.status?.length ? query.status.filter((status) => openStatuses.includes(status as never)) : openStatuses;
+  const filter = { author: query.author, mine: query.mine ? authorOf(auth, '').by : undefined };
+  const [live, drafts] = await Promise.all([readFeature(auth.orgId, params.id), statuses.length ? latestRevisions(auth.orgId, params.id, Infinity, statuses) : []]);
+  const [latest] = drafts
+    .filter((draft) => matches(draft, filter))
+    .sort((a, b) => (b.dateUpdated ?? b.date).localeCompare(a.dateUpdated ?? a.date) || b.version - a.version);
+  if (!latest) throw new NotFoundError(`Feature ${params.id} has no matching draft`);
+  return presentOne(auth.orgId, live.entity, latest);
+}
+
 /** `GET /v2/features/{id}/revisions`: newest first, a page at a time. */
 export async function getFeatureRevisionsV2({ auth, params, query }: UseCaseInput<typeof contract.getFeatureRevisionsV2>): UseCaseOutput<typeof contract.getFeatureRevisionsV2> {
   if (query.mine && query.author) throw new InvalidInputError('Querystring: [mine] cannot be combined with author');
-  const author = query.mine ? authorOf(auth, '').by : query.author;
+  const filter = { statuses: query.status, author: query.author, mine: query.mine ? authorOf(auth, '').by : undefined };
   const [live, environments, page] = await Promise.all([
     readFeature(auth.orgId, params.id),
     environmentIds(auth.orgId),
-    listRevisionPage(auth.orgId, params.id, { limit: query.limit, offset: query.offset, filter: { statuses: query.status, author } }),
+    listRevisionPage(auth.orgId, params.id, { limit: query.limit, offset: query.offset, filter }),
   ]);
   const revisions = page.items.length ? await presentRevisions(auth.orgId, live.entity, page.items, environments) : [];
   return paginated('revisions', { items: revisions, total: page.total }, query);
@@ -202,10 +218,22 @@ async function editDraft(
     await assertValuesValid(asPublished);
     await assertReferencesValid(auth.orgId, asPublished, live.entity);
     const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity));
-    const next: StoredRevision = { ...draft, ...fields, ...(changed ? afterEdit({ status: draft.status as never, reviews: draft.reviews ?? [] }) : {}) };
+    const next: StoredRevision = {
+      ...draft,
+      ...fields,
+      ...(changed ? afterEdit({ status: draft.status as never, reviews: draft.reviews ?? [] }) : {}),
+      contributors: contributorsAfter(draft, auth),
+    };
     return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
   });
   return presentOne(auth.orgId, live, written);
+}
+
+/** The draft's contributors once the caller has edited it (its author is not listed). */
+function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
+  const by = authorOf(auth, '').by;
+  const contributors = draft.contributors ?? [];
+  return by === draft.createdBy || contributors.includes(by) ? contributors : [...contributors, by];
 }
 
 /** `PUT /v2/features/{id}/revisions/{version}/default-value`. */
@@ -386,6 +414,7 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
       ...outcome.merged,
       baseVersion: liveVersion,
       ...(changed ? afterEdit({ status: draft.status as never, reviews: draft.reviews ?? [] }) : {}),
+      contributors: contributorsAfter(draft, auth),
     };
     return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
   });

@@ -270,6 +270,32 @@ describe('listing', () => {
   });
 });
 
+describe('the latest draft', () => {
+  it('is the open draft updated last, narrowed by status, author or the caller\'s own (created or edited)', async () => {
+    const id = await newFeature();
+    const asMember = (method: string, path: string, body?: unknown) => api.request(method, `/api/v2${path}`, { key: org.admin.token, body });
+    const byKey = await newDraft(id);
+    const byMember = (await ok(asMember('POST', `/features/${id}/revisions`, {}))).revision;
+    await ok(setDefault(id, byKey.version, 'green'));
+    const latest = (query = '', as = v2) => as('GET', `/features/${id}/revisions/latest${query}`);
+
+    expect((await ok(latest())).revision.version).toBe(byKey.version);
+    expect((await ok(latest(`?author=${org.admin.memberId}`))).revision.version).toBe(byMember.version);
+    expect((await ok(latest('?mine=true', asMember))).revision.version).toBe(byMember.version);
+    expect((await latest('?status=approved')).status).toBe(404);
+
+    await ok(asMember('PUT', `/features/${id}/revisions/${byKey.version}/default-value`, { defaultValue: 'teal' }));
+    await ok(v2('POST', `/features/${id}/revisions/${byMember.version}/discard`, {}));
+
+    const mine = await latest('?mine=true', asMember);
+    expect(mine.status).toBe(200);
+    expectShape(contract.getFeatureRevisionLatestV2, mine.body);
+    expectReferenceRevision(mine.body.revision);
+    expect(mine.body.revision).toMatchObject({ version: byKey.version, defaultValue: 'teal' });
+    expect((await latest(`?author=${org.admin.memberId}`)).status).toBe(404);
+  });
+});
+
 describe('merging', () => {
   it('merges a draft over a change published meanwhile to another field, keeping both', async () => {
     const id = await newFeature();
