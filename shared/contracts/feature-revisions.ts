@@ -1,7 +1,10 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { paginationFields, paginationQuery, queryBoolean } from './common';
-import { revisionStatuses } from '../domain/revisions';
+
+/** GrowthBook's revision statuses. */
+export const revisionStatuses = ['draft', 'pending-review', 'approved', 'changes-requested', 'published', 'discarded'] as const;
+export type RevisionStatus = (typeof revisionStatuses)[number];
 
 /** GrowthBook's `EventUser`: who did something (a member, an API key). */
 const eventUser = z.object({ type: z.enum(['dashboard', 'api_key', 'system']), id: z.optional(z.string()) });
@@ -66,7 +69,7 @@ const statusList = z.pipe(
     const expanded = listed.flatMap((status) => (status === 'all-drafts' ? ['draft', 'pending-review', 'approved', 'changes-requested'] : [status]));
     const unknown = expanded.find((status) => !(revisionStatuses as readonly string[]).includes(status));
     if (unknown) ctx.issues.push({ code: 'custom', input: value, message: `unknown status ${unknown} (one of ${revisionStatuses.join(', ')}, all-drafts)` });
-    return expanded;
+    return expanded as RevisionStatus[];
   }),
 );
 

@@ -1,5 +1,6 @@
 import { InvalidInputError } from '../errors';
 import type { FeatureRule } from '../contracts/features';
+import type { RevisionStatus } from '../contracts/feature-revisions';
 import { canonicalJson, defaultSettings, type FeatureContent } from './features';
 
 /**
@@ -9,9 +10,7 @@ import { canonicalJson, defaultSettings, type FeatureContent } from './features'
  * constants can bring their own fields and reuse the rest.
  */
 
-/** GrowthBook's revision statuses. */
-export const revisionStatuses = ['draft', 'pending-review', 'approved', 'changes-requested', 'published', 'discarded'] as const;
-export type RevisionStatus = (typeof revisionStatuses)[number];
+export type { RevisionStatus };
 
 /** The statuses of a draft still open: it can be edited, rebased, published or discarded. */
 export const openStatuses: RevisionStatus[] = ['draft', 'pending-review', 'approved', 'changes-requested'];

@@ -12,9 +12,9 @@ import type { StoredFeature } from '../domain/features';
  * drafts and published revisions and taken in order (1, 2, 3...) with a conditional create, so the
  * newest revision's number is also how many a feature has.
  */
-export type StoredRevision = FeatureRevisionRecord &
+export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
   Partial<Omit<RevisionFields, 'defaultValue' | 'rules'>> & {
-    status: RevisionStatus | string;
+    status: RevisionStatus;
     dateUpdated?: string;
     datePublished?: string;
     title?: string;

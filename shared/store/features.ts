@@ -132,7 +132,7 @@ export async function prepareFeatureChanges(
       ? features.prepareUpdate(orgId, current, { ...next, revision, newestRevision } as StoredFeature)
       : features.prepareCreate(orgId, { ...next, revision, newestRevision });
     const record = publishes
-      ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published', publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
+      ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published' as const, publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
       : revisionRecord(prepared.entity, baseVersion);
     ops.push(prepared, prepareRevision(orgId, record, publishes));
     written.push(prepared.entity);

@@ -62,7 +62,7 @@ async function presentRevisions(orgId: string, live: StoredFeature, revisions: S
   const fields = revisions.map((revision) => fieldsOfRevision(revision, live));
   const served = await presentFeatures(
     orgId,
-    fields.map((f) => featureAtRevision(live, { ...revisions[0]!, defaultValue: f.defaultValue, rules: f.rules }, environments)),
+    fields.map((f, i) => featureAtRevision(live, { ...revisions[i]!, defaultValue: f.defaultValue, rules: f.rules }, environments)),
     { environments },
   );
   return revisions.map((revision, i): contract.FeatureRevisionV2 => {
@@ -161,7 +161,7 @@ export async function getFeatureRevisionV2({ auth, params }: UseCaseInput<typeof
  */
 export async function getFeatureRevisionLatestV2({ auth, params, query }: UseCaseInput<typeof contract.getFeatureRevisionLatestV2>): UseCaseOutput<typeof contract.getFeatureRevisionLatestV2> {
   if (query.mine && query.author) throw new InvalidInputError('Querystring: [mine] cannot be combined with author');
-  const statuses = query.status?.length ? query.status.filter((status) => openStatuses.includes(status as never)) : openStatuses;
+  const statuses = query.status?.length ? query.status.filter((status) => openStatuses.includes(status)) : openStatuses;
   const filter = { author: query.author, mine: query.mine ? authorOf(auth, '').by : undefined };
   const [live, drafts] = await Promise.all([readFeature(auth.orgId, params.id), statuses.length ? latestRevisions(auth.orgId, params.id, Infinity, statuses) : []]);
   const [latest] = drafts
@@ -212,7 +212,7 @@ async function editDraft(
       environmentIds(auth.orgId),
     ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    assertStatus(draft.status as never, openStatuses, 'edit');
+    assertStatus(draft.status, openStatuses, 'edit');
     const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
     const asPublished = withFields(live.entity, fields);
     await assertValuesValid(asPublished);
@@ -221,7 +221,7 @@ async function editDraft(
     const next: StoredRevision = {
       ...draft,
       ...fields,
-      ...(changed ? afterEdit({ status: draft.status as never, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
       contributors: contributorsAfter(draft, auth),
     };
     return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
@@ -320,7 +320,7 @@ export async function getFeatureRevisionMergeStatusV2({ auth, params }: UseCaseI
     readRevisionOf(auth.orgId, params.id, params.version),
     environmentIds(auth.orgId),
   ]);
-  assertStatus(draft.status as never, openStatuses, 'merge');
+  assertStatus(draft.status, openStatuses, 'merge');
   const { liveFields, outcome } = await mergeOf(auth.orgId, live.entity, draft);
   const common = { liveVersion: live.entity.revision.version, draftDateUpdated: draft.dateUpdated ?? draft.date, conflicts: outcome.conflicts };
   if (!outcome.success) return { success: false, ...common, rebaseRequired: true };
@@ -349,7 +349,7 @@ export async function postFeatureRevisionPublishV2({ auth, params, body }: UseCa
     params.id,
     async (current) => {
       const draft = await readRevisionOf(auth.orgId, params.id, params.version);
-      assertStatus(draft.status as never, openStatuses, 'publish');
+      assertStatus(draft.status, openStatuses, 'publish');
       const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
       if (!outcome.success) throw mergeConflictError(outcome.conflicts);
       if (sameFields(outcome.merged, liveFields)) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
@@ -375,7 +375,7 @@ async function moveRevision(auth: Principal, featureId: string, version: number,
 /** `POST /v2/features/{id}/revisions/{version}/discard`: an open draft set aside (it can be reopened). */
 export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
   return moveRevision(auth, params.id, params.version, (revision) => {
-    assertStatus(revision.status as never, openStatuses, 'discard');
+    assertStatus(revision.status, openStatuses, 'discard');
     return { ...revision, status: 'discarded' };
   });
 }
@@ -383,7 +383,7 @@ export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInpu
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
 export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionReopenV2>): UseCaseOutput<typeof contract.postFeatureRevisionReopenV2> {
   return moveRevision(auth, params.id, params.version, (revision) => {
-    assertStatus(revision.status as never, ['discarded'], 'reopen');
+    assertStatus(revision.status, ['discarded'], 'reopen');
     return { ...revision, status: 'draft', reviews: [] };
   });
 }
@@ -397,7 +397,7 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
   const { live, written } = await retryOnConflict(async () => {
     const [live, draft] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    assertStatus(draft.status as never, openStatuses, 'rebase');
+    assertStatus(draft.status, openStatuses, 'rebase');
     const liveVersion = live.entity.revision.version;
     if (body.expectedLiveVersion !== undefined && body.expectedLiveVersion !== liveVersion) {
       throw new UnresolvedConflictError(`The live version is now ${liveVersion}, not ${body.expectedLiveVersion}; review the merge again`);
@@ -413,7 +413,7 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
       ...draft,
       ...outcome.merged,
       baseVersion: liveVersion,
-      ...(changed ? afterEdit({ status: draft.status as never, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
       contributors: contributorsAfter(draft, auth),
     };
     return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
