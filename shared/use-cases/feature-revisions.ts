@@ -184,6 +184,13 @@ export async function getFeatureRevisionsV2({ auth, params, query }: UseCaseInpu
   return paginated('revisions', { items: revisions, total: page.total }, query);
 }
 
+/** Refuses draft fields a publish would refuse: values invalid for the type or schema, references to nothing. */
+async function assertPublishable(auth: Principal, live: StoredFeature, fields: RevisionFields): Promise<void> {
+  const asPublished = withFields(live, fields);
+  await assertValuesValid(asPublished);
+  await assertReferencesValid(auth.orgId, asPublished, live);
+}
+
 /**
  * One edit of a draft (`version`, or a new draft for `'new'`): `edit` gives the next fields from the
  * draft's, the values are checked as a publish would check them, and the draft is written conditional
@@ -200,8 +207,8 @@ async function editDraft(
   if (number === 'new') {
     const [live, environments] = await Promise.all([readFeature(auth.orgId, featureId), environmentIds(auth.orgId)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    // Refused edits leave no empty draft behind.
-    edit(fieldsOf(live.entity), live.entity, environments);
+    // A refused edit leaves no empty draft behind.
+    await assertPublishable(auth, live.entity, edit(fieldsOf(live.entity), live.entity, environments));
     number = (await newDraft(auth, featureId, fieldsOf, text)).draft.version;
   }
   const draftNumber = number;
@@ -214,9 +221,7 @@ async function editDraft(
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'edit');
     const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
-    const asPublished = withFields(live.entity, fields);
-    await assertValuesValid(asPublished);
-    await assertReferencesValid(auth.orgId, asPublished, live.entity);
+    await assertPublishable(auth, live.entity, fields);
     const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity));
     const next: StoredRevision = {
       ...draft,

@@ -212,8 +212,11 @@ describe('draft edits', () => {
     const missingRule = await v2('DELETE', at('/rules/fr_nope'));
     const missingParent = await v2('PUT', at('/prerequisites'), { prerequisites: [{ id: 'no-such-flag' }] });
     const newWithBadRule = await v2('DELETE', `/features/${id}/revisions/new/rules/fr_nope`);
+    const newWithBadParent = await v2('PUT', `/features/${id}/revisions/new/prerequisites`, { prerequisites: [{ id: 'no-such-flag' }] });
 
-    expect([unknownEnv.status, partialOrder.status, missingRule.status, missingParent.status, newWithBadRule.status]).toEqual([400, 400, 404, 400, 404]);
+    expect([unknownEnv.status, partialOrder.status, missingRule.status, missingParent.status, newWithBadRule.status, newWithBadParent.status]).toEqual([
+      400, 400, 404, 400, 404, 400,
+    ]);
     expect(unknownEnv.body.message).toMatch(/environment/);
     expect(partialOrder.body.message).toMatch(/fr_vip is missing/);
     expect(missingParent.body.message).toMatch(/no-such-flag/);
