@@ -39,6 +39,9 @@ const SCENARIO_FACT_SQL = "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-03 00
 const run = (ids: Ids) => (ids.run ??= randomBytes(4).toString('hex'));
 
 const v1 = '/api/v1';
+const v2 = '/api/v2';
+/** A revision's number from its id (`frev_<version>_<feature>`): ids, not bare numbers, are kept, since every id is checked for leaks. */
+const versionOf = (revisionId: string | undefined) => revisionId?.split('_')[1];
 
 const template = {
   templateMetadata: { name: 'Bench template', description: 'For bench experiments' },
@@ -971,6 +974,117 @@ const updating: Step[] = [
     minimum: { calls: 4, why: 'environments + read + revision read + (no content change: nothing written) + saved groups named' },
   },
   {
+    operationId: 'postFeatureRevisionV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions`,
+    body: () => ({ comment: 'Bench draft' }),
+    capture: (body, ids) => {
+      ids.draftId = body.revision.id;
+      ids.draftRuleOrder = JSON.stringify(body.revision.rules.map((rule: { id: string }) => rule.id).reverse());
+    },
+    minimum: { calls: 4, why: "read + one transaction (draft, feature's newest number) + environments + saved groups named (definitions)" },
+  },
+  {
+    operationId: 'getFeatureRevisionsV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions?limit=5`,
+    minimum: { calls: 5, why: 'feature + environments + newest number + one key range of revisions (parallel) + saved groups named' },
+  },
+  {
+    operationId: 'getFeatureRevisionLatestV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/latest`,
+    minimum: { calls: 4, why: 'feature + open drafts (parallel) + environments + saved groups named' },
+  },
+  {
+    operationId: 'getFeatureRevisionV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}`,
+    minimum: { calls: 4, why: 'feature + revision (parallel) + environments + saved groups named' },
+  },
+  {
+    operationId: 'putFeatureRevisionDefaultValueV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/default-value`,
+    body: () => ({ defaultValue: 'true' }),
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel) + references checked + draft write + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionToggleV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/toggle`,
+    body: () => ({ environment: 'production', enabled: true }),
+    minimum: { calls: 6, why: 'as the default value' },
+  },
+  {
+    operationId: 'putFeatureRevisionArchiveV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/archive`,
+    body: () => ({ archived: false }),
+    minimum: { calls: 6, why: 'as the default value' },
+  },
+  {
+    operationId: 'putFeatureRevisionPrerequisitesV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/prerequisites`,
+    body: () => ({ prerequisites: [] }),
+    minimum: { calls: 6, why: 'as the default value' },
+  },
+  {
+    operationId: 'postFeatureRevisionRulesReorderV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rules/reorder`,
+    body: (ids) => ({ ruleIds: JSON.parse(ids.draftRuleOrder!) }),
+    minimum: { calls: 6, why: 'as the default value' },
+  },
+  {
+    operationId: 'getFeatureRevisionMergeStatusV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/merge-status`,
+    minimum: { calls: 3, why: 'feature + draft + environments (parallel); the base is live, so no base revision read' },
+  },
+  {
+    operationId: 'postFeatureRevisionRebaseV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rebase`,
+    body: () => ({}),
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionPublishV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/publish`,
+    body: () => ({ comment: 'Bench publish' }),
+    minimum: {
+      calls: 8,
+      why: 'environments + feature + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
+    },
+  },
+  {
+    operationId: 'postFeatureRevisionRevertV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/1/revert`,
+    body: () => ({}),
+    capture: (body, ids) => {
+      ids.revertDraftId = body.revision.id;
+    },
+    minimum: { calls: 6, why: 'feature + revision 1 (parallel) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionDiscardV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/discard`,
+    body: () => ({}),
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionReopenV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
+    body: () => ({}),
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+  },
+  {
     operationId: 'putSdkConnection',
     method: 'PUT',
     path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
@@ -1144,6 +1258,12 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
     minimum: { calls: 2, why: 'read (key) + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'deleteFeatureRevisionRuleV2',
+    method: 'DELETE',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleA}`,
+    minimum: { calls: 5, why: 'as a draft default value edit, one read fewer: the rules left name no saved group' },
   },
   {
     operationId: 'deleteFeature',

@@ -38,6 +38,17 @@ export class ConflictError extends DomainError {
   }
 }
 
+/**
+ * GrowthBook's `conflict` (409) that reading again cannot settle, so it is never retried: a draft that
+ * conflicts with the live version (its conflicts in `details.conflicts`, as GrowthBook's api-errors
+ * registry gives them), or a state that moved since the caller looked at it.
+ */
+export class UnresolvedConflictError extends ConflictError {
+  constructor(message: string, details?: { conflicts: unknown[] }) {
+    super('conflict', message, details);
+  }
+}
+
 /** A dependency (DynamoDB, a query engine) is busy or out of reach; trying again later may work. */
 export class UnavailableError extends DomainError {
   readonly code = 'unavailable';

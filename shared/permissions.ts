@@ -250,3 +250,13 @@ export function readsEverywhere(principal: Principal): boolean {
   const projects = principal.grants ? Object.keys(principal.grants.projects) : Object.keys(principal.projectRoles);
   return can(principal, 'readData') && projects.every((project) => can(principal, 'readData', [project]));
 }
+
+/**
+ * Whether the caller holds `permission` on a resource in `projects` in every environment (through a grant with no
+ * environment limit): then which environments an action touches need not be worked out, nor read.
+ */
+export function canInEveryEnvironment(principal: Principal, permission: Permission, projects: string[] = []): boolean {
+  const unlimited = (grants: Grant[]) =>
+    grants.some((grant) => roleAllows(grant.role, permission) && (!grant.environments || !environmentScoped.has(permission)));
+  return projects.length === 0 ? unlimited(globalGrants(principal)) : projects.every((project) => unlimited(grantsFor(principal, project)));
+}

@@ -17,6 +17,7 @@ import { experimentTemplateEndpoints } from './experiment-templates';
 import { dashboardEndpoints } from './dashboards';
 import { featureEndpoints } from './features';
 import { featureCleanupEndpoints } from './feature-cleanup';
+import { featureRevisionEndpoints } from './feature-revisions';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -73,6 +74,7 @@ export const routes: Route[] = [
   ...inFolder('dashboards', dashboardEndpoints),
   ...inFolder('features', featureEndpoints),
   ...inFolder('features', featureCleanupEndpoints),
+  ...inFolder('feature-revisions', featureRevisionEndpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),

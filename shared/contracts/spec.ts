@@ -14,8 +14,8 @@ export interface EndpointSpec<
   method: HttpMethod;
   /** Path under `basePath`, with `{name}` placeholders. */
   path: string;
-  /** Defaults to `/api/v1`; the public SDK payload lives under `/api`, GrowthBook's health check at the root (`''`). */
-  basePath?: '/api/v1' | '/api' | '';
+  /** Defaults to `/api/v1`; GrowthBook 5's revision endpoints live under `/api/v2`, the public SDK payload lives under `/api`, GrowthBook's health check at the root (`''`). */
+  basePath?: '/api/v1' | '/api/v2' | '/api' | '';
   summary: string;
   /** OpenAPI tag, e.g. `saved-groups`. */
   tag: string;

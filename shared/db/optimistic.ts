@@ -1,4 +1,4 @@
-import { ConflictError } from '../errors';
+import { ConflictError, UnresolvedConflictError } from '../errors';
 
 /**
  * The one policy for writes that lose a race (optimistic concurrency): every write is conditional
@@ -21,6 +21,7 @@ const RACE_DELAY_MAX_MS = 250;
  * single write that met a transaction on its item.
  */
 export function isLostRace(error: unknown): boolean {
+  if (error instanceof UnresolvedConflictError) return false;
   if (error instanceof ConflictError) return error.code === 'conflict';
   const { name, CancellationReasons } = (error ?? {}) as { name?: string; CancellationReasons?: Array<{ Code?: string }> };
   if (name === 'ConditionalCheckFailedException' || name === 'TransactionConflictException') return true;

@@ -26,6 +26,11 @@ export type StoredFeature = Omit<Feature, 'environments' | 'prerequisites'> & {
   environments: Record<string, EnvironmentSettings>;
   prerequisites: string[];
   jsonSchema?: string;
+  /**
+   * The number of the feature's newest revision, draft or published (absent: the live one's). Kept on the
+   * feature so a change takes the next number, and a delete finds every revision, without another read.
+   */
+  newestRevision?: number;
 };
 
 /** What a change decides; the store owns `revision` and the dates. */
@@ -394,7 +399,7 @@ export function canonicalJson(value: unknown): string {
 
 /** Whether a change leaves the feature as it was (then nothing is written and no revision is made). */
 export function sameContent(a: FeatureContent, b: FeatureContent): boolean {
-  const content = ({ revision: _r, dateCreated: _c, dateUpdated: _u, ...rest }: Partial<StoredFeature>) => canonicalJson(rest);
+  const content = ({ revision: _r, dateCreated: _c, dateUpdated: _u, newestRevision: _n, ...rest }: Partial<StoredFeature>) => canonicalJson(rest);
   return content(a) === content(b);
 }
 
@@ -403,7 +408,7 @@ export function sameContent(a: FeatureContent, b: FeatureContent): boolean {
  * feature was never configured in), `definition` where the feature is served, no storage fields.
  */
 export function toApiFeature(feature: StoredFeature, environments: string[], definitionOf: (env: string) => string | undefined): Feature {
-  const { jsonSchema: _requestOnly, environments: stored, ...rest } = feature;
+  const { jsonSchema: _requestOnly, newestRevision: _storageOnly, environments: stored, ...rest } = feature;
   return {
     ...rest,
     environments: Object.fromEntries(
@@ -434,8 +439,12 @@ export function featureAtRevision(current: StoredFeature, revision: FeatureRevis
 
 /** A revision as `withRevisions` lists it: rules and the definition built from them for every environment. */
 export function toRevisionView(revision: FeatureRevisionRecord, served: Feature, environments: string[]): FeatureRevisionView {
+  const { featureId, baseVersion, version, comment, date, status, createdBy, publishedBy, defaultValue } = revision;
   return {
-    ...revision,
+    ...{ featureId, baseVersion, version, comment, date, status },
+    ...(createdBy !== undefined ? { createdBy } : {}),
+    ...(publishedBy !== undefined && status === 'published' ? { publishedBy } : {}),
+    ...(defaultValue !== undefined ? { defaultValue } : {}),
     rules: Object.fromEntries(environments.map((env) => [env, revision.rules[env] ?? []])),
     definitions: Object.fromEntries(
       environments.flatMap((env) => {

@@ -2,6 +2,8 @@ import type { QueryCommandInput } from '@aws-sdk/lib-dynamodb';
 import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
+import { fieldsOf } from '../domain/revisions';
+import { latestRevisions, readRevision, type StoredRevision } from './feature-revisions';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
 import { environments } from './environments';
@@ -32,9 +34,11 @@ export interface FeatureChange {
   current?: Versioned<StoredFeature>;
   next?: FeatureContent;
   author: ChangeAuthor;
+  /** The draft this change publishes (as read): it becomes the live revision, keeping its number. */
+  publishes?: StoredRevision;
 }
 
-function revisionRecord(feature: StoredFeature, baseVersion: number): FeatureRevisionRecord {
+function revisionRecord(feature: StoredFeature, baseVersion: number): StoredRevision {
   const { revision } = feature;
   return {
     featureId: feature.id,
@@ -42,30 +46,46 @@ function revisionRecord(feature: StoredFeature, baseVersion: number): FeatureRev
     version: revision.version,
     comment: revision.comment,
     date: revision.date,
+    dateUpdated: revision.date,
     status: 'published',
     createdBy: revision.createdBy,
     publishedBy: revision.publishedBy,
-    defaultValue: feature.defaultValue,
-    rules: Object.fromEntries(Object.entries(feature.environments).map(([env, settings]) => [env, settings.rules])),
+    // The whole of what went live, so a later draft can merge against it and a revert can restore it.
+    ...fieldsOf(feature),
   };
 }
 
-function prepareRevision(orgId: string, feature: StoredFeature, baseVersion: number): TransactionOp {
+/**
+ * The Put of the revision a change publishes: a new number is taken only if still free (a draft
+ * created meanwhile may have taken it: the change then reads again); a published draft is replaced
+ * only if nobody edited, published or discarded it since it was read.
+ */
+function prepareRevision(orgId: string, record: StoredRevision, published?: StoredRevision): TransactionOp {
+  const condition = published
+    ? {
+        ConditionExpression: 'changeCount = :changeCount AND #status IN (:draft, :pending, :approved, :sent)',
+        ExpressionAttributeNames: { '#status': 'status' },
+        ExpressionAttributeValues: {
+          ':changeCount': published.changeCount ?? 0,
+          ':draft': 'draft',
+          ':pending': 'pending-review',
+          ':approved': 'approved',
+          ':sent': 'changes-requested',
+        },
+      }
+    : // A create's revision 1 replaces any leftover of a deleted feature with the same id.
+      record.version === 1
+      ? {}
+      : { ConditionExpression: 'attribute_not_exists(PK)' };
   return {
     op: {
       Put: {
         TableName: tableName(),
-        Item: {
-          ...keys.featureRevision(orgId, feature.id, feature.revision.version),
-          entityType: 'FEATURE_REVISION',
-          // Revision items never change, so their item version is the revision's own number.
-          ...revisionRecord(feature, baseVersion),
-        },
-        // Unconditional: the feature's own versioned write already rules out two changes making one
-        // revision, and a leftover of a deleted feature with the same id is simply replaced.
+        Item: { ...keys.featureRevision(orgId, record.featureId, record.version), entityType: 'FEATURE_REVISION', ...record },
+        ...condition,
       },
     },
-    onConditionFailed: () => new ConflictError('conflict', `Feature ${feature.id} was changed by another request; retry`),
+    onConditionFailed: () => new ConflictError('conflict', `Feature ${record.featureId} was changed by another request; retry`),
   };
 }
 
@@ -84,7 +104,7 @@ export async function prepareFeatureChanges(
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
-  for (const { current, next, author } of changes) {
+  changes.forEach(({ current, next, author, publishes }) => {
     if (!next) {
       const id = current!.entity.id;
       ops.push({
@@ -99,22 +119,24 @@ export async function prepareFeatureChanges(
         onConditionFailed: () => new ConflictError('conflict', `Feature ${id} was changed by another request; retry`),
       });
       written.push(undefined);
-      continue;
+      return;
     }
     const baseVersion = current?.entity.revision.version ?? 0;
-    const revision: FeatureRevision = {
-      version: baseVersion + 1,
-      comment: author.comment,
-      date: new Date().toISOString(),
-      createdBy: author.by,
-      publishedBy: author.by,
-    };
+    const date = new Date().toISOString();
+    const revision: FeatureRevision = publishes
+      ? { version: publishes.version, comment: author.comment, date, createdBy: publishes.createdBy ?? author.by, publishedBy: author.by }
+      : // Revision numbers are shared with drafts: a change takes the next one after the newest.
+        { version: (current?.entity.newestRevision ?? baseVersion) + 1, comment: author.comment, date, createdBy: author.by, publishedBy: author.by };
+    const newestRevision = Math.max(current?.entity.newestRevision ?? baseVersion, revision.version);
     const prepared = current
-      ? features.prepareUpdate(orgId, current, { ...next, revision } as StoredFeature)
-      : features.prepareCreate(orgId, { ...next, revision });
-    ops.push(prepared, prepareRevision(orgId, prepared.entity, baseVersion));
+      ? features.prepareUpdate(orgId, current, { ...next, revision, newestRevision } as StoredFeature)
+      : features.prepareCreate(orgId, { ...next, revision, newestRevision });
+    const record = publishes
+      ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published' as const, publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
+      : revisionRecord(prepared.entity, baseVersion);
+    ops.push(prepared, prepareRevision(orgId, record, publishes));
     written.push(prepared.entity);
-  }
+  });
   const [listOps, parents] = await Promise.all([
     prepareListChanges(orgId, changes, written, options.exactList ?? true),
     // Child environments without settings of their own take their parent's entries.
@@ -171,15 +193,16 @@ export async function writeFeatureChanges(
 const TRANSACTION_MAX_ITEMS = 100;
 
 /**
- * Deletes a feature as read (conditional on that version), its revisions, and its entries in the SDK
- * payloads. The revisions (numbered 1 to the feature's revision) go in the same transaction, so a crash
+ * Deletes a feature as read (conditional on that version), its revisions (drafts too), and its entries in the
+ * SDK payloads. The revisions (numbered 1 to the newest) go in the same transaction, so a crash
  * leaves none behind; a feature with more revisions than that transaction has room for has them deleted
  * right after it instead.
  */
 export async function removeFeature(orgId: string, current: Versioned<StoredFeature>): Promise<void> {
   const id = current.entity.id;
   const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
-  const revisions = current.entity.revision.version;
+  // Drafts may hold numbers past the live one.
+  const revisions = current.entity.newestRevision ?? current.entity.revision.version;
   const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;
   if (fits) ops.push(...Array.from({ length: revisions }, (_, i) => deleteRevisionOp(orgId, id, i + 1)));
   await transact(ops);
@@ -212,28 +235,12 @@ async function deleteRevisions(orgId: string, id: string): Promise<void> {
 
 /** The published revisions of a feature, oldest first. */
 export async function featureRevisions(orgId: string, id: string): Promise<FeatureRevisionRecord[]> {
-  return readRevisions(orgId, id, { newestFirst: false, max: Infinity });
+  return (await latestRevisions(orgId, id, Infinity, ['published'])).reverse();
 }
 
-/**
- * The newest `max` published revisions of a feature, newest first: one Query read backwards, since
- * version numbers are zero-padded in the sort key.
- */
+/** The newest `max` published revisions of a feature, newest first. */
 export async function latestFeatureRevisions(orgId: string, id: string, max: number): Promise<FeatureRevisionRecord[]> {
-  return readRevisions(orgId, id, { newestFirst: true, max });
-}
-
-async function readRevisions(orgId: string, id: string, order: { newestFirst: boolean; max: number }): Promise<FeatureRevisionRecord[]> {
-  const items = await queryAll(
-    {
-      KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-      ExpressionAttributeValues: { ':pk': keys.entity(orgId, 'FEATURE', id).PK, ':prefix': keys.featureRevisionPrefix(id) },
-      ScanIndexForward: !order.newestFirst,
-      ConsistentRead: true,
-    },
-    order.max,
-  );
-  return items.map(({ PK: _pk, SK: _sk, entityType: _type, ...record }) => record as FeatureRevisionRecord);
+  return latestRevisions(orgId, id, max, ['published']);
 }
 
 async function queryKeys(input: Omit<QueryCommandInput, 'TableName'>): Promise<Array<{ PK: string; SK: string }>> {
@@ -306,10 +313,8 @@ export async function linkedFeatureCount(orgId: string, experimentId: string): P
   return (await featureIds(orgId, { all: [`experiment:${experimentId}`] })).length;
 }
 
-/** One published revision of a feature, or undefined when it has none with that number. One GetItem. */
+/** One published revision of a feature, or undefined when it has none with that number (or it is a draft). One GetItem. */
 export async function featureRevision(orgId: string, id: string, version: number): Promise<FeatureRevisionRecord | undefined> {
-  const [item] = await getItems([keys.featureRevision(orgId, id, version)]);
-  if (!item) return undefined;
-  const { PK: _pk, SK: _sk, entityType: _type, ...record } = item;
-  return record as unknown as FeatureRevisionRecord;
+  const revision = await readRevision(orgId, id, version);
+  return revision?.status === 'published' ? revision : undefined;
 }

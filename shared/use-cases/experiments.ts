@@ -15,7 +15,7 @@ import {
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
 import { ConflictError, InvalidInputError } from '../errors';
-import { assertCan, type Permission, type Principal } from '../permissions';
+import { assertCan, canInEveryEnvironment, type Permission, type Principal } from '../permissions';
 import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
@@ -64,6 +64,8 @@ async function affectedEnvironments(orgId: string, experiment: Experiment): Prom
 /** Raises 403 unless the caller may run `experiment` in every environment it serves in (GrowthBook's `canRunExperiment`). */
 async function assertMayRun(auth: Principal, permission: Permission, experiment: Experiment): Promise<void> {
   assertCan(auth, permission, projectOf(experiment));
+  // Only a role limited to some environments needs to know which ones the experiment serves in (a read).
+  if (canInEveryEnvironment(auth, permission, projectOf(experiment))) return;
   assertCan(auth, permission, projectOf(experiment), await affectedEnvironments(auth.orgId, experiment));
 }
 

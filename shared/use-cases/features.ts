@@ -26,6 +26,8 @@ import { environments as environmentStore, type StoredEnvironment } from '../sto
 import { paginated } from '../domain/pagination';
 import { effectiveValue, isFeatureStale } from '../domain/stale-features';
 import { experiments } from '../store/experiments';
+import { openStatuses } from '../domain/revisions';
+import { latestRevisions, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import {
   allFeatures,
@@ -33,7 +35,6 @@ import {
   featureIds,
   featureRevision,
   features,
-  latestFeatureRevisions,
   listFeaturePage,
   removeFeature,
   writeFeatureChanges,
@@ -60,19 +61,21 @@ function environmentsFor(orgId: string) {
 }
 
 /** What a change decides from the live feature: the next content, and the references it read while validating. */
-interface Decision {
+export interface Decision {
   next: StoredFeature;
   read?: KnownReferences;
+  /** The draft the change publishes (as read): it becomes the live revision. */
+  publishes?: StoredRevision;
 }
 
 /**
- * The one path every change of a live feature takes (update, toggle, revert; drafts' publishes next):
+ * The one path every change of a live feature takes (update, toggle, revert, a draft's publish):
  * read the feature, check the caller may change it, let `decide` work out the next content, check that
  * the caller may publish where it changes what SDKs see, write the feature, its revision and its
  * payload entries in one transaction conditional on the version read, and answer the feature as
  * presented. A lost race reads everything again.
  */
-async function changeFeature(
+export async function changeLiveFeature(
   auth: Principal,
   id: string,
   decide: (current: StoredFeature, environments: string[]) => Decision | Promise<Decision>,
@@ -84,13 +87,19 @@ async function changeFeature(
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read } = await decided(() => decide(current.entity, ids));
+    const { next, read, publishes } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author }], { parents: environmentParents(all) });
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
+  return { feature: feature!, changed };
+}
+
+/** `changeLiveFeature`, answering the feature as presented (what the v1 writes answer). */
+async function changeFeature(...args: Parameters<typeof changeLiveFeature>) {
+  const { feature } = await changeLiveFeature(...args);
   return { feature };
 }
 
@@ -190,13 +199,12 @@ const REVISIONS_LISTED = 10;
 /** `GET /features/{id}`, with `withRevisions` the newest published revisions as served. */
 export async function getFeature({ auth, params, query }: UseCaseInput<typeof contract.getFeature>): Response<typeof contract.getFeature> {
   const wanted = query.withRevisions ?? 'none';
-  // Every change is published at once, so there are never drafts: `all` and `published` list the same.
-  const listed = wanted === 'all' || wanted === 'published';
+  const statuses = { all: undefined, published: ['published'], drafts: openStatuses, none: [] }[wanted];
   // Independent reads go out together: latency is one round trip, not three.
   const [stored, environments, revisions] = await Promise.all([
     features.get(auth.orgId, params.id),
     environmentIds(auth.orgId),
-    listed ? latestFeatureRevisions(auth.orgId, params.id, REVISIONS_LISTED) : [],
+    wanted === 'none' ? [] : latestRevisions(auth.orgId, params.id, REVISIONS_LISTED, statuses),
   ]);
   // One presentation for the feature and its revisions, so the references they name are read once.
   readableOr404(auth, stored, projectsOf(stored), 'Feature', params.id);

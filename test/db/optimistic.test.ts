@@ -1,4 +1,4 @@
-import { ConflictError, InvalidInputError } from '../../shared/errors';
+import { ConflictError, InvalidInputError, UnresolvedConflictError } from '../../shared/errors';
 import { db, tableName } from '../../shared/db/client';
 import { decided, isLostRace, RACE_ATTEMPTS, retryOnConflict } from '../../shared/db/optimistic';
 
@@ -105,6 +105,7 @@ describe('a lost race', () => {
 
   it.each([
     ['an id already taken', new ConflictError('already_exists', 'taken')],
+    ['a draft that conflicts with the live version (a `conflict` reading again cannot settle)', new UnresolvedConflictError('conflicts', { conflicts: [] })],
     ['a transaction cancelled for throttling (the client retries it)', named('TransactionCanceledException', { CancellationReasons: [{ Code: 'ThrottlingError' }] })],
     ['a transaction whose condition failed unmapped', named('TransactionCanceledException', { CancellationReasons: [{ Code: 'ConditionalCheckFailed' }, { Code: 'TransactionConflict' }] })],
     ['nothing', undefined],

@@ -19,15 +19,23 @@ export function referenceDocument(file: ReferenceFile): any {
  * `additionalProperties: false`, which JSON Schema reads as "no property at all" for the other
  * parts' fields; each such `allOf` is merged into one object first, as the document means it.
  */
-export function referenceSchemaValidator(name: string) {
-  const document = referenceDocument('growthbook-v1-openapi.yaml');
+export function referenceSchemaValidator(name: string, file: ReferenceFile = 'growthbook-v1-openapi.yaml') {
+  const document = referenceDocument(file);
   const schemas = document.components.schemas as Record<string, Schema>;
   const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(schemas[schema.$ref.split('/').pop()!]!) : schema);
   const merge = (node: any): any => {
     if (Array.isArray(node)) return node.map(merge);
     if (!node || typeof node !== 'object') return node;
     const merged = Object.fromEntries(Object.entries(node).map(([key, value]) => [key, merge(value)]));
-    const parts = (merged.allOf as Schema[] | undefined)?.map(resolve);
+    // Parts that are themselves compositions are merged first (GrowthBook 5's rules nest them).
+    const parts = (merged.allOf as Schema[] | undefined)?.map((part) => (part.$ref ? merge(resolve(part)) : part));
+    // `allOf: [anyOf: [A, B...], C]` means "one of A+C, B+C...": each choice is merged with the common part.
+    const choice = parts?.find((part) => part.anyOf && !part.properties);
+    if (parts?.length === 2 && choice) {
+      const { allOf: _parts, ...rest } = merged;
+      const common = parts.find((part) => part !== choice)!;
+      return { ...rest, anyOf: (choice.anyOf as Schema[]).map((option) => merge({ allOf: [option, common] })) };
+    }
     if (!parts || !parts.every((part) => part.type === 'object' && part.properties)) return merged;
     const { allOf: _parts, ...rest } = merged;
     return {

@@ -1,4 +1,4 @@
-import { can, canRead, canSomewhere, higherRole, readsEverywhere, roleAllows, type Permission, type Principal, type Role } from '../../shared/permissions';
+import { can, canInEveryEnvironment, canRead, canSomewhere, higherRole, readsEverywhere, roleAllows, type Permission, type Principal, type Role } from '../../shared/permissions';
 import { secretFromHeader } from '../../shared/api/auth';
 
 // The table of BEHAVIOR.md, row by row.
@@ -84,4 +84,20 @@ describe('reading the key from the Authorization header', () => {
       expect(() => secretFromHeader(header)).toThrow(expect.objectContaining({ status: 401 }));
     },
   );
+});
+
+describe('canInEveryEnvironment', () => {
+  const principal = (grants: Principal['grants']): Principal => ({ orgId: 'org', keyId: 'key', role: 'engineer', projectRoles: {}, grants });
+
+  it('is true for a grant without an environment limit, false when every grant of the permission is limited', () => {
+    expect(canInEveryEnvironment(principal({ global: [{ role: 'engineer' }], projects: {} }), 'runExperiments')).toBe(true);
+    expect(canInEveryEnvironment(principal({ global: [{ role: 'engineer', environments: ['dev'] }], projects: {} }), 'runExperiments')).toBe(false);
+    expect(
+      canInEveryEnvironment(principal({ global: [{ role: 'engineer', environments: ['dev'] }, { role: 'experimenter' }], projects: {} }), 'runExperiments'),
+    ).toBe(true);
+  });
+
+  it('ignores environment limits for a permission that is not environment-scoped', () => {
+    expect(canInEveryEnvironment(principal({ global: [{ role: 'engineer', environments: ['dev'] }], projects: {} }), 'readData')).toBe(true);
+  });
 });
