@@ -974,6 +974,21 @@ const updating: Step[] = [
     minimum: { calls: 4, why: 'environments + read + revision read + (no content change: nothing written) + saved groups named' },
   },
   {
+    operationId: 'putSdkConnection',
+    method: 'PUT',
+    path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
+    body: () => ({ name: 'Bench web, renamed', remoteEvalEnabled: true }),
+    minimum: { calls: 2, why: 'read + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'postRemoteEval',
+    method: 'POST',
+    path: (ids) => `/api/eval/${ids.sdkKey}`,
+    body: () => ({ attributes: { id: 'bench-user', plan: 'pro' }, forcedVariations: {}, forcedFeatures: [], url: 'https://example.com/' }),
+    minimum: { calls: 3, why: 'key item + version Query + one BatchGet of references (groups, experiments, attribute types, environment); entries cached per container' },
+  },
+  // Drafts of a feature (GrowthBook 5's /api/v2), after the remote evaluation above, whose cached entries they would change.
+  {
     operationId: 'postFeatureRevisionV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions`,
@@ -1083,20 +1098,6 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
     body: () => ({}),
     minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
-  },
-  {
-    operationId: 'putSdkConnection',
-    method: 'PUT',
-    path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
-    body: () => ({ name: 'Bench web, renamed', remoteEvalEnabled: true }),
-    minimum: { calls: 2, why: 'read + one transaction (connection, key item)' },
-  },
-  {
-    operationId: 'postRemoteEval',
-    method: 'POST',
-    path: (ids) => `/api/eval/${ids.sdkKey}`,
-    body: () => ({ attributes: { id: 'bench-user', plan: 'pro' }, forcedVariations: {}, forcedFeatures: [], url: 'https://example.com/' }),
-    minimum: { calls: 3, why: 'key item + version Query + one BatchGet of references (groups, experiments, attribute types, environment); entries cached per container' },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {
