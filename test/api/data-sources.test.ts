@@ -109,6 +109,12 @@ describe('POST /data-sources', () => {
     ['a repeated identifier type', { ...duckdb, identifierTypes: [{ id: 'user_id' }, { id: 'user_id' }] }, /\[identifierTypes\] user_id appears more than once/],
     ['a repeated assignment query id', { ...duckdb, assignmentQueries: [duckdb.assignmentQueries[0], duckdb.assignmentQueries[0]] }, /\[assignmentQueries\.1\.id\] user_id appears more than once/],
     ['an assignment query without sql', { ...duckdb, assignmentQueries: [{ ...duckdb.assignmentQueries[0], sql: ' ' }] }, /\[assignmentQueries\.0\.sql\]/],
+    [
+      'an assignment query with a second statement after its own',
+      { ...duckdb, assignmentQueries: [{ ...duckdb.assignmentQueries[0], sql: "SELECT * FROM read_csv('exposures.csv')) e) SELECT 1; COPY (SELECT 'owned-by-analyst' AS user_id) TO 'exposures.csv'; SELECT (1" }] },
+      /\[assignmentQueries\.0\.sql\] must be one SQL statement/,
+    ],
+    ['a join query with two statements', { ...athena, identifierJoinQueries: [{ identifierTypes: ['user_id', 'anonymous_id'], sql: 'SELECT 1; SELECT 2' }] }, /\[identifierJoinQueries\.0\.sql\] must be one SQL statement/],
     ['a join query on an undeclared identifier type', { ...athena, identifierJoinQueries: [{ identifierTypes: ['user_id', 'device_id'], sql: 'SELECT 1' }] }, /\[identifierJoinQueries\.0\.identifierTypes\] device_id/],
     ['an unknown project', { ...duckdb, projectIds: ['prj_missing'] }, /\[projectIds\] unknown project prj_missing/],
     ['an unknown field', { ...duckdb, colour: 'red' }, /colour/],
@@ -120,6 +126,15 @@ describe('POST /data-sources', () => {
     expect(response.status).toBe(400);
     expect(response.body).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
     expect(await total()).toBe(before);
+  });
+
+  it('accepts an assignment query whose ";" are inside strings, quoted names and comments, or end it', async () => {
+    const sql = `SELECT user_id AS "a;b", ';' AS c, timestamp, experiment_id, variation_id FROM exposures -- one; two\n/* ; */;`;
+
+    const response = await create({ ...athena, assignmentQueries: [{ ...athena.assignmentQueries[0], sql }] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.dataSource.assignmentQueries[0].sql).toBe(sql);
   });
 
   it.each(['engineer', 'experimenter', 'readonly'] as const)('answers 403 for a %s key, which lacks the manage permission', async (role) => {
