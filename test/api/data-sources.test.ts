@@ -12,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 afterEach(() => {
   delete process.env.ANALYSIS_ENGINES;
+  delete process.env.ATHENA_TENANTS;
 });
 
 const athena = {
@@ -141,6 +142,68 @@ describe('POST /data-sources', () => {
     const response = await create(duckdb, org.keys[role]);
 
     expect(response.status).toBe(403);
+  });
+});
+
+describe('data sources in a deployment that confines each organization\'s Athena (ATHENA_TENANTS)', () => {
+  const confine = () => {
+    process.env.ATHENA_TENANTS = JSON.stringify({
+      [org.orgId]: { workGroups: ['analytics'], databases: ['events'], catalog: 'AwsDataCatalog' },
+      [other.orgId]: { workGroups: ['other-analytics'], databases: ['other_events'], catalog: 'AwsDataCatalog' },
+    });
+  };
+  const { outputLocation: _output, ...withinAllowance } = athena.params;
+
+  it('creates an athena data source within the organization\'s workgroups, databases and catalog', async () => {
+    confine();
+
+    const response = await create({ ...athena, params: withinAllowance });
+
+    expect(response.status).toBe(200);
+    expect(response.body.dataSource.params).toEqual(withinAllowance);
+  });
+
+  it.each([
+    ['another organization\'s workgroup', { workGroup: 'other-analytics' }, /\[params\.workGroup\] other-analytics is not a workgroup this organization may use \(one of analytics\)/],
+    ['another organization\'s database', { database: 'other_events' }, /\[params\.database\] other_events is not a database this organization may read \(one of events\)/],
+    ['another catalog', { catalog: 'lake' }, /\[params\.catalog\] lake is not the catalog this organization may read \(one of AwsDataCatalog\)/],
+    ['its own output location', { outputLocation: 's3://results-bucket/mine/' }, /\[params\.outputLocation\] is set by the deployment for each organization/],
+  ])('answers 400 for %s, and stores nothing', async (_case, change, message) => {
+    confine();
+    const before = await total();
+
+    const response = await create({ ...athena, params: { ...withinAllowance, ...change } });
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
+    expect(await total()).toBe(before);
+  });
+
+  it('refuses every workgroup to an organization the deployment does not list', async () => {
+    confine();
+    const unlisted = await createTestOrg('Unlisted org');
+
+    const response = await create({ ...athena, params: withinAllowance }, unlisted.keys.admin);
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[params\.workGroup\] analytics is not a workgroup this organization may use \(none: the organization has no entry in athenaTenants\)/);
+  });
+
+  it('refuses an update that moves a data source to another organization\'s database, and keeps it unchanged', async () => {
+    confine();
+    const created = (await create({ ...athena, params: withinAllowance })).body.dataSource;
+
+    const response = await update(created.id, { params: { ...withinAllowance, database: 'other_events' } });
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[params\.database\] other_events/);
+    expect((await get(created.id)).body.dataSource).toEqual(created);
+  });
+
+  it('leaves duckdb data sources alone', async () => {
+    confine();
+
+    expect((await create(duckdb)).status).toBe(200);
   });
 });
 
