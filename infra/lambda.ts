@@ -11,6 +11,24 @@ import { handlerCode, runtime } from './bundling';
 import { eventPublisher, proxyPusher } from './stream-consumers';
 import type { SwitchyardConfig } from './config';
 
+// Lambda allows 4 KB of environment per function; the other variables take a few hundred bytes.
+const MAX_TENANTS_JSON = 3000;
+
+/**
+ * `ATHENA_TENANTS`: what each organization's data sources may name (shared/domain/athena-tenants.ts),
+ * or nothing for a single-tenant deployment.
+ */
+export function athenaTenantsEnvironment(config: SwitchyardConfig): Record<string, string> {
+  if (!config.athenaTenants) return {};
+  const json = JSON.stringify(
+    Object.fromEntries(Object.entries(config.athenaTenants).map(([orgId, { workGroups, databases, catalog }]) => [orgId, { workGroups, databases, catalog }])),
+  );
+  if (json.length > MAX_TENANTS_JSON) {
+    throw new Error(`Context athenaTenants is ${json.length} characters as ATHENA_TENANTS, more than a function's environment holds (${MAX_TENANTS_JSON})`);
+  }
+  return { ATHENA_TENANTS: json };
+}
+
 export const architecture = Architecture.ARM_64;
 
 export const rampAdvancerHandler = 'functions/scheduler/advance-ramp-schedules.ts';
@@ -118,6 +136,7 @@ export class ServiceFunction extends NodejsFunction {
         API_ALLOW_SKIP_PAGINATION: String(config.allowSkipPagination),
         // Lambda has no DuckDB: data sources must be athena (see shared/domain/data-sources.ts).
         ANALYSIS_ENGINES: 'athena',
+        ...athenaTenantsEnvironment(config),
         ...props.environment,
       },
     });

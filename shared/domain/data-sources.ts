@@ -25,7 +25,7 @@ export function allowedEngines(setting: string | undefined): DataSourceType[] {
 }
 
 function checkedParams(type: DataSourceType, params: Record<string, unknown> | undefined, athena: AthenaAllowance | 'unconfined'): DataSource['params'] {
-  const result = (type === 'athena' ? athenaParams : duckdbParams).safeParse(params ?? {});
+  const result = type === 'athena' ? athenaParams.safeParse(params ?? {}) : duckdbParams.safeParse(params ?? {});
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {
       const path = ['params', ...issue.path.map(String)].join('.');
@@ -33,10 +33,8 @@ function checkedParams(type: DataSourceType, params: Record<string, unknown> | u
     });
     throw new InvalidInputError(lines.join('\n'));
   }
-  if (type === 'athena' && athena !== 'unconfined') {
-    const problems = athenaParamsProblems(result.data as AthenaParams, athena);
-    if (problems.length) throw new InvalidInputError(problems.map(({ field, problem }) => `Request body: [params.${field}] ${problem}`).join('\n'));
-  }
+  const problems = type === 'athena' && athena !== 'unconfined' ? athenaParamsProblems(result.data as AthenaParams, athena) : [];
+  if (problems.length) throw new InvalidInputError(problems.map(({ field, problem }) => `Request body: [params.${field}] ${problem}`).join('\n'));
   return result.data;
 }
 
