@@ -21,7 +21,10 @@ function plain(value) {
  * preparing some statements already acts: preparing EXPORT DATABASE creates its directory.
  */
 async function prepareSelect(connection, sql) {
-  const extracted = await connection.extractStatements(sql);
+  // A syntax error reads as the parser's own words, as it did when the query ran directly.
+  const extracted = await connection.extractStatements(sql).catch((error) => {
+    throw new Error(String(error?.message ?? error).replace(/^Failed to extract statements: /, ''));
+  });
   if (extracted.count !== 1) {
     throw new Error(`A query must be exactly one SQL statement, and this one has ${extracted.count}: a fact table's or assignment query's SQL may not end its statement with ";" and add others`);
   }
