@@ -2,7 +2,7 @@ import { Duration, RemovalPolicy, Stack, Validations, type StackProps } from 'aw
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { ArnPrincipal, CompositePrincipal, PolicyStatement, Role, type IRole } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
 import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import {
@@ -21,7 +21,7 @@ import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import type { Construct } from 'constructs';
 import { alarm } from './alarms';
 import { acknowledgeWildcards } from './nag';
-import type { SwitchyardConfig } from './config';
+import type { AthenaTenant, SwitchyardConfig } from './config';
 import { analyseSnapshotHandler, failSnapshotHandler, planSnapshotHandler, ServiceFunction } from './lambda';
 
 export interface AnalysisStackProps extends StackProps {
@@ -33,6 +33,15 @@ export interface AnalysisStackProps extends StackProps {
 export function parseS3Location(location: string): { bucket: string; prefix: string } {
   const [, bucket, prefix = ''] = /^s3:\/\/([^/]+)\/?(.*)$/.exec(location)!;
   return { bucket, prefix };
+}
+
+/** What one role's Athena queries may touch: the deployment's (single-tenant), or one organization's. */
+interface Scope {
+  workGroups: string[];
+  catalog: string;
+  databases: string[];
+  dataLocations: string[];
+  output: { bucket: string; prefix: string };
 }
 
 /** Athena runs at most this many of one snapshot's queries at once (one per fact table). */
@@ -73,16 +82,73 @@ export class AnalysisStack extends Stack {
     const outputLocation = `s3://${output.bucket}/${output.prefix}`;
 
     const arn = (service: string, resource: string, resourceName?: string) => this.formatArn({ service, resource, resourceName });
-    const workGroupArns = config.athenaWorkGroups.map((name) => arn('athena', 'workgroup', name));
     const bucketArn = (bucket: string) => `arn:${this.partition}:s3:::${bucket}`;
     const objectsArn = ({ bucket, prefix }: { bucket: string; prefix: string }) => `${bucketArn(bucket)}/${prefix}*`;
-    const dataLocations = config.athenaDataLocations.map(parseS3Location);
+    const tenants = config.athenaTenants ? Object.entries(config.athenaTenants) : undefined;
+    // Single-tenant: one scope, the deployment's; the state machine's role runs every query.
+    const shared: Scope = {
+      workGroups: config.athenaWorkGroups,
+      catalog: config.athenaCatalog,
+      databases: config.athenaDatabases,
+      dataLocations: config.athenaDataLocations,
+      output,
+    };
 
     /** Reading an Athena query's results: the execution, its pages, and the result files in the output location. */
-    const readResults = [
-      new PolicyStatement({ actions: ['athena:GetQueryExecution', 'athena:GetQueryResults'], resources: workGroupArns }),
-      new PolicyStatement({ actions: ['s3:GetObject'], resources: [objectsArn(output)] }),
-      new PolicyStatement({ actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [bucketArn(output.bucket)] }),
+    const readResults = (scope: Scope) => [
+      new PolicyStatement({ actions: ['athena:GetQueryExecution', 'athena:GetQueryResults'], resources: scope.workGroups.map((name) => arn('athena', 'workgroup', name)) }),
+      new PolicyStatement({ actions: ['s3:GetObject'], resources: [objectsArn(scope.output)] }),
+      new PolicyStatement({ actions: ['s3:ListBucket', 's3:GetBucketLocation'], resources: [bucketArn(scope.output.bucket)] }),
+    ];
+
+    /**
+     * What `startQueryExecution.sync` needs from the role it runs with: Athena in the scope's
+     * workgroups, and, because Athena reads and writes with the caller's rights, Glue's metadata of
+     * the scope's databases, its data locations, and its output location.
+     */
+    const runQueries = (scope: Scope): PolicyStatement[] => {
+      const dataLocations = scope.dataLocations.map(parseS3Location);
+      return [
+        new PolicyStatement({
+          actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution', 'athena:GetWorkGroup'],
+          resources: scope.workGroups.map((name) => arn('athena', 'workgroup', name)),
+        }),
+        new PolicyStatement({ actions: ['athena:GetDataCatalog'], resources: [arn('athena', 'datacatalog', scope.catalog)] }),
+        ...(scope.databases.length
+          ? [
+              new PolicyStatement({
+                actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartition', 'glue:GetPartitions', 'glue:BatchGetPartition'],
+                resources: [
+                  arn('glue', 'catalog'),
+                  ...scope.databases.flatMap((database) => [arn('glue', 'database', database), arn('glue', 'table', `${database}/*`)]),
+                ],
+              }),
+            ]
+          : []),
+        ...(dataLocations.length
+          ? [
+              new PolicyStatement({ actions: ['s3:GetObject'], resources: dataLocations.map(objectsArn) }),
+              new PolicyStatement({
+                actions: ['s3:ListBucket', 's3:GetBucketLocation'],
+                resources: [...new Set(dataLocations.map((location) => bucketArn(location.bucket)))],
+              }),
+            ]
+          : []),
+        new PolicyStatement({
+          actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
+          resources: [objectsArn(scope.output)],
+        }),
+        new PolicyStatement({
+          actions: ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'],
+          resources: [bucketArn(scope.output.bucket)],
+        }),
+      ];
+    };
+    const wildcards = 'The wildcard stays under a configured S3 prefix or Glue database (athenaOutputLocation, athenaDataLocations, athenaDatabases, athenaTenants): Athena names its result files, and tables are found at query time.';
+    const wildcardsOf = (scope: Scope) => [
+      objectsArn(scope.output),
+      ...scope.dataLocations.map(parseS3Location).map(objectsArn),
+      ...scope.databases.map((database) => arn('glue', 'table', `${database}/*`)),
     ];
 
     const common = { config, table, timeout: Duration.minutes(5), environment: { ATHENA_OUTPUT_LOCATION: outputLocation } };
@@ -97,7 +163,7 @@ export class AnalysisStack extends Stack {
       entry: analyseSnapshotHandler,
       description: 'Snapshot state machine: reads the Athena results and stores the statistics',
     });
-    for (const statement of readResults) analyse.addToRolePolicy(statement);
+    if (!tenants) for (const statement of readResults(shared)) analyse.addToRolePolicy(statement);
     const fail = new ServiceFunction(this, 'FailSnapshot', {
       ...common,
       entry: failSnapshotHandler,
@@ -139,6 +205,8 @@ export class AnalysisStack extends Stack {
           QueryExecutionContext: { 'Database.$': '$.athena.database', 'Catalog.$': '$.athena.catalog' },
           ResultConfiguration: { 'OutputLocation.$': '$.athena.outputLocation' },
         },
+        // Multi-tenant: the query runs with its organization's role, which the plan names.
+        ...(tenants ? { Credentials: { 'RoleArn.$': '$.athena.roleArn' } } : {}),
         ResultSelector: { 'queryExecutionId.$': '$.QueryExecution.QueryExecutionId' },
         ResultPath: '$.execution',
         TimeoutSeconds: config.analysisTimeoutMinutes * 60,
@@ -183,57 +251,16 @@ export class AnalysisStack extends Stack {
       logs: { destination: logs, level: LogLevel.ALL, includeExecutionData: false },
     });
 
-    // What `startQueryExecution.sync` does with the state machine's role: Athena in the configured
-    // workgroups, and, because Athena reads and writes with the caller's rights, Glue's metadata of
-    // the configured databases, the configured data locations, and the output location.
     const role = this.stateMachine.role;
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['athena:StartQueryExecution', 'athena:GetQueryExecution', 'athena:StopQueryExecution', 'athena:GetWorkGroup'],
-        resources: workGroupArns,
-      }),
-    );
-    role.addToPrincipalPolicy(new PolicyStatement({ actions: ['athena:GetDataCatalog'], resources: [arn('athena', 'datacatalog', config.athenaCatalog)] }));
-    if (config.athenaDatabases.length) {
-      role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['glue:GetDatabase', 'glue:GetTable', 'glue:GetTables', 'glue:GetPartition', 'glue:GetPartitions', 'glue:BatchGetPartition'],
-          resources: [
-            arn('glue', 'catalog'),
-            ...config.athenaDatabases.flatMap((database) => [arn('glue', 'database', database), arn('glue', 'table', `${database}/*`)]),
-          ],
-        }),
-      );
+    if (tenants) {
+      const roles = Object.fromEntries(tenants.map(([orgId, tenant]) => [orgId, this.tenantRole(orgId, tenant, [role, analyse.role!], { runQueries, readResults, wildcardsOf, wildcards, output })]));
+      // The plan names the role in the state's data; the analyse function reads the results with it.
+      for (const fn of [plan, analyse]) fn.addEnvironment('ATHENA_TENANT_ROLES', this.toJsonString(Object.fromEntries(Object.entries(roles).map(([orgId, r]) => [orgId, r.roleArn]))));
+    } else {
+      for (const statement of runQueries(shared)) role.addToPrincipalPolicy(statement);
+      acknowledgeWildcards(role, wildcardsOf(shared), wildcards);
+      acknowledgeWildcards(analyse.role!, [objectsArn(output)], wildcards);
     }
-    if (dataLocations.length) {
-      role.addToPrincipalPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: dataLocations.map(objectsArn) }));
-      role.addToPrincipalPolicy(
-        new PolicyStatement({
-          actions: ['s3:ListBucket', 's3:GetBucketLocation'],
-          resources: [...new Set(dataLocations.map((location) => bucketArn(location.bucket)))],
-        }),
-      );
-    }
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:GetObject', 's3:PutObject', 's3:AbortMultipartUpload', 's3:ListMultipartUploadParts'],
-        resources: [objectsArn(output)],
-      }),
-    );
-    role.addToPrincipalPolicy(
-      new PolicyStatement({
-        actions: ['s3:ListBucket', 's3:GetBucketLocation', 's3:ListBucketMultipartUploads'],
-        resources: [bucketArn(output.bucket)],
-      }),
-    );
-    const wildcards = 'The wildcard stays under a configured S3 prefix or Glue database (athenaOutputLocation, athenaDataLocations, athenaDatabases): Athena names its result files, and tables are found at query time.';
-    const wildcardResources = [
-      objectsArn(output),
-      ...dataLocations.map(objectsArn),
-      ...config.athenaDatabases.map((database) => arn('glue', 'table', `${database}/*`)),
-    ];
-    acknowledgeWildcards(role, wildcardResources, wildcards);
-    acknowledgeWildcards(analyse.role!, [objectsArn(output)], wildcards);
     acknowledgeWildcards(
       role,
       [plan, analyse, fail].map((fn) => `${fn.functionArn}:*`),
@@ -272,5 +299,35 @@ export class AnalysisStack extends Stack {
       threshold: 1,
       description: 'Recording a failed snapshot run failed: the snapshot may stay running',
     });
+  }
+
+  /**
+   * One organization's role (multi-tenant): the state machine runs the organization's queries with it,
+   * and the analyse function reads their results with it; it reaches only the tenant's workgroups,
+   * Glue databases, data locations and its own prefix of the output location.
+   */
+  private tenantRole(
+    orgId: string,
+    tenant: AthenaTenant,
+    assumers: IRole[],
+    iam: {
+      runQueries: (scope: Scope) => PolicyStatement[];
+      readResults: (scope: Scope) => PolicyStatement[];
+      wildcardsOf: (scope: Scope) => string[];
+      wildcards: string;
+      output: { bucket: string; prefix: string };
+    },
+  ): Role {
+    const scope: Scope = { ...tenant, output: { bucket: iam.output.bucket, prefix: `${iam.output.prefix}${orgId}/` } };
+    const role = new Role(this, `AthenaTenant-${orgId}`, {
+      assumedBy: new CompositePrincipal(...assumers.map((assumer) => new ArnPrincipal(assumer.roleArn))),
+      description: `Snapshot queries of organization ${orgId} on Athena (athenaTenants)`,
+      maxSessionDuration: Duration.hours(1),
+    });
+    // Of reading results, only the Athena call is new: running queries already covers the output prefix.
+    for (const statement of [...iam.runQueries(scope), iam.readResults(scope)[0]]) role.addToPrincipalPolicy(statement);
+    for (const assumer of assumers) role.grantAssumeRole(assumer);
+    acknowledgeWildcards(role, iam.wildcardsOf(scope), iam.wildcards);
+    return role;
   }
 }

@@ -154,7 +154,7 @@ export const packageOf = (input: string) => input.match(/node_modules\/((?:@[^/]
  * Packages no API function may bundle: DuckDB is native and the statistics and Athena clients serve
  * only the results engine; in an endpoint they would only add size and cold start.
  */
-export const analysisOnlyPackages = [/^@duckdb\//, /^@stdlib\//, /^@aws-sdk\/client-athena$/];
+export const analysisOnlyPackages = [/^@duckdb\//, /^@stdlib\//, /^@aws-sdk\/client-athena$/, /^@aws-sdk\/client-sts$/];
 
 /** The analysis-only packages among a bundle's input files. */
 export function analysisOnlyPackagesIn(inputs: string[]): string[] {

@@ -4,6 +4,16 @@ import type { Node } from 'constructs';
 export const logLevels = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
 export type LogLevel = (typeof logLevels)[number];
 
+/** What one organization's snapshot queries may touch in a multi-tenant deployment (`athenaTenants`). */
+export interface AthenaTenant {
+  workGroups: string[];
+  databases: string[];
+  /** S3 locations (`s3://bucket/prefix/`) of the tenant's tables' data. */
+  dataLocations: string[];
+  /** The Glue data catalog; the deployment's `athenaCatalog` by default. */
+  catalog: string;
+}
+
 /** How one deployment is configured; every field can be set with `-c <name>=<value>` or in cdk.json's `context`. */
 export interface SwitchyardConfig {
   /** Deployment name, part of every stack name (`switchyard-<stage>-api`). */
@@ -52,6 +62,14 @@ export interface SwitchyardConfig {
    * stack creates, whose results expire after a week.
    */
   athenaOutputLocation?: string;
+  /**
+   * Confines each organization's Athena queries (JSON: orgId → {workGroups, databases, dataLocations,
+   * catalog?}): each listed organization gets its own role, which its snapshots' queries run with, and
+   * its data sources may name only its own workgroups, databases and catalog; an organization not
+   * listed cannot use Athena. The deployment-wide athenaWorkGroups, athenaDatabases and
+   * athenaDataLocations are then unused. Unset: single-tenant, every organization shares one role.
+   */
+  athenaTenants?: Record<string, AthenaTenant>;
   /** A snapshot run that takes longer is stopped and its snapshot marked `error`. */
   analysisTimeoutMinutes: number;
   /** CloudFront Origin Shield in this region in front of the API (for the SDK payload); none by default. */
@@ -154,6 +172,30 @@ function s3Locations(name: string, value: unknown): string[] {
   return locations;
 }
 
+function athenaTenants(value: unknown, defaultCatalog: string): Record<string, AthenaTenant> {
+  let parsed: unknown = value;
+  if (typeof value === 'string') {
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new Error('Context athenaTenants must be JSON: {"<orgId>": {"workGroups": [...], "databases": [...], "dataLocations": [...]}}');
+    }
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('Context athenaTenants must be an object of orgId → tenant');
+  const tenants = Object.entries(parsed as Record<string, Record<string, unknown>>).map(([orgId, tenant]): [string, AthenaTenant] => {
+    // Organization ids become construct ids and S3 key prefixes.
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(orgId)) throw new Error(`Context athenaTenants: ${orgId} is not an organization id`);
+    const lists = { workGroups: list(tenant?.workGroups ?? []), databases: list(tenant?.databases ?? []) };
+    if (!lists.workGroups.length) throw new Error(`Context athenaTenants: ${orgId} needs at least one workGroup`);
+    return [
+      orgId,
+      { ...lists, dataLocations: s3Locations(`athenaTenants.${orgId}.dataLocations`, tenant?.dataLocations ?? []), catalog: String(tenant?.catalog ?? defaultCatalog) },
+    ];
+  });
+  if (!tenants.length) throw new Error('Context athenaTenants must list at least one organization (leave it unset for a single-tenant deployment)');
+  return Object.fromEntries(tenants);
+}
+
 /**
  * The configuration from CDK context: defaults for what is not set. Values given with `-c` arrive
  * as strings, so numbers, booleans and lists are parsed here, and nonsense fails the synth early.
@@ -226,6 +268,7 @@ export function readConfig(node: Node): SwitchyardConfig {
     athenaDatabases: list(given('athenaDatabases') ?? config.athenaDatabases),
     athenaDataLocations: s3Locations('athenaDataLocations', given('athenaDataLocations') ?? config.athenaDataLocations),
     ...(athenaOutputLocation.length ? { athenaOutputLocation: athenaOutputLocation[0] } : {}),
+    ...(given('athenaTenants') ? { athenaTenants: athenaTenants(given('athenaTenants'), String(given('athenaCatalog') ?? config.athenaCatalog)) } : {}),
     analysisTimeoutMinutes,
     ...(given('originShieldRegion') ? { originShieldRegion: String(given('originShieldRegion')) } : {}),
     publicThrottleRateLimit: positiveInteger('publicThrottleRateLimit', given('publicThrottleRateLimit') ?? config.publicThrottleRateLimit),

@@ -24,6 +24,24 @@ import {
 } from './grants';
 import type { SwitchyardConfig } from './config';
 
+// Lambda allows 4 KB of environment per function; the other variables take a few hundred bytes.
+const MAX_TENANTS_JSON = 3000;
+
+/**
+ * `ATHENA_TENANTS`: what each organization's data sources may name (shared/domain/athena-tenants.ts),
+ * or nothing for a single-tenant deployment.
+ */
+export function athenaTenantsEnvironment(config: SwitchyardConfig): Record<string, string> {
+  if (!config.athenaTenants) return {};
+  const json = JSON.stringify(
+    Object.fromEntries(Object.entries(config.athenaTenants).map(([orgId, { workGroups, databases, catalog }]) => [orgId, { workGroups, databases, catalog }])),
+  );
+  if (json.length > MAX_TENANTS_JSON) {
+    throw new Error(`Context athenaTenants is ${json.length} characters as ATHENA_TENANTS, more than a function's environment holds (${MAX_TENANTS_JSON})`);
+  }
+  return { ATHENA_TENANTS: json };
+}
+
 export const architecture = Architecture.ARM_64;
 
 export {
@@ -146,6 +164,7 @@ export class ServiceFunction extends NodejsFunction {
         METRICS_NAMESPACE: metricsNamespace(config),
         // Lambda has no DuckDB: data sources must be athena (see shared/domain/data-sources.ts).
         ANALYSIS_ENGINES: 'athena',
+        ...athenaTenantsEnvironment(config),
         ...props.environment,
       },
     });

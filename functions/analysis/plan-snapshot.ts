@@ -1,7 +1,9 @@
 import { InvalidInputError } from '../../shared/errors';
 import type { SnapshotRunInput } from '../../shared/analysis/aws/start-run';
 import type { SnapshotPlan } from '../../shared/analysis/aws/workflow';
+import type { AthenaParams } from '../../shared/contracts/data-sources';
 import { planSnapshot } from '../../shared/analysis/snapshot-run';
+import { athenaAllowance, athenaParamsProblems } from '../../shared/domain/athena-tenants';
 import { dataSources } from '../../shared/store/data-sources';
 import { experiments } from '../../shared/store/experiments';
 import { snapshots } from '../../shared/store/snapshots';
@@ -17,7 +19,8 @@ export async function handler(input: SnapshotRunInput): Promise<SnapshotPlan> {
   if (dataSource.type !== 'athena') {
     throw new InvalidInputError(`Data source ${dataSource.id} is ${dataSource.type}; this deployment runs Athena data sources only`);
   }
-  const outputLocation = dataSource.params.outputLocation ?? process.env.ATHENA_OUTPUT_LOCATION;
+  const tenant = confinement(input.orgId, dataSource.id, dataSource.params);
+  const outputLocation = tenant?.outputLocation ?? dataSource.params.outputLocation ?? process.env.ATHENA_OUTPUT_LOCATION;
   if (!outputLocation) throw new InvalidInputError(`Data source ${dataSource.id} has no params.outputLocation and the deployment sets none`);
   const { queries } = await planSnapshot(input.orgId, input.snapshotId);
   return {
@@ -27,6 +30,26 @@ export async function handler(input: SnapshotRunInput): Promise<SnapshotPlan> {
       database: dataSource.params.database,
       catalog: dataSource.params.catalog ?? 'AwsDataCatalog',
       outputLocation,
+      ...(tenant ? { roleArn: tenant.roleArn } : {}),
     },
   };
+}
+
+/**
+ * Multi-tenant (`ATHENA_TENANT_ROLES`): the organization's role and its own prefix of the output
+ * location, after checking again that the data source stays within the organization's allowance
+ * (it may predate the allowance). Single-tenant: nothing.
+ */
+function confinement(orgId: string, dataSourceId: string, params: AthenaParams): { roleArn: string; outputLocation: string } | undefined {
+  if (!process.env.ATHENA_TENANT_ROLES) return undefined;
+  const roles = JSON.parse(process.env.ATHENA_TENANT_ROLES) as Record<string, string>;
+  const roleArn = Object.hasOwn(roles, orgId) ? roles[orgId] : undefined;
+  if (!roleArn) throw new InvalidInputError(`Organization ${orgId} may not use Athena in this deployment (athenaTenants does not list it)`);
+  const allowance = athenaAllowance(orgId, process.env.ATHENA_TENANTS);
+  if (allowance !== 'unconfined') {
+    // The output location is the deployment's here, so only the data it reads is checked.
+    const problems = athenaParamsProblems({ ...params, outputLocation: undefined }, allowance);
+    if (problems.length) throw new InvalidInputError(`Data source ${dataSourceId}: ${problems.map(({ field, problem }) => `params.${field} ${problem}`).join('; ')}`);
+  }
+  return { roleArn, outputLocation: `${process.env.ATHENA_OUTPUT_LOCATION}${orgId}/` };
 }

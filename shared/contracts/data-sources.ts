@@ -1,5 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
+import { embeddedSql as sql } from './sql';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
 /** The query engines a data source can run on. */
@@ -67,7 +68,6 @@ const id = z
     z.maxLength(256),
     z.regex(/^[A-Za-z0-9_.:-]+$/, 'may hold only letters, digits and _ . : -'),
   );
-const sql = z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000));
 const description = z.string().check(z.maxLength(10_000));
 
 const identifierTypeInput = z.strictObject({ id, description: z.optional(description) });

@@ -1,5 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
+import { embeddedSql as sql } from './sql';
 import { deletedResponse, idParams, paginationFields, paginationQuery, stringList } from './common';
 
 const datatype = z.enum(['number', 'string', 'date', 'boolean', 'json', 'binary', 'other', '']);
@@ -61,7 +62,6 @@ export type FactTableFilter = z.infer<typeof factTableFilter>;
 const name = z.string().check(z.trim(), z.minLength(1), z.maxLength(256));
 const owner = z.string().check(z.maxLength(256));
 const description = z.string().check(z.maxLength(10_000));
-const sql = z.string().check(z.trim(), z.minLength(1), z.maxLength(100_000));
 const userIdTypes = z
   .array(z.string().check(z.trim(), z.minLength(1), z.maxLength(256)))
   .check(z.minLength(1), z.maxLength(100));

@@ -1,10 +1,12 @@
 import { InvalidInputError } from '../errors';
 import { newId } from '../ids';
+import { athenaParamsProblems, type AthenaAllowance } from './athena-tenants';
 import {
   athenaParams,
   dataSourceTypes,
   duckdbParams,
   type AssignmentQueryInput,
+  type AthenaParams,
   type DataSource,
   type DataSourceCreate,
   type DataSourceType,
@@ -22,8 +24,8 @@ export function allowedEngines(setting: string | undefined): DataSourceType[] {
   return setting.split(',').map((engine) => engine.trim()) as DataSourceType[];
 }
 
-function checkedParams(type: DataSourceType, params: Record<string, unknown> | undefined): DataSource['params'] {
-  const result = (type === 'athena' ? athenaParams : duckdbParams).safeParse(params ?? {});
+function checkedParams(type: DataSourceType, params: Record<string, unknown> | undefined, athena: AthenaAllowance | 'unconfined'): DataSource['params'] {
+  const result = type === 'athena' ? athenaParams.safeParse(params ?? {}) : duckdbParams.safeParse(params ?? {});
   if (!result.success) {
     const lines = result.error.issues.map((issue) => {
       const path = ['params', ...issue.path.map(String)].join('.');
@@ -31,6 +33,8 @@ function checkedParams(type: DataSourceType, params: Record<string, unknown> | u
     });
     throw new InvalidInputError(lines.join('\n'));
   }
+  const problems = type === 'athena' && athena !== 'unconfined' ? athenaParamsProblems(result.data as AthenaParams, athena) : [];
+  if (problems.length) throw new InvalidInputError(problems.map(({ field, problem }) => `Request body: [params.${field}] ${problem}`).join('\n'));
   return result.data;
 }
 
@@ -55,15 +59,21 @@ function checkedAssignmentQueries(inputs: AssignmentQueryInput[], identifierType
   });
 }
 
+/** What this deployment lets one organization's data sources use: engines, and its Athena allowance. */
+export interface DataSourceLimits {
+  engines: DataSourceType[];
+  athena: AthenaAllowance | 'unconfined';
+}
+
 /**
  * A data source as stored, from a create body or an update merged over the stored one: params
- * match the type, the engine is allowed here, identifier types are unique, and every assignment
- * and join query names identifier types the data source has.
+ * match the type and stay within the organization's Athena allowance, the engine is allowed here,
+ * identifier types are unique, and every assignment and join query names identifier types the data source has.
  */
 export function checkedDataSource(
   fields: Omit<DataSourceCreate, 'assignmentQueries'> & { assignmentQueries?: AssignmentQueryInput[] },
   base: Pick<DataSource, 'id' | 'dateCreated' | 'dateUpdated'>,
-  engines: DataSourceType[],
+  { engines, athena }: DataSourceLimits,
 ): DataSource {
   if (!engines.includes(fields.type)) {
     throw bad('type', `${fields.type} data sources cannot run in this deployment; use one of: ${engines.join(', ')}`);
@@ -84,7 +94,7 @@ export function checkedDataSource(
     identifierTypes: fields.identifierTypes.map((t) => ({ id: t.id, description: t.description ?? '' })),
     assignmentQueries: checkedAssignmentQueries(fields.assignmentQueries ?? [], identifierTypes),
     identifierJoinQueries: fields.identifierJoinQueries ?? [],
-    ...({ type: fields.type, params: checkedParams(fields.type, fields.params) } as Pick<DataSource, 'type' | 'params'>),
+    ...({ type: fields.type, params: checkedParams(fields.type, fields.params, athena) } as Pick<DataSource, 'type' | 'params'>),
   } as DataSource;
 }
 
@@ -92,12 +102,12 @@ export function checkedDataSource(
  * The stored data source after a partial update. A new `type` needs its own `params`; fields the
  * body leaves out keep their stored values.
  */
-export function updatedDataSource(current: DataSource, change: DataSourceUpdate, engines: DataSourceType[]): DataSource {
+export function updatedDataSource(current: DataSource, change: DataSourceUpdate, limits: DataSourceLimits): DataSource {
   if (change.type && change.type !== current.type && change.params === undefined) {
     throw bad('params', `are required when the type changes to ${change.type}`);
   }
   const { id, dateCreated, dateUpdated, ...stored } = current;
-  return checkedDataSource({ ...stored, ...change }, { id, dateCreated, dateUpdated }, engines);
+  return checkedDataSource({ ...stored, ...change }, { id, dateCreated, dateUpdated }, limits);
 }
 
 /** A data-source reference a request body makes: the data source and, optionally, one of its assignment queries. */

@@ -1,6 +1,7 @@
 import * as contract from '../contracts/data-sources';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
-import { allowedEngines, checkedDataSource, updatedDataSource } from '../domain/data-sources';
+import { athenaAllowance } from '../domain/athena-tenants';
+import { allowedEngines, checkedDataSource, updatedDataSource, type DataSourceLimits } from '../domain/data-sources';
 import { paginated } from '../domain/pagination';
 import { ConflictError } from '../errors';
 import { newId } from '../ids';
@@ -44,12 +45,18 @@ export async function listDataSources({
   return paginated('dataSources', { items: all.slice(query.offset, query.offset + query.limit), total: all.length }, query);
 }
 
+/** What the deployment lets `orgId`'s data sources use (`ANALYSIS_ENGINES`, `ATHENA_TENANTS`). */
+const limitsFor = (orgId: string): DataSourceLimits => ({
+  engines: allowedEngines(process.env.ANALYSIS_ENGINES),
+  athena: athenaAllowance(orgId, process.env.ATHENA_TENANTS),
+});
+
 /** `POST /data-sources`: create a data source. */
 export async function postDataSource({ body, auth }: UseCaseInput<typeof contract.postDataSource>): UseCaseOutput<typeof contract.postDataSource> {
   const { id, dateCreated, dateUpdated, ...data } = checkedDataSource(
     body,
     { id: newId('ds_'), dateCreated: '', dateUpdated: '' },
-    allowedEngines(process.env.ANALYSIS_ENGINES),
+    limitsFor(auth.orgId),
   );
   await assertProjectsExist(auth.orgId, body.projectIds, 'projectIds');
   return { dataSource: await dataSources.create(auth.orgId, { id, ...data }) };
@@ -64,7 +71,7 @@ export async function updateDataSource({
   // The body's references are checked after the read, so an unknown data source is 404 first.
   const dataSource = await dataSources.update(auth.orgId, params.id, async (current) => {
     await assertProjectsExist(auth.orgId, body.projectIds, 'projectIds');
-    return updatedDataSource(current, body, allowedEngines(process.env.ANALYSIS_ENGINES));
+    return updatedDataSource(current, body, limitsFor(auth.orgId));
   });
   return { dataSource };
 }

@@ -85,6 +85,50 @@ describe('the plan Lambda', () => {
 
     await expect(planHandler({ orgId: org.orgId, snapshotId })).rejects.toThrow(`Data source ${dataSourceId} has no params.outputLocation`);
   });
+
+  describe('in a deployment that confines each organization (athenaTenants)', () => {
+    const confine = (workGroups: string[]) => {
+      process.env.ATHENA_OUTPUT_LOCATION = 's3://deployment-results/switchyard/';
+      process.env.ATHENA_TENANT_ROLES = JSON.stringify({ [org.orgId]: 'arn:aws:iam::123456789012:role/tenant-a' });
+      process.env.ATHENA_TENANTS = JSON.stringify({ [org.orgId]: { workGroups, databases: ['events'], catalog: 'AwsDataCatalog' } });
+    };
+    afterEach(() => {
+      delete process.env.ATHENA_TENANT_ROLES;
+      delete process.env.ATHENA_TENANTS;
+    });
+
+    it("names the organization's role and its own prefix of the output location", async () => {
+      const { snapshotId } = await athenaSnapshot({ workGroup: 'analytics', database: 'events' });
+      confine(['analytics']);
+
+      const plan = await planHandler({ orgId: org.orgId, snapshotId });
+
+      expect(plan.athena).toEqual({
+        workGroup: 'analytics',
+        database: 'events',
+        catalog: 'AwsDataCatalog',
+        outputLocation: `s3://deployment-results/switchyard/${org.orgId}/`,
+        roleArn: 'arn:aws:iam::123456789012:role/tenant-a',
+      });
+    });
+
+    it("refuses a data source, stored before the allowance, that names a workgroup outside it", async () => {
+      const { snapshotId, dataSourceId } = await athenaSnapshot({ workGroup: 'shared', database: 'events' });
+      confine(['analytics']);
+
+      await expect(planHandler({ orgId: org.orgId, snapshotId })).rejects.toThrow(
+        `Data source ${dataSourceId}: params.workGroup shared is not a workgroup this organization may use (one of analytics)`,
+      );
+    });
+
+    it('refuses an organization the deployment does not list', async () => {
+      const { snapshotId } = await athenaSnapshot({ workGroup: 'analytics', database: 'events' });
+      confine(['analytics']);
+      process.env.ATHENA_TENANT_ROLES = JSON.stringify({ org_someone_else: 'arn:aws:iam::123456789012:role/tenant-b' });
+
+      await expect(planHandler({ orgId: org.orgId, snapshotId })).rejects.toThrow(/may not use Athena in this deployment/);
+    });
+  });
 });
 
 describe('the failure recorder', () => {

@@ -12,6 +12,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 afterEach(() => {
   delete process.env.ANALYSIS_ENGINES;
+  delete process.env.ATHENA_TENANTS;
 });
 
 const athena = {
@@ -109,6 +110,12 @@ describe('POST /data-sources', () => {
     ['a repeated identifier type', { ...duckdb, identifierTypes: [{ id: 'user_id' }, { id: 'user_id' }] }, /\[identifierTypes\] user_id appears more than once/],
     ['a repeated assignment query id', { ...duckdb, assignmentQueries: [duckdb.assignmentQueries[0], duckdb.assignmentQueries[0]] }, /\[assignmentQueries\.1\.id\] user_id appears more than once/],
     ['an assignment query without sql', { ...duckdb, assignmentQueries: [{ ...duckdb.assignmentQueries[0], sql: ' ' }] }, /\[assignmentQueries\.0\.sql\]/],
+    [
+      'an assignment query with a second statement after its own',
+      { ...duckdb, assignmentQueries: [{ ...duckdb.assignmentQueries[0], sql: "SELECT * FROM read_csv('exposures.csv')) e) SELECT 1; COPY (SELECT 'owned-by-analyst' AS user_id) TO 'exposures.csv'; SELECT (1" }] },
+      /\[assignmentQueries\.0\.sql\] must be one SQL statement/,
+    ],
+    ['a join query with two statements', { ...athena, identifierJoinQueries: [{ identifierTypes: ['user_id', 'anonymous_id'], sql: 'SELECT 1; SELECT 2' }] }, /\[identifierJoinQueries\.0\.sql\] must be one SQL statement/],
     ['a join query on an undeclared identifier type', { ...athena, identifierJoinQueries: [{ identifierTypes: ['user_id', 'device_id'], sql: 'SELECT 1' }] }, /\[identifierJoinQueries\.0\.identifierTypes\] device_id/],
     ['an unknown project', { ...duckdb, projectIds: ['prj_missing'] }, /\[projectIds\] unknown project prj_missing/],
     ['an unknown field', { ...duckdb, colour: 'red' }, /colour/],
@@ -122,10 +129,81 @@ describe('POST /data-sources', () => {
     expect(await total()).toBe(before);
   });
 
+  it('accepts an assignment query whose ";" are inside strings, quoted names and comments, or end it', async () => {
+    const sql = `SELECT user_id AS "a;b", ';' AS c, timestamp, experiment_id, variation_id FROM exposures -- one; two\n/* ; */;`;
+
+    const response = await create({ ...athena, assignmentQueries: [{ ...athena.assignmentQueries[0], sql }] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.dataSource.assignmentQueries[0].sql).toBe(sql);
+  });
+
   it.each(['engineer', 'experimenter', 'readonly'] as const)('answers 403 for a %s key, which lacks the manage permission', async (role) => {
     const response = await create(duckdb, org.keys[role]);
 
     expect(response.status).toBe(403);
+  });
+});
+
+describe('data sources in a deployment that confines each organization\'s Athena (ATHENA_TENANTS)', () => {
+  const confine = () => {
+    process.env.ATHENA_TENANTS = JSON.stringify({
+      [org.orgId]: { workGroups: ['analytics'], databases: ['events'], catalog: 'AwsDataCatalog' },
+      [other.orgId]: { workGroups: ['other-analytics'], databases: ['other_events'], catalog: 'AwsDataCatalog' },
+    });
+  };
+  const { outputLocation: _output, ...withinAllowance } = athena.params;
+
+  it('creates an athena data source within the organization\'s workgroups, databases and catalog', async () => {
+    confine();
+
+    const response = await create({ ...athena, params: withinAllowance });
+
+    expect(response.status).toBe(200);
+    expect(response.body.dataSource.params).toEqual(withinAllowance);
+  });
+
+  it.each([
+    ['another organization\'s workgroup', { workGroup: 'other-analytics' }, /\[params\.workGroup\] other-analytics is not a workgroup this organization may use \(one of analytics\)/],
+    ['another organization\'s database', { database: 'other_events' }, /\[params\.database\] other_events is not a database this organization may read \(one of events\)/],
+    ['another catalog', { catalog: 'lake' }, /\[params\.catalog\] lake is not the catalog this organization may read \(one of AwsDataCatalog\)/],
+    ['its own output location', { outputLocation: 's3://results-bucket/mine/' }, /\[params\.outputLocation\] is set by the deployment for each organization/],
+  ])('answers 400 for %s, and stores nothing', async (_case, change, message) => {
+    confine();
+    const before = await total();
+
+    const response = await create({ ...athena, params: { ...withinAllowance, ...change } });
+
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
+    expect(await total()).toBe(before);
+  });
+
+  it('refuses every workgroup to an organization the deployment does not list', async () => {
+    confine();
+    const unlisted = await createTestOrg('Unlisted org');
+
+    const response = await create({ ...athena, params: withinAllowance }, unlisted.keys.admin);
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[params\.workGroup\] analytics is not a workgroup this organization may use \(none: the organization has no entry in athenaTenants\)/);
+  });
+
+  it('refuses an update that moves a data source to another organization\'s database, and keeps it unchanged', async () => {
+    confine();
+    const created = (await create({ ...athena, params: withinAllowance })).body.dataSource;
+
+    const response = await update(created.id, { params: { ...withinAllowance, database: 'other_events' } });
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[params\.database\] other_events/);
+    expect((await get(created.id)).body.dataSource).toEqual(created);
+  });
+
+  it('leaves duckdb data sources alone', async () => {
+    confine();
+
+    expect((await create(duckdb)).status).toBe(200);
   });
 });
 

@@ -62,6 +62,7 @@ describe('POST /fact-tables', () => {
     ['missing userIdTypes', { ...orders, userIdTypes: undefined }, /\[userIdTypes\]/],
     ['empty userIdTypes', { ...orders, userIdTypes: [] }, /\[userIdTypes\]/],
     ['a missing sql', { ...orders, sql: undefined }, /\[sql\]/],
+    ['sql with a second statement after its own', { ...orders, sql: "SELECT * FROM orders) f) SELECT 1; COPY (SELECT 1) TO 'exposures.csv'; SELECT (1" }, /\[sql\] must be one SQL statement/],
     ['an unknown managedBy', { ...orders, managedBy: 'ui' }, /\[managedBy\]/],
     ['an unknown project', { ...orders, projects: ['prj_missing'] }, /\[projects\] unknown project prj_missing/],
     ['an unknown owner', { ...orders, owner: 'u_nobody' }, /\[owner\]/],
@@ -180,6 +181,7 @@ describe('POST /fact-tables/{id}', () => {
     ['an unknown column datatype', { columns: [{ column: 'x', datatype: 'float' }] }, /\[columns\.0\.datatype\]/],
     ['a column named twice', { columns: [{ column: 'x', datatype: 'number' }, { column: 'x', datatype: 'string' }] }, /\[columns\.1\.column\]/],
     ['an unknown project', { projects: ['prj_missing'] }, /\[projects\]/],
+    ['sql with a second statement', { sql: "SELECT * FROM orders; ATTACH 'owned.duckdb' AS owned" }, /\[sql\] must be one SQL statement/],
   ])('answers 400 for %s and changes nothing', async (_case, body, message) => {
     const { body: created } = await createTable();
 

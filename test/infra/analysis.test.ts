@@ -250,3 +250,84 @@ describe('analysis configuration', () => {
     expect(() => configWith({ analysisTimeoutMinutes: '0' })).toThrow(/analysisTimeoutMinutes/);
   });
 });
+
+describe('a deployment that confines each organization (athenaTenants)', () => {
+  const tenants = {
+    org_a: { workGroups: ['wg-a'], databases: ['db_a'], dataLocations: ['s3://lake-a/events/'] },
+    org_b: { workGroups: ['wg-b'], databases: ['db_b'], dataLocations: ['s3://lake-b/'] },
+  };
+  const confined = synthesize({ ...athenaContext, athenaTenants: JSON.stringify(tenants) });
+  const { definition, statements, resources, machine } = stateMachineOf(confined.analysis);
+  const roles = ofType(resources, 'AWS::IAM::Role').filter(([, r]) => /athenaTenants/.test(r.Properties!.Description ?? ''));
+  const roleOf = (orgId: string) => roles.find(([, r]) => r.Properties!.Description.includes(orgId))!;
+  const forAction = (list: Statement[], action: string) => list.filter((s) => actions(s).includes(action)).flatMap(resourcesOfStatement).map(text).sort();
+  const analyse = functionByDescription(resources, 'Snapshot state machine: reads the Athena results and stores the statistics');
+  const plan = functionByDescription(resources, 'Snapshot state machine: builds the Athena SQL of a snapshot');
+
+  it('creates one role per organization, which only the state machine and the analyse function may assume', () => {
+    expect(roles).toHaveLength(2);
+    for (const [, role] of roles) {
+      const trust = role.Properties!.AssumeRolePolicyDocument.Statement as { Action: string; Principal: { AWS: unknown[] } }[];
+      expect(trust).toHaveLength(1);
+      expect(trust[0].Action).toBe('sts:AssumeRole');
+      expect(trust[0].Principal.AWS.map(text).sort()).toEqual([`<${getAttId(machine.Properties!.RoleArn)}.Arn>`, `<${getAttId(analyse.fn.Properties!.Role)}.Arn>`].sort());
+    }
+  });
+
+  it("scopes each organization's role to its own workgroups, databases, data and output prefix", () => {
+    const a = statementsOfRole(resources, roleOf('org_a')[0]);
+
+    expect(forAction(a, 'athena:StartQueryExecution')).toEqual(['arn:<AWS::Partition>:athena:<AWS::Region>:<AWS::AccountId>:workgroup/wg-a']);
+    expect(forAction(a, 'athena:GetQueryResults')).toEqual(['arn:<AWS::Partition>:athena:<AWS::Region>:<AWS::AccountId>:workgroup/wg-a']);
+    expect(forAction(a, 'glue:GetTable')).toEqual(
+      [
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:catalog',
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:database/db_a',
+        'arn:<AWS::Partition>:glue:<AWS::Region>:<AWS::AccountId>:table/db_a/*',
+      ].sort(),
+    );
+    expect(forAction(a, 's3:GetObject')).toEqual(['arn:<AWS::Partition>:s3:::acme-athena-results/switchyard/org_a/*', 'arn:<AWS::Partition>:s3:::lake-a/events/*']);
+    expect(forAction(a, 's3:PutObject')).toEqual(['arn:<AWS::Partition>:s3:::acme-athena-results/switchyard/org_a/*']);
+    expect(JSON.stringify(a)).not.toMatch(/wg-b|db_b|lake-b|org_b|analytics|acme-lake/);
+  });
+
+  it('runs each query with the role the plan names, and gives the state machine no data access of its own', () => {
+    const runQuery = definition.States.RunQueries.ItemProcessor.States.RunQuery;
+
+    expect(runQuery.Credentials).toEqual({ 'RoleArn.$': '$.athena.roleArn' });
+    expect(statements.flatMap(actions).filter((a) => /^(athena|glue|s3):/.test(a))).toEqual([]);
+    expect(forAction(statements, 'sts:AssumeRole')).toEqual(roles.map(([id]) => `<${id}.Arn>`).sort());
+  });
+
+  it('reads results only through the organization roles', () => {
+    expect(analyse.statements.flatMap(actions).filter((a) => /^(athena|glue|s3):/.test(a))).toEqual([]);
+    expect(forAction(analyse.statements, 'sts:AssumeRole')).toEqual(roles.map(([id]) => `<${id}.Arn>`).sort());
+    for (const { fn } of [plan, analyse]) {
+      const value = fn.Properties!.Environment.Variables.ATHENA_TENANT_ROLES;
+      expect(text(value)).toBe(JSON.stringify({ org_a: `<${roleOf('org_a')[0]}.Arn>`, org_b: `<${roleOf('org_b')[0]}.Arn>` }));
+    }
+  });
+
+  it("gives every API function each organization's allowance (ATHENA_TENANTS), and a single-tenant deployment none", () => {
+    const apiFunctions = (built: typeof configured) =>
+      [built.api, ...built.api.node.children.filter(NestedStack.isNestedStack)].flatMap((stack) => ofType(resourcesOf(stack), 'AWS::Lambda::Function'));
+    const expected = JSON.stringify({
+      org_a: { workGroups: ['wg-a'], databases: ['db_a'], catalog: 'AwsDataCatalog' },
+      org_b: { workGroups: ['wg-b'], databases: ['db_b'], catalog: 'AwsDataCatalog' },
+    });
+
+    expect(new Set(apiFunctions(confined).map(([, fn]) => fn.Properties!.Environment.Variables.ATHENA_TENANTS))).toEqual(new Set([expected]));
+    expect(apiFunctions(configured).filter(([, fn]) => fn.Properties!.Environment.Variables.ATHENA_TENANTS)).toEqual([]);
+    expect(stateMachineOf(configured.analysis).definition.States.RunQueries.ItemProcessor.States.RunQuery.Credentials).toBeUndefined();
+  });
+
+  it('refuses tenants that are not JSON, name no workgroup, or give data locations that are not S3 URIs', () => {
+    const configWith = (athenaTenants: unknown) => readConfig(new App({ context: { athenaTenants } }).node);
+
+    expect(configWith(JSON.stringify(tenants)).athenaTenants?.org_b).toEqual({ workGroups: ['wg-b'], databases: ['db_b'], dataLocations: ['s3://lake-b/'], catalog: 'AwsDataCatalog' });
+    expect(() => configWith('{org_a')).toThrow(/athenaTenants must be JSON/);
+    expect(() => configWith({ org_a: { databases: ['x'] } })).toThrow(/org_a needs at least one workGroup/);
+    expect(() => configWith({ org_a: { workGroups: ['w'], dataLocations: ['https://x'] } })).toThrow(/athenaTenants\.org_a\.dataLocations must be S3 URIs/);
+    expect(() => configWith({ 'org a/..': { workGroups: ['w'] } })).toThrow(/not an organization id/);
+  });
+});

@@ -2,6 +2,24 @@ import { AthenaClient, GetQueryResultsCommand, type GetQueryResultsCommandOutput
 
 let client: AthenaClient | undefined;
 
+/**
+ * The Athena client that reads `orgId`'s results: with the organization's own role when the deployment
+ * confines each organization (`ATHENA_TENANT_ROLES`, JSON orgId → role ARN), else with the function's role.
+ */
+export async function athenaClientFor(orgId: string, snapshotId: string): Promise<AthenaClient> {
+  const roles = process.env.ATHENA_TENANT_ROLES ? (JSON.parse(process.env.ATHENA_TENANT_ROLES) as Record<string, string>) : undefined;
+  if (!roles) return (client ??= new AthenaClient({}));
+  const roleArn = Object.hasOwn(roles, orgId) ? roles[orgId] : undefined;
+  if (!roleArn) throw new Error(`Organization ${orgId} has no Athena role in this deployment (athenaTenants)`);
+  const { STSClient, AssumeRoleCommand } = await import('@aws-sdk/client-sts');
+  const { Credentials } = await new STSClient({}).send(
+    new AssumeRoleCommand({ RoleArn: roleArn, RoleSessionName: `snapshot-${snapshotId}`.replace(/[^\w+=,.@-]/g, '_').slice(0, 64) }),
+  );
+  return new AthenaClient({
+    credentials: { accessKeyId: Credentials!.AccessKeyId!, secretAccessKey: Credentials!.SecretAccessKey!, sessionToken: Credentials!.SessionToken, expiration: Credentials!.Expiration },
+  });
+}
+
 /** Athena column types whose values are numbers (Athena returns every cell as a string). */
 const numericTypes = new Set(['tinyint', 'smallint', 'integer', 'int', 'bigint', 'float', 'real', 'double', 'decimal']);
 

@@ -10,6 +10,8 @@ export interface AthenaTarget {
   database: string;
   catalog: string;
   outputLocation: string;
+  /** Multi-tenant (`athenaTenants`): the organization's role, which the query runs with. */
+  roleArn?: string;
 }
 
 export interface SnapshotPlan {

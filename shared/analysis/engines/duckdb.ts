@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process';
-import { mkdirSync, realpathSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import path from 'node:path';
 
 /** The directory DuckDB data sources read from: `ANALYSIS_DATA_DIR`, default `.data/analysis`. */
@@ -18,6 +18,63 @@ export class QueryFailedError extends Error {
   }
 }
 
+/** The limits of one run; each defaults to its environment variable, then to a built-in value. */
+export interface DuckDbLimits {
+  /** DuckDB's `threads` (`ANALYSIS_DUCKDB_THREADS`, default 2). */
+  threads?: number;
+  /** DuckDB's `memory_limit` (`ANALYSIS_DUCKDB_MEMORY_LIMIT`, default 1GB). */
+  memoryLimit?: string;
+  /** DuckDB's `max_temp_directory_size`, the spill to disk (`ANALYSIS_DUCKDB_MAX_TEMP_SIZE`, default 4GB). */
+  maxTempSize?: string;
+  /** How long one query may run before it is interrupted (`ANALYSIS_QUERY_TIMEOUT_MS`, default 5 minutes). */
+  queryTimeoutMs?: number;
+}
+
+function limitsFrom(options: DuckDbLimits): Required<DuckDbLimits> {
+  const env = process.env;
+  return {
+    threads: options.threads ?? (Number(env.ANALYSIS_DUCKDB_THREADS) || 2),
+    memoryLimit: options.memoryLimit ?? (env.ANALYSIS_DUCKDB_MEMORY_LIMIT || '1GB'),
+    maxTempSize: options.maxTempSize ?? (env.ANALYSIS_DUCKDB_MAX_TEMP_SIZE || '4GB'),
+    queryTimeoutMs: options.queryTimeoutMs ?? (Number(env.ANALYSIS_QUERY_TIMEOUT_MS) || 5 * 60 * 1000),
+  };
+}
+
+/** How many runs may use DuckDB at once in this process (`ANALYSIS_MAX_CONCURRENT_RUNS`, default 2). */
+export const maxConcurrentRuns = () => Number(process.env.ANALYSIS_MAX_CONCURRENT_RUNS) || 2;
+
+// Runs over the cap wait here in order; each DuckDB process takes its own threads and memory limit,
+// so the cap is what bounds the machine. A waiting run still counts against its snapshot's timeout.
+let running = 0;
+const waiting: (() => void)[] = [];
+
+/** The runs holding a DuckDB slot and the runs waiting for one, in this process. */
+export const duckDbSlots = () => ({ running, waiting: waiting.length });
+
+function acquireSlot(signal?: AbortSignal): Promise<() => void> {
+  const release = () => {
+    running -= 1;
+    waiting.shift()?.();
+  };
+  if (running < maxConcurrentRuns()) {
+    running += 1;
+    return Promise.resolve(release);
+  }
+  return new Promise((resolve, reject) => {
+    const start = () => {
+      signal?.removeEventListener('abort', onAbort);
+      running += 1;
+      resolve(release);
+    };
+    const onAbort = () => {
+      waiting.splice(waiting.indexOf(start), 1);
+      reject(signal?.reason instanceof Error ? signal.reason : new QueryFailedError('The query run was cancelled'));
+    };
+    waiting.push(start);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
 export interface DuckDbRun {
   rowsByQuery: Record<string, Record<string, unknown>[]>;
   /** Peak resident memory of the engine process, in bytes. */
@@ -27,15 +84,31 @@ export interface DuckDbRun {
 /**
  * Runs queries on embedded DuckDB, in order, in a child process that lives in the data directory:
  * relative paths resolve against it, and any file outside it is refused (`allowed_directories`,
- * external access otherwise disabled, configuration locked). `signal` aborts (kills) the run.
+ * external access otherwise disabled, configuration locked). Each query must be exactly one SELECT,
+ * runs within the memory, thread, spill and time limits, and at most `maxConcurrentRuns()` runs use
+ * DuckDB at once (the others wait their turn). `signal` aborts (kills) the run, or its wait.
  */
 export async function runDuckDbQueries(
   queries: { id: string; sql: string }[],
-  options: { dataDir?: string; signal?: AbortSignal; threads?: number } = {},
+  options: DuckDbLimits & { dataDir?: string; signal?: AbortSignal } = {},
 ): Promise<DuckDbRun> {
   const dataDir = options.dataDir ?? analysisDataDir();
   mkdirSync(dataDir, { recursive: true });
   const realDir = realpathSync(dataDir);
+  options.signal?.throwIfAborted();
+  const release = await acquireSlot(options.signal);
+  // One spill directory per run: two DuckDB processes sharing one would reuse each other's file names.
+  mkdirSync(path.join(realDir, '.duckdb-tmp'), { recursive: true });
+  const tempDir = mkdtempSync(path.join(realDir, '.duckdb-tmp', 'run-'));
+  try {
+    return await runInWorker(queries, realDir, tempDir, limitsFrom(options), options.signal);
+  } finally {
+    rmSync(tempDir, { recursive: true, force: true });
+    release();
+  }
+}
+
+function runInWorker(queries: { id: string; sql: string }[], realDir: string, tempDir: string, limits: Required<DuckDbLimits>, signal?: AbortSignal): Promise<DuckDbRun> {
   const worker = fork(path.join(__dirname, 'duckdb-worker.mjs'), [], {
     cwd: realDir,
     // The worker is plain JavaScript: no TypeScript loader (tsx, jest) is needed or wanted in it.
@@ -49,15 +122,15 @@ export async function runDuckDbQueries(
     const finish = (fn: () => void) => {
       if (settled) return;
       settled = true;
-      options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       fn();
     };
     const onAbort = () => {
       worker.kill('SIGKILL');
-      finish(() => reject(options.signal?.reason instanceof Error ? options.signal.reason : new QueryFailedError('The query run was cancelled')));
+      finish(() => reject(signal?.reason instanceof Error ? signal.reason : new QueryFailedError('The query run was cancelled')));
     };
-    if (options.signal?.aborted) return onAbort();
-    options.signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) return onAbort();
+    signal?.addEventListener('abort', onAbort, { once: true });
     worker.once('message', (answer: { rowsByQuery?: DuckDbRun['rowsByQuery']; maxRssKb?: number; error?: { queryId?: string; message: string } }) =>
       finish(() =>
         answer.error
@@ -66,9 +139,9 @@ export async function runDuckDbQueries(
       ),
     );
     worker.once('error', (error) => finish(() => reject(new QueryFailedError(`DuckDB could not start: ${error.message}`))));
-    worker.once('exit', (code, signal) =>
-      finish(() => reject(new QueryFailedError(`DuckDB stopped unexpectedly (${signal ?? `exit code ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`))),
+    worker.once('exit', (code, exitSignal) =>
+      finish(() => reject(new QueryFailedError(`DuckDB stopped unexpectedly (${exitSignal ?? `exit code ${code}`})${stderr ? `: ${stderr.trim()}` : ''}`))),
     );
-    worker.send({ dataDir: realDir, queries, threads: options.threads });
+    worker.send({ dataDir: realDir, tempDir, queries, ...limits });
   });
 }
