@@ -83,7 +83,14 @@ export async function advanceDueSchedules(options: AdvanceOptions = {}): Promise
   const result: AdvanceResult = { advanced: 0, skipped: 0, failed: 0 };
   const batches = planBatches(found, Math.max(1, options.batchSize ?? BATCH_SIZE));
   await runApart(batches, Math.max(1, options.concurrency ?? CONCURRENCY), async ({ refs }) => {
-    for (const outcome of await advanceBatch(refs, now, options)) result[outcome] += 1;
+    try {
+      for (const outcome of await advanceBatch(refs, now, options)) result[outcome] += 1;
+    } catch (error) {
+      // The batch ended in an error before it said what each schedule came to (a store that stayed unreachable,
+      // say): counted as failed, so the run's report and metrics add up; what is still due, the next run tries again.
+      result.failed += refs.length;
+      throw error;
+    }
   });
   if (found.length) logger.info('Ramp schedules advanced', { due: found.length, ...result });
   else logger.debug('No ramp schedule due');

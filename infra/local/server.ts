@@ -247,12 +247,16 @@ async function serve(request: IncomingMessage, response: ServerResponse, log: bo
   if (log) console.log(`${request.method} ${request.url?.split('?')[0]} ${result.statusCode} ${Date.now() - started}ms`);
 }
 
+/** API Gateway's HTTP API quota on the request line and header values together. */
+export const MAX_REQUEST_LINE_AND_HEADERS_BYTES = 10240;
+
 /**
  * Serves every registry route on `port` by turning each request into the API Gateway event the
  * same handler module receives in Lambda.
  */
 export function startApiServer(options: { port: number; host?: string; log?: boolean }): Promise<Server> {
-  const server = createServer((request, response) => {
+  // API Gateway's HTTP APIs refuse a request whose request line and headers pass 10,240 bytes: so does this server.
+  const server = createServer({ maxHeaderSize: MAX_REQUEST_LINE_AND_HEADERS_BYTES }, (request, response) => {
     serve(request, response, options.log ?? false).catch((error) => {
       console.error('local server error', error);
       if (!response.headersSent) send(response, { statusCode: 500, body: JSON.stringify({ message: 'Internal Server Error' }) });
@@ -261,6 +265,18 @@ export function startApiServer(options: { port: number; host?: string; log?: boo
   // Longer than any client's idle timeout (fetch's is 4 s), so a client never reuses a socket the
   // server is closing at that moment, which it would see as ECONNRESET on a loaded machine.
   server.keepAliveTimeout = 65_000;
+  // A request Node cannot parse (headers too large, malformed) gets a JSON error too, never an empty answer.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) return;
+    const tooLarge = error.code === 'HPE_HEADER_OVERFLOW';
+    const body = JSON.stringify(
+      tooLarge
+        ? { message: `The request line and headers exceed ${MAX_REQUEST_LINE_AND_HEADERS_BYTES} bytes`, code: 'request_too_large' }
+        : { message: 'The request could not be parsed as HTTP', code: 'invalid_request' },
+    );
+    const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+    socket.end(`HTTP/1.1 ${status}\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`);
+  });
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port, options.host ?? '127.0.0.1', () => resolve(server));

@@ -57,6 +57,13 @@ describe('unknown routes', () => {
     expect(response.body).toEqual({ message: 'Unknown API endpoint' });
   });
 
+  it("refuses a request line and headers over API Gateway's 10,240 bytes with a JSON 431, and changes nothing", async () => {
+    const response = await api.request('GET', `/api/v1/archetypes/a?limit=${'x'.repeat(12_000)}`, { key: org.keys.admin });
+
+    expect(response.status).toBe(431);
+    expect(response.body).toMatchObject({ code: 'request_too_large', message: expect.stringMatching(/exceed 10240 bytes/) });
+  });
+
   it('accepts a trailing slash on a known route', async () => {
     const response = await api.request('GET', '/api/v1/members/', { key: org.keys.admin });
 
