@@ -1,3 +1,4 @@
+import type { SnapshotTraffic } from '../contracts/snapshots';
 import type { StoredMetricResult, StoredResultSummary } from '../store/snapshot-results';
 
 export { toExperimentResults } from './experiment-results';
@@ -63,7 +64,8 @@ export function metricRows(rows: Record<string, unknown>[], index: number): Vari
 
 /**
  * Analyses every metric of a snapshot from its queries' rows: per metric its aggregates and
- * per-variation analyses (GrowthBook's API mapping), and per dimension value the users and SRM.
+ * per-variation analyses (GrowthBook's API mapping), per dimension value the users and SRM, and the
+ * traffic (GrowthBook's `health.traffic`: units per variation and SRM, overall and per dimension value).
  */
 export function analyseSnapshotRows(
   snapshotId: string,
@@ -107,17 +109,30 @@ export function analyseSnapshotRows(
   // Users and SRM per dimension value come from the exposures, which every query shares; the first one is read.
   const firstRows = queries.length ? (rowsByQuery[queries[0]!.id] ?? []) : [];
   const keys = inputs.variations.map((v) => v.key);
-  const dimensionNames = metrics[0]?.dimensions.map((d) => d.dimension) ?? [...new Set(firstRows.map((r) => String(r.dimension ?? 'All')))];
-  const usersOf = (dimension: string) =>
-    keys.map((key) =>
-      firstRows
-        .filter((r) => String(r.variation) === key && (dimension === '(other)' ? !dimensionNames.includes(String(r.dimension)) : String(r.dimension) === dimension))
-        .reduce((sum, r) => sum + Number(r.users ?? 0), 0),
-    );
-  const dimensions = dimensionNames.map((dimension) => {
-    const users = usersOf(dimension);
-    return { dimension, totalUsers: users.reduce((a, b) => a + b, 0), srm: srmPValue(users, settings.weights) };
-  });
+  const seen = [...new Set(firstRows.filter((r) => keys.includes(String(r.variation))).map((r) => String(r.dimension ?? 'All')))];
+  // Without a dimension there is always the overall line, even before the first exposure.
+  const dimensionNames = metrics[0]?.dimensions.map((d) => d.dimension) ?? (seen.length || inputs.dimension ? seen : ['All']);
+  const unitsOf = (rows: Record<string, unknown>[]) =>
+    keys.map((key) => rows.filter((r) => String(r.variation) === key).reduce((sum, r) => sum + Number(r.users ?? 0), 0));
+  const trafficOf = (name: string, rows: Record<string, unknown>[]) => {
+    const variationUnits = unitsOf(rows);
+    return { name, srm: srmPValue(variationUnits, settings.weights), variationUnits };
+  };
+  const byDimension = dimensionNames.map((dimension) =>
+    trafficOf(
+      dimension,
+      firstRows.filter((r) => (dimension === '(other)' ? !dimensionNames.includes(String(r.dimension)) : String(r.dimension ?? 'All') === dimension)),
+    ),
+  );
+  const dimensions = byDimension.map(({ name, srm, variationUnits }) => ({
+    dimension: name,
+    totalUsers: variationUnits.reduce((a, b) => a + b, 0),
+    srm,
+  }));
+  const traffic: SnapshotTraffic = {
+    overall: trafficOf('All', firstRows),
+    dimension: inputs.dimension ? { [inputs.dimension.id]: byDimension } : {},
+  };
   const multipleExposures = firstRows.filter((r) => r.variation === MULTIPLE_EXPOSURES).reduce((sum, r) => sum + Number(r.users ?? 0), 0);
   return {
     summary: {
@@ -132,6 +147,7 @@ export function analyseSnapshotRows(
       multipleExposures,
       settings: inputs.settings,
       dimensions,
+      traffic,
       metricCount: metrics.length,
     },
     metrics,

@@ -32,7 +32,7 @@ export async function analyseSnapshot(orgId: string, snapshotId: string, rowsByQ
   const queries = buildSnapshotQueries(inputs);
   const { summary, metrics } = analyseSnapshotRows(snapshotId, inputs, queries, rowsByQuery, new Date());
   await writeSnapshotResults(orgId, summary, metrics);
-  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds }, (current) => [
+  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds, health: { traffic: summary.traffic! } }, (current) => [
     prepareLatestPointer(orgId, {
       experimentId: current.experiment,
       phase: current.phase,

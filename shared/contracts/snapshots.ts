@@ -4,10 +4,27 @@ import { idParams } from './common';
 import { analysisSettings, experiment } from './experiments';
 import type { AnalysisInputs } from '../analysis/inputs';
 
+const trafficDimension = z.strictObject({
+  name: z.string(),
+  /** The SRM check's p-value: chi-square of the units per variation against the phase's weights. */
+  srm: z.number(),
+  /** Units per variation, in the experiment's variation order; units seen in more than one are left out. */
+  variationUnits: z.array(z.number()),
+});
+
+/** GrowthBook's `ExperimentSnapshotTraffic`: units per variation and SRM, overall and per value of the snapshot's dimension. */
+export const snapshotTraffic = z.strictObject({
+  overall: trafficDimension,
+  dimension: z.record(z.string(), z.array(trafficDimension)),
+});
+export type SnapshotTraffic = z.infer<typeof snapshotTraffic>;
+
+// `health` (GrowthBook's `ExperimentSnapshotHealth`) is there once a snapshot has succeeded.
 export const snapshot = z.object({
   id: z.string(),
   experiment: z.string(),
   status: z.string(),
+  health: z.optional(z.strictObject({ traffic: snapshotTraffic })),
 });
 
 /**
@@ -28,8 +45,10 @@ export interface StoredSnapshot {
   dimension?: string;
   /** The analysis inputs, frozen when the snapshot was asked for. */
   inputs?: AnalysisInputs;
-  /** The ids of the queries it ran (one per fact table). */
+  /** The ids of the queries it ran (one per fact table, or the one traffic query). */
   queryIds?: string[];
+  /** Its traffic and SRM, once it has succeeded. */
+  health?: { traffic: SnapshotTraffic };
   dateCreated: string;
   dateUpdated: string;
 }

@@ -10,14 +10,11 @@ export interface SnapshotRequest {
   dimension?: string;
 }
 
-/** Raises 400 unless the experiment can be analysed: started, with a phase and a datasource. */
+/** Raises 400 unless the experiment can be analysed: started, with a phase and a datasource (metrics are optional: without them only traffic is analysed). */
 export function assertAnalysable(experiment: Experiment, phase: number | undefined): void {
   if (experiment.status === 'draft') throw new InvalidInputError(`Experiment ${experiment.id} is a draft; start it before asking for results`);
   if (experiment.phases.length === 0) throw new InvalidInputError(`Experiment ${experiment.id} has no phases`);
   if (!experiment.settings.datasourceId) throw new InvalidInputError(`Experiment ${experiment.id} has no datasource`);
-  if (experiment.settings.goals.length + experiment.settings.secondaryMetrics.length + experiment.settings.guardrails.length === 0) {
-    throw new InvalidInputError(`Experiment ${experiment.id} has no metrics to analyse`);
-  }
   if (phase !== undefined && phase >= experiment.phases.length) {
     throw new InvalidInputError(`Request body: [phase] the experiment has phases 0 to ${experiment.phases.length - 1}`);
   }
@@ -47,4 +44,4 @@ export function newSnapshot(
 }
 
 /** A snapshot as the API shows it. */
-export const snapshotView = ({ id, experiment, status }: StoredSnapshot) => ({ id, experiment, status });
+export const snapshotView = ({ id, experiment, status, health }: StoredSnapshot) => ({ id, experiment, status, ...(health ? { health } : {}) });

@@ -1,3 +1,4 @@
+import type { SnapshotTraffic } from '../contracts/snapshots';
 import { ConflictError } from '../errors';
 import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
@@ -34,6 +35,8 @@ export interface StoredResultSummary {
   multipleExposures: number;
   settings: Record<string, unknown>;
   dimensions: { dimension: string; totalUsers: number; srm: number }[];
+  /** Units per variation and SRM, overall and per dimension value (absent from results stored before it existed). */
+  traffic?: SnapshotTraffic;
   metricCount: number;
 }
 

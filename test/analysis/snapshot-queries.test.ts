@@ -91,6 +91,21 @@ describe('snapshot SQL for Athena', () => {
     expect(sql).toContain('approx_percentile(');
   });
 
+  it('is exactly the pinned SQL for a snapshot without metrics: one traffic query over the same exposures', () => {
+    const queries = buildSnapshotQueries(inputs('athena', { dimension: { type: 'experiment', id: 'exp:country', column: 'country' }, metrics: [], factTables: [] }));
+    const sql = queries.map((q) => `-- query ${q.id}\n${q.sql}\n`).join('\n');
+    const golden = path.join(__dirname, 'golden', 'athena-traffic.sql');
+    if (process.env.UPDATE_GOLDEN || !existsSync(golden)) writeFileSync(golden, sql);
+
+    expect(queries.map((q) => q.id)).toEqual(['q0_traffic']);
+    expect(sql).toBe(readFileSync(golden, 'utf8'));
+    // The exposures are the metric queries' own, word for word.
+    const withMetrics = buildSnapshotQueries(inputs('athena', { dimension: { type: 'experiment', id: 'exp:country', column: 'country' } }))[0]!.sql;
+    const exposures = (text: string) => text.slice(text.indexOf('WITH __exposures'), text.indexOf('\n)') + 2);
+    expect(exposures(sql)).toBe(exposures(withMetrics));
+    expect(sql).not.toContain('HAVING');
+  });
+
   it('fills GrowthBook template variables in user SQL', () => {
     const sql = compileTemplate("WHERE ts >= '{{ startDate }}' AND d <= '{{endDateISO}}' AND e = '{{experimentId}}' AND x = '{{unknown}}'", {
       start: '2024-05-01T00:00:00.000Z',
@@ -167,6 +182,22 @@ describe('snapshot SQL on DuckDB', () => {
       ['1', 'DE', 1],
       ['__multiple__', 'US', 1],
     ]);
+  });
+
+  it('counts the users per variation and dimension value of a snapshot without metrics, as the metric queries do', async () => {
+    const dimension = { type: 'experiment' as const, id: 'exp:country', column: 'country' };
+    const traffic = buildSnapshotQueries(inputs('duckdb', { dimension, metrics: [], factTables: [] }));
+    const withMetrics = buildSnapshotQueries(inputs('duckdb', { dimension }));
+
+    const { rowsByQuery } = await runDuckDbQueries([...traffic, ...withMetrics], { dataDir });
+
+    const users = (id: string) => rowsByQuery[id]!.map((r) => [r.variation, r.dimension, Number(r.users)]);
+    expect(users('q0_traffic')).toEqual([
+      ['0', 'US', 1],
+      ['1', 'DE', 1],
+      ['__multiple__', 'US', 1],
+    ]);
+    expect(users('q0_traffic')).toEqual(users(withMetrics[0]!.id));
   });
 
   it('ignores conversion windows under the experiment-duration attribution model', async () => {

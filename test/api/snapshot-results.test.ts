@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as contract from '../../shared/contracts/snapshots';
-import { analyseMetric, toApiAnalysis, type AnalysisSettings, type MetricSettings } from '../../shared/analysis/statistics';
+import { analyseMetric, srmPValue, toApiAnalysis, type AnalysisSettings, type MetricSettings } from '../../shared/analysis/statistics';
 import { readSnapshotResults } from '../../shared/store/snapshot-results';
 import { snapshots } from '../../shared/store/snapshots';
 import { DAY, HOUR, syntheticExperiment, writeSyntheticFiles, type FactEvent } from '../support/analysis-data';
@@ -268,10 +268,71 @@ describe('experiment results over HTTP on DuckDB', () => {
       });
       close(result.results[0].checks.srm, computed.srm);
     });
+    // The snapshot carries its traffic where GrowthBook keeps it, with the same users and SRM.
+    const snapshot = await api.request('GET', `/api/v1/snapshots/${started.body.snapshot.id}`, { key: org.keys.admin });
+    const users = [expected.control.users, expected.treatment.users];
+    expect(snapshot.body.snapshot.health).toEqual({ traffic: { overall: { name: 'All', srm: srmPValue(users, [0.5, 0.5]), variationUnits: users }, dimension: {} } });
+    expect(result.results[0].checks.srm).toBe(srmPValue(users, [0.5, 0.5]));
+
     // The synthetic treatment converts more: the served effect says so.
     const purchased = result.results[0].metrics.find((m: { metricId: string }) => m.metricId === metricIds[0]);
     expect(purchased.variations[1].analyses[0].percentChange).toBeGreaterThan(0);
     expect(purchased.variations[1].analyses[0].pValue).toBeLessThan(0.05);
+  });
+});
+
+describe('traffic-only snapshots', () => {
+  const countryOf = new Map(data.exposures.map((e) => [e.user_id, e.country]));
+  /** Units per variation (control, treatment) counted here from the raw exposures, of one country or all. */
+  const unitsPer = (country?: string) =>
+    ['0', '1'].map((variation) => units().filter((u) => u.variation === variation && (!country || countryOf.get(u.user) === country)).length);
+  const withoutMetrics = { metrics: [], secondaryMetrics: [], guardrailMetrics: [] };
+
+  it('runs for an experiment without metrics: users per variation and SRM in the snapshot and the results', async () => {
+    const { experiment } = await setUp(withoutMetrics);
+
+    const started = await api.request('POST', `/api/v1/experiments/${experiment.id}/snapshot`, { key: org.keys.admin, body: {} });
+    expect(started.status).toBe(200);
+    expect(await waitForSnapshot(api, org, started.body.snapshot.id)).toBe('success');
+    const snapshot = await api.request('GET', `/api/v1/snapshots/${started.body.snapshot.id}`, { key: org.keys.admin });
+    const results = await api.request('GET', `/api/v1/experiments/${experiment.id}/results?phase=0`, { key: org.keys.admin });
+
+    const users = unitsPer();
+    expect(users[0]! + users[1]!).toBeGreaterThan(UNITS / 2);
+    const srm = srmPValue(users, [0.5, 0.5]);
+    expect(srm).toBeLessThan(1);
+    expect(snapshot.status).toBe(200);
+    expectShape(contract.getExperimentSnapshot, snapshot.body);
+    expect(snapshot.body.snapshot).toEqual({
+      id: started.body.snapshot.id,
+      experiment: experiment.id,
+      status: 'success',
+      health: { traffic: { overall: { name: 'All', srm, variationUnits: users }, dimension: {} } },
+    });
+    expect(results.status).toBe(200);
+    expectShape(contract.getExperimentResults, results.body);
+    const validate = referenceResultsValidator();
+    expect(validate(results.body.result) ? [] : validate.errors).toEqual([]);
+    expect(results.body.result.queryIds).toEqual(['q0_traffic']);
+    expect(results.body.result.results).toEqual([{ dimension: 'All', totalUsers: users[0]! + users[1]!, checks: { srm }, metrics: [] }]);
+  });
+
+  it('breaks traffic down by an assignment-query dimension', async () => {
+    const { experiment } = await setUp(withoutMetrics);
+
+    const started = await api.request('POST', `/api/v1/experiments/${experiment.id}/snapshot`, { key: org.keys.admin, body: { dimension: 'exp:country' } });
+    expect(await waitForSnapshot(api, org, started.body.snapshot.id)).toBe('success');
+    const snapshot = await api.request('GET', `/api/v1/snapshots/${started.body.snapshot.id}`, { key: org.keys.admin });
+    const results = await api.request('GET', `/api/v1/experiments/${experiment.id}/results?phase=0&dimension=exp:country`, { key: org.keys.admin });
+
+    const line = (name: string, country?: string) => ({ name, srm: srmPValue(unitsPer(country), [0.5, 0.5]), variationUnits: unitsPer(country) });
+    expect(snapshot.body.snapshot.health.traffic).toEqual({
+      overall: line('All'),
+      dimension: { 'exp:country': ['DE', 'FR', 'US'].map((c) => line(c, c)) },
+    });
+    expect(results.body.result.results).toEqual(
+      ['DE', 'FR', 'US'].map((c) => ({ dimension: c, totalUsers: unitsPer(c)[0]! + unitsPer(c)[1]!, checks: { srm: line(c, c).srm }, metrics: [] })),
+    );
   });
 });
 

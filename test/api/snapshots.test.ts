@@ -143,7 +143,6 @@ describe('POST /experiments/{id}/snapshot', () => {
     ['a phase it does not have', {}, { phase: 3 }, /\[phase\]/],
     ['an unknown triggeredBy', {}, { triggeredBy: 'cron' }, /\[triggeredBy\]/],
     ['an unknown field', {}, { refresh: true }, /refresh/],
-    ['an experiment without metrics', { metrics: [] }, undefined, /no metrics/],
     ['a unit dimension', {}, { dimension: 'dim_abc' }, /\[dimension\] dim_abc is not supported/],
     ['a column the assignment query does not have', {}, { dimension: 'exp:country' }, /\[dimension\] country is not a dimension column/],
   ])('answers 400 for %s and records nothing', async (_case, fields, body, message) => {

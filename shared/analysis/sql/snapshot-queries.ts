@@ -10,6 +10,9 @@ export interface PlannedQuery {
   sql: string;
 }
 
+/** The id of a traffic-only snapshot's one query. */
+export const TRAFFIC_QUERY_ID = 'q0_traffic';
+
 /** The per-unit statistics each metric contributes to the query's output, by statistic type. */
 const MINUTES_PER_HOUR = 60;
 
@@ -73,6 +76,46 @@ const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metri
 const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
 
 /**
+ * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
+ * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
+ * `longestConversionMinutes` drops units still inside a conversion window when in-progress conversions are excluded.
+ */
+function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { start: string; end: string; experimentId: string; eventName?: string }, longestConversionMinutes: number): string {
+  const unit = inputs.assignmentQuery.identifierType;
+  const endTs = dialect.timestamp(inputs.end);
+  const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
+  const dimension =
+    inputs.dimension?.type === 'experiment'
+      ? `min_by(CAST(e.${identifier(inputs.dimension.column)} AS VARCHAR), e.${identifier('timestamp')})`
+      : inputs.dimension?.type === 'date'
+        ? `CAST(CAST(MIN(e.${identifier('timestamp')}) AS DATE) AS VARCHAR)`
+        : `'All'`;
+  const exposureWhere = [
+    `CAST(e.${identifier('experiment_id')} AS VARCHAR) = ${literal(inputs.trackingKey)}`,
+    `${ts('e')} >= ${dialect.timestamp(inputs.start)}`,
+    `${ts('e')} <= ${endTs}`,
+    ...(inputs.queryFilter.trim() ? [`(${inputs.queryFilter})`] : []),
+  ];
+  const having = inputs.inProgressConversions === 'exclude' && longestConversionMinutes > 0
+    ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
+    : '';
+  const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end: inputs.end });
+  return `__exposures AS (
+  SELECT
+    e.${identifier(unit)} AS unit_id,
+    CASE WHEN COUNT(DISTINCT CAST(e.${identifier('variation_id')} AS VARCHAR)) > 1 THEN '__multiple__'
+      ELSE MAX(CAST(e.${identifier('variation_id')} AS VARCHAR)) END AS variation,
+    MIN(${ts('e')}) AS first_exposure,
+    ${dimension} AS dimension
+  FROM (
+${exposureSql}
+  ) e
+  WHERE ${exposureWhere.join('\n    AND ')}
+  GROUP BY e.${identifier(unit)}${having}
+)`;
+}
+
+/**
  * The SQL of one snapshot query: exposures (first exposure per unit, units seen in more than one
  * variation kept apart as `__multiple__`), the fact table's rows joined to them inside each metric's
  * window (and the pre-exposure window for CUPED), one aggregate per unit and metric, caps, and
@@ -88,27 +131,10 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   const end = inputs.end;
   const endTs = dialect.timestamp(end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
-
-  // Exposures
-  const dimension =
-    inputs.dimension?.type === 'experiment'
-      ? `min_by(CAST(e.${identifier(inputs.dimension.column)} AS VARCHAR), e.${identifier('timestamp')})`
-      : inputs.dimension?.type === 'date'
-        ? `CAST(CAST(MIN(e.${identifier('timestamp')}) AS DATE) AS VARCHAR)`
-        : `'All'`;
-  const exposureWhere = [
-    `CAST(e.${identifier('experiment_id')} AS VARCHAR) = ${literal(inputs.trackingKey)}`,
-    `${ts('e')} >= ${dialect.timestamp(inputs.start)}`,
-    `${ts('e')} <= ${endTs}`,
-    ...(inputs.queryFilter.trim() ? [`(${inputs.queryFilter})`] : []),
-  ];
   const longestConversion = Math.max(
     0,
     ...metrics.filter((m) => usesConversionWindow(inputs, m)).map((m) => delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR),
   );
-  const having = inputs.inProgressConversions === 'exclude' && longestConversion > 0
-    ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversion)}`
-    : '';
 
   // The rows of the fact table any metric may count: from the earliest pre-exposure window to the latest conversion window.
   const earliest = Math.min(0, ...metrics.map((m) => delayMinutes(m) - covariateMinutes(m)));
@@ -206,23 +232,10 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   });
 
   const factSql = compileTemplate(table.sql, templateVars);
-  const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end });
   const indent = (lines: string[], by: string) => lines.map((line) => `${by}${line}`).join(',\n');
 
   return `-- Fact table ${table.name} (${table.id}): ${metrics.map((m) => m.id).join(', ')}
-WITH __exposures AS (
-  SELECT
-    e.${identifier(unit)} AS unit_id,
-    CASE WHEN COUNT(DISTINCT CAST(e.${identifier('variation_id')} AS VARCHAR)) > 1 THEN '__multiple__'
-      ELSE MAX(CAST(e.${identifier('variation_id')} AS VARCHAR)) END AS variation,
-    MIN(${ts('e')}) AS first_exposure,
-    ${dimension} AS dimension
-  FROM (
-${exposureSql}
-  ) e
-  WHERE ${exposureWhere.join('\n    AND ')}
-  GROUP BY e.${identifier(unit)}${having}
-),
+WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion)},
 __facts AS (
   SELECT
     f.${identifier(unit)} AS unit_id,
@@ -254,10 +267,31 @@ GROUP BY u.variation, u.dimension
 ORDER BY u.variation, u.dimension`;
 }
 
-/** The queries of a snapshot: one per fact table, covering every metric whose numerator it holds. */
+/**
+ * The traffic query of a snapshot without metrics: the units exposed per variation and dimension value, from the
+ * same exposures the metric queries count as `users` (so a traffic-only snapshot and one with metrics agree).
+ */
+export function buildTrafficQuery(inputs: AnalysisInputs, dialect: Dialect): string {
+  const templateVars = { start: inputs.start, end: inputs.end, experimentId: inputs.trackingKey };
+  return `-- Traffic: units exposed per variation
+WITH ${exposuresCte(inputs, dialect, templateVars, 0)}
+SELECT
+  x.variation,
+  x.dimension,
+  COUNT(*) AS users
+FROM __exposures x
+GROUP BY x.variation, x.dimension
+ORDER BY x.variation, x.dimension`;
+}
+
+/**
+ * The queries of a snapshot: one per fact table, covering every metric whose numerator it holds; with no
+ * metrics, the one traffic query (`q0_traffic`).
+ */
 export function buildSnapshotQueries(inputs: AnalysisInputs): PlannedQuery[] {
   const dialect = dialectFor(inputs.engine);
   const tables = new Map(inputs.factTables.map((t) => [t.id, t]));
+  if (!inputs.metrics.length) return [{ id: TRAFFIC_QUERY_ID, factTableId: '', metricIds: [], sql: buildTrafficQuery(inputs, dialect) }];
   const byTable = new Map<string, FrozenMetric[]>();
   for (const metric of inputs.metrics) {
     if (metric.denominator && metric.type === 'ratio' && metric.denominator.factTableId !== metric.numerator.factTableId) {
