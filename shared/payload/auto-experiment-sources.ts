@@ -4,7 +4,7 @@ import { experiments } from '../store/experiments';
 import { namespaces } from '../store/namespaces';
 import { projects } from '../store/projects';
 import { savedGroups } from '../store/saved-groups';
-import type { PayloadScope } from './scope';
+import { metadataOptions, type PayloadScope } from './scope';
 import type { PayloadReferences, SdkAutoExperiment } from './types';
 import { urlRedirects } from '../store/url-redirects';
 import { visualChangesets } from '../store/visual-changesets';
@@ -73,12 +73,6 @@ export function autoExperimentsFor(
     includeDraftExperiments: scope.includeDraftExperiments,
     includeExperimentNames: scope.includeExperimentNames,
     secureAttributeSalt: salt,
-    metadata: {
-      includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
-      includeTagsInMetadata: scope.includeTagsInMetadata,
-      includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
-      allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
-      projectIds: loaded.projectIds,
-    },
+    metadata: metadataOptions(scope, loaded.projectIds),
   });
 }

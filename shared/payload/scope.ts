@@ -1,4 +1,5 @@
 import type { SdkConnection } from '../contracts/sdk-connections';
+import type { PayloadOptions } from './types';
 
 /** The connection settings that shape what its payload holds, kept on the key item too. */
 export const payloadSettings = [
@@ -26,4 +27,15 @@ export interface PayloadScope extends PayloadSettings {
   projects: string[];
   /** When the connection itself last changed: a connection moved to another environment must not look unchanged. */
   dateUpdated: string;
+}
+
+/** The `metadata` options of a connection's payload: what the connection asks for, and the id to show for each project. */
+export function metadataOptions(scope: PayloadSettings, projectIds: Map<string, string>): NonNullable<PayloadOptions['metadata']> {
+  return {
+    includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
+    includeTagsInMetadata: scope.includeTagsInMetadata,
+    includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
+    allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
+    projectIds,
+  };
 }

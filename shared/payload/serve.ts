@@ -12,7 +12,7 @@ import { reducePrerequisites } from './prerequisites';
 import { loadPayloadReferences } from './references';
 import { sdkPayload } from './rules';
 import { savedGroupValues } from './saved-group-references';
-import type { PayloadScope } from './scope';
+import { metadataOptions, type PayloadScope } from './scope';
 import { capabilitySettings, scrubForCapabilities } from './scrub';
 import { connectionCapabilities, latestSdkVersion } from './sdk-versions';
 import { payloadState, readPayloadVersions, type PayloadVersions } from './state';
@@ -97,13 +97,7 @@ export async function buildSdkPayload(
     includeRuleIds: scope.includeRuleIds,
     includeExperimentNames: scope.includeExperimentNames,
     secureAttributeSalt: salt,
-    metadata: {
-      includeProjectIdInMetadata: scope.includeProjectIdInMetadata,
-      includeTagsInMetadata: scope.includeTagsInMetadata,
-      includeCustomFieldsInMetadata: scope.includeCustomFieldsInMetadata,
-      allowedCustomFieldsInMetadata: scope.allowedCustomFieldsInMetadata,
-      projectIds: new Map(named.map((project) => [project.id, project.publicId || project.id])),
-    },
+    metadata: metadataOptions(scope, new Map(named.map((project) => [project.id, project.publicId || project.id]))),
   });
   if (scope.savedGroupReferencesEnabled) payload.savedGroups = savedGroupValues(payload.features, refs, salt);
   const experiments = auto && (servesNothing ? [] : autoExperimentsFor(auto, refs.attributes, scope, salt, now));
