@@ -26,23 +26,24 @@ import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, 
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
 
-const projectsOf = (feature: Pick<StoredFeature, 'project'>) => (feature.project ? [feature.project] : []);
+/** The projects a feature is in, as permission checks take them. */
+export const projectsOf = (feature: Pick<StoredFeature, 'project'>) => (feature.project ? [feature.project] : []);
 
 /** GrowthBook's id of a revision (the derived form it gives revisions without an opaque id). */
-const revisionId = (featureId: string, version: number) => `frev_${version}_${featureId}`;
+export const revisionId = (featureId: string, version: number) => `frev_${version}_${featureId}`;
 
 /** Who is recorded as an `EventUser`: API keys' record ids start with `key_`, members' do not. */
-const eventUser = (by: string | undefined) =>
+export const eventUser = (by: string | undefined) =>
   by ? (by.startsWith('key_') ? { type: 'api_key' as const, id: by } : { type: 'dashboard' as const, id: by }) : undefined;
 
 /** The revision's fields: drafts hold all of them; older published revisions are completed from the live feature. */
-const fieldsOfRevision = (revision: StoredRevision, live: StoredFeature): RevisionFields => completeFields(revision, fieldsOf(live));
+export const fieldsOfRevision = (revision: StoredRevision, live: StoredFeature): RevisionFields => completeFields(revision, fieldsOf(live));
 
 /**
  * GrowthBook 5's flat rule list: each rule once, with the environments it is in (`allEnvironments`
  * when it is in every one). A rule id found in several environments with different content is listed once per content.
  */
-function flatRules(rules: Record<string, FeatureRule[]>, environments: string[]) {
+export function flatRules(rules: Record<string, FeatureRule[]>, environments: string[]) {
   const listed: Array<{ rule: FeatureRule; key: string; environments: string[] }> = [];
   for (const env of environments) {
     for (const rule of rules[env] ?? []) {
@@ -58,7 +59,7 @@ function flatRules(rules: Record<string, FeatureRule[]>, environments: string[])
 }
 
 /** Revisions as the v2 API answers them, with each one's SDK definitions; one presentation for all. */
-async function presentRevisions(orgId: string, live: StoredFeature, revisions: StoredRevision[], environments: string[]) {
+export async function presentRevisions(orgId: string, live: StoredFeature, revisions: StoredRevision[], environments: string[]) {
   const fields = revisions.map((revision) => fieldsOfRevision(revision, live));
   const served = await presentFeatures(
     orgId,
@@ -96,18 +97,21 @@ async function presentRevisions(orgId: string, live: StoredFeature, revisions: S
   });
 }
 
-async function presentOne(orgId: string, live: StoredFeature, revision: StoredRevision) {
+/** One revision as the v2 API answers it (`{ revision }`). */
+export async function presentOne(orgId: string, live: StoredFeature, revision: StoredRevision) {
   const [presented] = await presentRevisions(orgId, live, [revision], await environmentIds(orgId));
   return { revision: presented! };
 }
 
-async function readFeature(orgId: string, id: string) {
+/** The feature as stored, with its version; 404 when there is none. */
+export async function readFeature(orgId: string, id: string) {
   const feature = await features.read(orgId, id);
   if (!feature) throw new NotFoundError(`Could not find feature ${id}`);
   return feature;
 }
 
-async function readRevisionOf(orgId: string, featureId: string, version: number) {
+/** One revision of a feature, any status; 404 when there is none. */
+export async function readRevisionOf(orgId: string, featureId: string, version: number) {
   const revision = await readRevision(orgId, featureId, version);
   if (!revision) throw new NotFoundError(`Could not find revision ${version} of feature ${featureId}`);
   return revision;
@@ -117,7 +121,7 @@ async function readRevisionOf(orgId: string, featureId: string, version: number)
  * A new draft of the feature, branched from its live version, holding the fields `fieldsFrom` gives for
  * it. Numbers are taken without races: a lost one reads the feature again.
  */
-function newDraft(
+export function newDraft(
   auth: Principal,
   featureId: string,
   fieldsFrom: (live: StoredFeature) => RevisionFields,
@@ -185,7 +189,7 @@ export async function getFeatureRevisionsV2({ auth, params, query }: UseCaseInpu
 }
 
 /** Refuses draft fields a publish would refuse: values invalid for the type or schema, references to nothing. */
-async function assertPublishable(auth: Principal, live: StoredFeature, fields: RevisionFields): Promise<void> {
+export async function assertPublishable(auth: Principal, live: StoredFeature, fields: RevisionFields): Promise<void> {
   const asPublished = withFields(live, fields);
   await assertValuesValid(asPublished);
   await assertReferencesValid(auth.orgId, asPublished, live);
@@ -196,7 +200,7 @@ async function assertPublishable(auth: Principal, live: StoredFeature, fields: R
  * draft's, the values are checked as a publish would check them, and the draft is written conditional
  * on nobody having changed it meanwhile (a lost race edits again). Verdicts go stale. SDKs see nothing.
  */
-async function editDraft(
+export async function editDraft(
   auth: Principal,
   featureId: string,
   version: number | 'new',
@@ -235,7 +239,7 @@ async function editDraft(
 }
 
 /** The draft's contributors once the caller has edited it (its author is not listed). */
-function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
+export function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
   const by = authorOf(auth, '').by;
   const contributors = draft.contributors ?? [];
   return by === draft.createdBy || contributors.includes(by) ? contributors : [...contributors, by];
@@ -309,13 +313,13 @@ export async function deleteFeatureRevisionRuleV2({ auth, params, body }: UseCas
 }
 
 /** A draft's merge against the live version, from its base revision's fields. */
-async function mergeOf(orgId: string, live: StoredFeature, draft: StoredRevision, strategies?: Record<string, 'overwrite' | 'discard'>) {
+export async function mergeOf(orgId: string, live: StoredFeature, draft: StoredRevision, strategies?: Record<string, 'overwrite' | 'discard'>) {
   const liveFields = fieldsOf(live);
   const base = draft.baseVersion === live.revision.version ? liveFields : completeFields((await readRevision(orgId, live.id, draft.baseVersion)) ?? {}, liveFields);
   return { liveFields, outcome: mergeRevision(liveFields, base, fieldsOfRevision(draft, live), strategies) };
 }
 
-const mergeConflictError = (conflicts: unknown[]) =>
+export const mergeConflictError = (conflicts: unknown[]) =>
   new UnresolvedConflictError('The draft conflicts with changes published since it was created; rebase it and resolve the conflicts', { conflicts });
 
 /** `GET /v2/features/{id}/revisions/{version}/merge-status`: the three-way merge, not applied. */
@@ -349,11 +353,20 @@ export async function getFeatureRevisionMergeStatusV2({ auth, params }: UseCaseI
  * then is answered as GrowthBook does (409, with the conflicts).
  */
 export async function postFeatureRevisionPublishV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionPublishV2>): UseCaseOutput<typeof contract.postFeatureRevisionPublishV2> {
+  const changed = await publishRevision(auth, params.id, params.version, body.comment);
+  return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, params.version));
+}
+
+/**
+ * Publishes a draft (see `postFeatureRevisionPublishV2`): the one publish path, which scheduled and
+ * release publishes share. Answers the live feature as published.
+ */
+export async function publishRevision(auth: Principal, featureId: string, version: number, comment?: string): Promise<StoredFeature> {
   const { changed } = await changeLiveFeature(
     auth,
-    params.id,
+    featureId,
     async (current) => {
-      const draft = await readRevisionOf(auth.orgId, params.id, params.version);
+      const draft = await readRevisionOf(auth.orgId, featureId, version);
       assertStatus(draft.status, openStatuses, 'publish');
       const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
       if (!outcome.success) throw mergeConflictError(outcome.conflicts);
@@ -362,13 +375,13 @@ export async function postFeatureRevisionPublishV2({ auth, params, body }: UseCa
       await assertValuesValid(next);
       return { next, read: await assertReferencesValid(auth.orgId, next, current), publishes: draft };
     },
-    authorOf(auth, body.comment ?? ''),
+    authorOf(auth, comment ?? ''),
   );
-  return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, params.version));
+  return changed;
 }
 
 /** A status change of a revision, conditional on it being unchanged since read. */
-async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision) {
+export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision) {
   const { live, written } = await retryOnConflict(async () => {
     const [live, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
