@@ -41,6 +41,8 @@ export const featureRevisionV2 = z.object({
       }),
     ),
   ),
+  /** The ramp schedules the draft creates on publish (see feature-revision-edits.ts). */
+  rampActions: z.optional(z.array(z.looseObject({ mode: z.string(), ruleId: z.string() }))),
 });
 export type FeatureRevisionV2 = z.infer<typeof featureRevisionV2>;
 
@@ -176,6 +178,7 @@ export const getFeatureRevisionMergeStatusV2 = defineEndpoint({
         prerequisites: z.optional(z.array(z.object({ id: z.string(), condition: z.string() }))),
         archived: z.optional(z.boolean()),
         metadata: z.optional(z.record(z.string(), z.unknown())),
+        holdout: z.optional(z.nullable(z.object({ id: z.string(), value: z.string() }))),
       }),
     ),
     rebaseRequired: z.boolean(),

@@ -123,19 +123,21 @@ export function coerceValue(valueType: ValueType, text: string, field: string): 
   }
 }
 
+/** One rule with its value strings coerced as GrowthBook does (see `coerceValue`); `at` is the rule's request field. */
+export function coerceRuleValues(type: ValueType, rule: FeatureRule, at: string): FeatureRule {
+  if (rule.type === 'force' || rule.type === 'rollout') return { ...rule, value: coerceValue(type, rule.value, `${at}.value`) };
+  if (rule.type === 'experiment') {
+    return { ...rule, ...(rule.value ? { value: rule.value.map((v, j) => ({ ...v, value: coerceValue(type, v.value, `${at}.values.${j}.value`) })) } : {}) };
+  }
+  return { ...rule, variations: rule.variations.map((v, j) => ({ ...v, value: coerceValue(type, v.value, `${at}.variations.${j}.value`) })) };
+}
+
 /** The feature with every value string coerced as GrowthBook does (see `coerceValue`). */
 function coerceValues<F extends FeatureContent>(feature: F): F {
   const type = feature.valueType;
   const environments = Object.fromEntries(
     Object.entries(feature.environments).map(([env, settings]) => {
-      const rules = settings.rules.map((rule, i): FeatureRule => {
-        const at = `environments.${env}.rules.${i}`;
-        if (rule.type === 'force' || rule.type === 'rollout') return { ...rule, value: coerceValue(type, rule.value, `${at}.value`) };
-        if (rule.type === 'experiment') {
-          return { ...rule, ...(rule.value ? { value: rule.value.map((v, j) => ({ ...v, value: coerceValue(type, v.value, `${at}.values.${j}.value`) })) } : {}) };
-        }
-        return { ...rule, variations: rule.variations.map((v, j) => ({ ...v, value: coerceValue(type, v.value, `${at}.variations.${j}.value`) })) };
-      });
+      const rules = settings.rules.map((rule, i): FeatureRule => coerceRuleValues(type, rule, `environments.${env}.rules.${i}`));
       return [env, { ...settings, rules }];
     }),
   );

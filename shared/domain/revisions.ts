@@ -42,6 +42,14 @@ export interface RevisionFields {
   prerequisites: string[];
   archived: boolean;
   metadata: RevisionMetadata;
+  /** The feature's holdout; `null` in a draft that removes it, absent where a revision predates it. */
+  holdout?: RevisionHoldout | null;
+}
+
+/** A feature's holdout: the holdout and the value users held out get. */
+export interface RevisionHoldout {
+  id: string;
+  value: string;
 }
 
 /** The revision fields of a feature as it is. */
@@ -54,6 +62,7 @@ export function fieldsOf(feature: FeatureContent): RevisionFields {
     prerequisites: feature.prerequisites,
     archived: feature.archived,
     metadata: { description: feature.description, owner: feature.owner, project: feature.project, tags: feature.tags },
+    ...(feature.holdout ? { holdout: feature.holdout } : {}),
   };
 }
 
@@ -76,6 +85,8 @@ export function withFields<F extends FeatureContent>(feature: F, fields: Revisio
     project: fields.metadata.project,
     tags: fields.metadata.tags,
   };
+  if (fields.holdout === null) delete next.holdout;
+  else if (fields.holdout) next.holdout = fields.holdout;
   // The owner's email is derived from the owner: a different owner's is not known here.
   if (fields.metadata.owner !== feature.owner) {
     next.owner = fields.metadata.owner;
@@ -96,6 +107,7 @@ export function completeFields(stored: Partial<RevisionFields>, live: RevisionFi
     prerequisites: stored.prerequisites ?? live.prerequisites,
     archived: stored.archived ?? live.archived,
     metadata: { ...live.metadata, ...stored.metadata },
+    ...(stored.holdout !== undefined ? { holdout: stored.holdout } : live.holdout !== undefined ? { holdout: live.holdout } : {}),
   };
 }
 
@@ -226,6 +238,9 @@ export function mergeRevision(
       tags: field('Metadata - tags', 'metadata.tags', (f) => f.metadata.tags),
     },
   };
+  const holdout = field('Holdout', 'holdout', (f) => f.holdout ?? null);
+  // Kept absent when no side has a holdout, so fields without one compare as before.
+  if (holdout !== null || [live, base, revision].some((f) => f.holdout)) merged.holdout = holdout;
   if (conflicts.some((conflict) => !conflict.resolved)) return { success: false, conflicts };
   return { success: true, merged, conflicts };
 }
@@ -242,6 +257,7 @@ export function mergeChanges(live: RevisionFields, merged: RevisionFields) {
     ...(toggles.length ? { environmentsEnabled: Object.fromEntries(toggles) } : {}),
     ...(!same(live.prerequisites, merged.prerequisites) ? { prerequisites: merged.prerequisites } : {}),
     ...(live.archived !== merged.archived ? { archived: merged.archived } : {}),
+    ...(!same(live.holdout, merged.holdout) ? { holdout: merged.holdout ?? null } : {}),
     ...(metadata.length ? { metadata: Object.fromEntries(metadata.map((k) => [k, merged.metadata[k]])) as Partial<RevisionMetadata> } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { ConflictError } from '../errors';
 import type { FeatureRevisionRecord } from '../contracts/features';
+import type { PendingRamp } from '../contracts/feature-revision-edits';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
@@ -23,6 +24,8 @@ export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
     contributors?: string[];
     /** Edits so far: each draft write is conditional on it, so concurrent edits never lose one another. */
     changeCount?: number;
+    /** Ramp schedules the draft creates for its rules when published (GrowthBook's `rampActions`). */
+    rampActions?: PendingRamp[];
   };
 
 /** A draft's record with all its fields (drafts always hold every field). */

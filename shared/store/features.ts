@@ -182,10 +182,11 @@ async function prepareListChanges(
 export async function writeFeatureChanges(
   orgId: string,
   changes: FeatureChange[],
-  options: { exactList?: boolean; parents?: EnvironmentParents } = {},
+  options: { exactList?: boolean; parents?: EnvironmentParents; also?: TransactionOp[] } = {},
 ): Promise<Array<StoredFeature | undefined>> {
   const { features: written, ops } = await prepareFeatureChanges(orgId, changes, options);
-  await transact(ops);
+  // `also`: other items that must change in the same transaction (a ramp schedule a publish activates).
+  await transact([...ops, ...(options.also ?? [])]);
   return written;
 }
 

@@ -152,6 +152,20 @@ function prepareSchedulePut(orgId: string, current: Versioned<RampScheduleRecord
   return prepared;
 }
 
+/**
+ * The transaction ops that store a new schedule (in any status, e.g. started by a publish) and take the
+ * locks on the rules it controls, for a caller's own transaction; a held lock fails it with 409 `already_exists`.
+ */
+export function prepareRampScheduleCreate(orgId: string, schedule: RampScheduleRecord | NewRampSchedule): TransactionOp[] {
+  return [prepareSchedulePut(orgId, undefined, schedule), ...lockOps(orgId, schedule.id, undefined, schedule, false)];
+}
+
+/** The id of the unfinished schedule that controls a rule (it holds the rule's lock), or undefined. One GetItem. */
+export async function scheduleControlling(orgId: string, featureId: string, ruleId: string): Promise<string | undefined> {
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ConsistentRead: true });
+  return Item?.scheduleId as string | undefined;
+}
+
 /** Stores a new schedule and takes the locks on the rules it controls; 409 when another unfinished schedule controls one. */
 export async function insertRampSchedule(orgId: string, schedule: NewRampSchedule): Promise<RampScheduleRecord> {
   const created = prepareSchedulePut(orgId, undefined, schedule);

@@ -4,7 +4,10 @@ import type { FeatureRule } from '../contracts/features';
 import { InvalidInputError, NotFoundError, UnresolvedConflictError } from '../errors';
 import { assertCan, type Principal } from '../permissions';
 import { retryOnConflict } from '../db/optimistic';
-import { assertValuesValid, authorOf, coerceValue, featureAtRevision, type StoredFeature } from '../domain/features';
+import { assertValuesValid, authorOf, canonicalJson, coerceValue, featureAtRevision, type StoredFeature } from '../domain/features';
+import { activatePendingRamps } from '../domain/pending-ramps';
+import { rampEnvironments } from '../domain/ramp-schedule';
+import { prepareRampScheduleCreate } from '../store/ramp-schedules';
 import {
   afterEdit,
   assertStatus,
@@ -74,6 +77,8 @@ export async function presentRevisions(orgId: string, live: StoredFeature, revis
         return definition ? [[env, definition]] : [];
       }),
     );
+    const ramps = openStatuses.includes(revision.status) ? (revision.rampActions ?? []) : [];
+    const pendingRule = new Set(ramps.map((ramp) => ramp.ruleId));
     const createdBy = eventUser(revision.createdBy);
     const publishedBy = revision.status === 'published' ? eventUser(revision.publishedBy) : undefined;
     return {
@@ -87,12 +92,13 @@ export async function presentRevisions(orgId: string, live: StoredFeature, revis
       ...(createdBy ? { createdBy } : {}),
       ...(publishedBy ? { publishedBy } : {}),
       defaultValue: f.defaultValue,
-      rules: flatRules(f.rules, environments),
+      rules: flatRules(f.rules, environments).map((rule) => (pendingRule.has(rule.id) ? { ...rule, pendingRamp: 'create' as const } : rule)),
       definitions,
       environmentsEnabled: Object.fromEntries(environments.map((env) => [env, f.environmentsEnabled[env] ?? false])),
       prerequisites: f.prerequisites.map((id) => ({ id })),
       metadata: f.metadata,
       ...(revision.reviews?.length ? { reviews: revision.reviews } : {}),
+      ...(ramps.length ? { rampActions: ramps } : {}),
     };
   });
 }
@@ -199,6 +205,7 @@ export async function assertPublishable(auth: Principal, live: StoredFeature, fi
  * One edit of a draft (`version`, or a new draft for `'new'`): `edit` gives the next fields from the
  * draft's, the values are checked as a publish would check them, and the draft is written conditional
  * on nobody having changed it meanwhile (a lost race edits again). Verdicts go stale. SDKs see nothing.
+ * `revise` changes what the draft holds besides the fields (its pending ramps, comment, title).
  */
 export async function editDraft(
   auth: Principal,
@@ -206,13 +213,16 @@ export async function editDraft(
   version: number | 'new',
   edit: (fields: RevisionFields, live: StoredFeature, environments: string[]) => RevisionFields,
   text: { comment?: string; title?: string } = {},
+  revise?: RevisionEdit,
 ) {
   let number = version;
   if (number === 'new') {
     const [live, environments] = await Promise.all([readFeature(auth.orgId, featureId), environmentIds(auth.orgId)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     // A refused edit leaves no empty draft behind.
-    await assertPublishable(auth, live.entity, edit(fieldsOf(live.entity), live.entity, environments));
+    const fields = edit(fieldsOf(live.entity), live.entity, environments);
+    await assertPublishable(auth, live.entity, fields);
+    await revise?.({ comment: text.comment ?? '', ...(text.title ? { title: text.title } : {}) }, fields, live.entity);
     number = (await newDraft(auth, featureId, fieldsOf, text)).draft.version;
   }
   const draftNumber = number;
@@ -226,17 +236,30 @@ export async function editDraft(
     assertStatus(draft.status, openStatuses, 'edit');
     const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
     await assertPublishable(auth, live.entity, fields);
-    const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity));
+    const revised = revise ? await revise(draft, fields, live.entity) : {};
+    const rampActions = 'rampActions' in revised ? revised.rampActions : draft.rampActions;
+    // Comment and title are not content: changing them leaves verdicts as they are.
+    const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity)) || canonicalJson(rampActions ?? []) !== canonicalJson(draft.rampActions ?? []);
     const next: StoredRevision = {
       ...draft,
       ...fields,
+      ...revised,
+      rampActions,
       ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
       contributors: contributorsAfter(draft, auth),
     };
+    if (!rampActions?.length) delete next.rampActions;
     return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
   });
   return presentOne(auth.orgId, live, written);
 }
+
+/** What a draft edit changes besides the fields: pending ramps, comment, title (from the draft as read; throws to refuse the edit). */
+export type RevisionEdit = (
+  draft: Pick<StoredRevision, 'rampActions' | 'comment' | 'title'>,
+  fields: RevisionFields,
+  live: StoredFeature,
+) => Promise<Partial<Pick<StoredRevision, 'rampActions' | 'comment' | 'title'>>>;
 
 /** The draft's contributors once the caller has edited it (its author is not listed). */
 export function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
@@ -333,16 +356,16 @@ export async function getFeatureRevisionMergeStatusV2({ auth, params }: UseCaseI
   const { liveFields, outcome } = await mergeOf(auth.orgId, live.entity, draft);
   const common = { liveVersion: live.entity.revision.version, draftDateUpdated: draft.dateUpdated ?? draft.date, conflicts: outcome.conflicts };
   if (!outcome.success) return { success: false, ...common, rebaseRequired: true };
-  const { rules, prerequisites, ...changes } = mergeChanges(liveFields, outcome.merged);
+  return { success: true, ...common, result: mergeResultOf(liveFields, outcome.merged, environments), rebaseRequired: false };
+}
+
+/** What a merge changes in the live version, as GrowthBook answers it (merge status and rebase preview `result`). */
+export function mergeResultOf(liveFields: RevisionFields, merged: RevisionFields, environments: string[]) {
+  const { rules, prerequisites, ...changes } = mergeChanges(liveFields, merged);
   return {
-    success: true,
-    ...common,
-    result: {
-      ...changes,
-      ...(rules ? { rules: flatRules(rules, environments.filter((env) => env in rules)) } : {}),
-      ...(prerequisites ? { prerequisites: prerequisites.map((id) => ({ id, condition: JSON.stringify({ value: true }) })) } : {}),
-    },
-    rebaseRequired: false,
+    ...changes,
+    ...(rules ? { rules: flatRules(rules, environments.filter((env) => env in rules)) } : {}),
+    ...(prerequisites ? { prerequisites: prerequisites.map((id) => ({ id, condition: JSON.stringify({ value: true }) })) } : {}),
   };
 }
 
@@ -370,10 +393,17 @@ export async function publishRevision(auth: Principal, featureId: string, versio
       assertStatus(draft.status, openStatuses, 'publish');
       const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
       if (!outcome.success) throw mergeConflictError(outcome.conflicts);
-      if (sameFields(outcome.merged, liveFields)) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
-      const next = withFields(current, outcome.merged);
+      const ramps = draft.rampActions ?? [];
+      if (sameFields(outcome.merged, liveFields) && !ramps.length) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
+      const merged = withFields(current, outcome.merged);
+      await assertValuesValid(merged);
+      const read = await assertReferencesValid(auth.orgId, merged, current);
+      // The draft's ramps go live with it, in the same transaction; those that start now already changed `next`.
+      const { feature: next, schedules } = activatePendingRamps(merged, ramps, new Date(), auth.orgId);
       await assertValuesValid(next);
-      return { next, read: await assertReferencesValid(auth.orgId, next, current), publishes: draft };
+      const ramped = [...new Set(schedules.flatMap((schedule) => rampEnvironments(schedule, next)))];
+      if (ramped.length) assertCan(auth, 'publishFeatures', projectsOf(next), ramped);
+      return { next, read, publishes: draft, also: schedules.flatMap((schedule) => prepareRampScheduleCreate(auth.orgId, schedule)) };
     },
     authorOf(auth, comment ?? ''),
   );
@@ -416,14 +446,8 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
     const [live, draft] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'rebase');
+    assertUnmoved(live.entity, draft, body);
     const liveVersion = live.entity.revision.version;
-    if (body.expectedLiveVersion !== undefined && body.expectedLiveVersion !== liveVersion) {
-      throw new UnresolvedConflictError(`The live version is now ${liveVersion}, not ${body.expectedLiveVersion}; review the merge again`);
-    }
-    const draftDate = draft.dateUpdated ?? draft.date;
-    if (body.expectedDraftDateUpdated !== undefined && body.expectedDraftDateUpdated !== draftDate) {
-      throw new UnresolvedConflictError(`The draft was changed at ${draftDate}, after ${body.expectedDraftDateUpdated}; review the merge again`);
-    }
     const { outcome } = await mergeOf(auth.orgId, live.entity, draft, body.conflictResolutions);
     if (!outcome.success) throw mergeConflictError(outcome.conflicts);
     const changed = !sameFields(outcome.merged, fieldsOfRevision(draft, live.entity));
@@ -437,6 +461,18 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
     return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
   });
   return presentOne(auth.orgId, live, written);
+}
+
+/** 409 when the live version or the draft moved since the caller looked (a rebase's `expectedLiveVersion` / `expectedDraftDateUpdated`). */
+export function assertUnmoved(live: StoredFeature, draft: StoredRevision, expected: { expectedLiveVersion?: number; expectedDraftDateUpdated?: string }): void {
+  const liveVersion = live.revision.version;
+  if (expected.expectedLiveVersion !== undefined && expected.expectedLiveVersion !== liveVersion) {
+    throw new UnresolvedConflictError(`The live version is now ${liveVersion}, not ${expected.expectedLiveVersion}; review the merge again`);
+  }
+  const draftDate = draft.dateUpdated ?? draft.date;
+  if (expected.expectedDraftDateUpdated !== undefined && expected.expectedDraftDateUpdated !== draftDate) {
+    throw new UnresolvedConflictError(`The draft was changed at ${draftDate}, after ${expected.expectedDraftDateUpdated}; review the merge again`);
+  }
 }
 
 /**

@@ -43,6 +43,7 @@ import {
 } from '../store/features';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import type { KnownReferences } from '../payload/types';
+import type { TransactionOp } from '../db/repository';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
 import { readableOr404, visibleTo } from './read-access';
@@ -66,6 +67,8 @@ export interface Decision {
   read?: KnownReferences;
   /** The draft the change publishes (as read): it becomes the live revision. */
   publishes?: StoredRevision;
+  /** Other items written in the same transaction (the ramp schedules a published draft activates). */
+  also?: TransactionOp[];
 }
 
 /**
@@ -87,10 +90,11 @@ export async function changeLiveFeature(
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes } = await decided(() => decide(current.entity, ids));
-    if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
+    const { next, read, publishes, also } = await decided(() => decide(current.entity, ids));
+    // A published draft is recorded even when it leaves the content as it is (its pending ramps still start).
+    if (sameContent(current.entity, next) && !publishes) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all), also });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
