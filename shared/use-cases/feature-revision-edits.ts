@@ -151,7 +151,7 @@ function pendingRampEdit(orgId: string, featureId: string, pending: PendingRamp)
   return async (draft, fields, live) => {
     const controlling = await scheduleControlling(orgId, featureId, pending.ruleId);
     if (controlling) {
-      throw bad('ruleId', `Rule "${pending.ruleId}" already has a live ramp schedule. Update it via PUT /api/v1/ramp-schedules/${controlling}.`);
+      throw new InvalidInputError(`Rule "${pending.ruleId}" already has a live ramp schedule. Update it via PUT /api/v1/ramp-schedules/${controlling}.`);
     }
     scheduleOf(withFields(live, fields), pending, { id: 'pending', targetId: 'pending' });
     return { rampActions: [...(draft.rampActions ?? []).filter((ramp) => ramp.ruleId !== pending.ruleId), pending] };
@@ -379,7 +379,9 @@ export async function deleteFeatureRevisionRuleRampScheduleV2({ auth, params, bo
     if (ramps.some((ramp) => ramp.ruleId === params.ruleId)) return { rampActions: ramps.filter((ramp) => ramp.ruleId !== params.ruleId) };
     const controlling = await scheduleControlling(auth.orgId, params.id, params.ruleId);
     if (controlling) {
-      throw bad('ruleId', `Rule "${params.ruleId}" has no pending ramp in this draft; its live ramp schedule ${controlling} is detached with POST /api/v1/ramp-schedules/${controlling}/actions/eject-target`);
+      throw new InvalidInputError(
+        `Rule "${params.ruleId}" has no pending ramp in this draft; detaching its live ramp schedule ${controlling} from a draft is not supported: use POST /api/v1/ramp-schedules/${controlling}/actions/eject-target`,
+      );
     }
     throw new NotFoundError(`Rule "${params.ruleId}" has no ramp schedule to remove.`);
   });
