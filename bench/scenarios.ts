@@ -1052,6 +1052,48 @@ const updating: Step[] = [
     body: (ids) => ({ ruleIds: JSON.parse(ids.draftRuleOrder!) }),
     minimum: { calls: 6, why: 'as the default value' },
   },
+  // Edits of the draft after the reorder above (which names every rule the draft had).
+  {
+    operationId: 'postFeatureRevisionRuleAddV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rules`,
+    body: () => ({ rule: { type: 'force', value: 'true', condition: '{"plan":"pro"}', environments: ['production'] } }),
+    minimum: { calls: 6, why: 'as the default value' },
+  },
+  {
+    operationId: 'putFeatureRevisionRuleV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rules/${ids.ruleB}`,
+    body: () => ({ rule: { description: 'Edited in a draft' } }),
+    minimum: { calls: 7, why: 'draft read (the rule type) + as the default value' },
+  },
+  {
+    operationId: 'putFeatureRevisionMetadataV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/metadata`,
+    body: () => ({ description: 'Bench draft', tags: ['bench'] }),
+    minimum: { calls: 7, why: 'feature read (project) + as the default value' },
+  },
+  {
+    operationId: 'putFeatureRevisionHoldoutV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/holdout`,
+    body: () => ({ holdout: null }),
+    minimum: { calls: 6, why: 'as the default value (no holdout to look up)' },
+  },
+  {
+    operationId: 'getFeatureRevisionDiffV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/diff`,
+    minimum: { calls: 5, why: 'feature + draft + environments (parallel) + base revision + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionRebasePreviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rebase/preview`,
+    body: () => ({}),
+    minimum: { calls: 3, why: 'feature + draft + environments (parallel); the base is live, so no base revision read' },
+  },
   {
     operationId: 'getFeatureRevisionMergeStatusV2',
     method: 'GET',
@@ -1098,6 +1140,14 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
     body: () => ({}),
     minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+  },
+  // A pending ramp on the reopened revert draft, which is never published; it is removed among the deletes.
+  {
+    operationId: 'putFeatureRevisionRuleRampScheduleV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleB}/ramp-schedule`,
+    body: () => ({ name: 'Bench draft ramp', steps: [{ interval: 3600, actions: [{ patch: { coverage: 0.5 } }] }] }),
+    minimum: { calls: 7, why: "as the default value + the rule's lock (no live schedule may control it)" },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {
@@ -1259,6 +1309,12 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
     minimum: { calls: 2, why: 'read (key) + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'deleteFeatureRevisionRuleRampScheduleV2',
+    method: 'DELETE',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleB}/ramp-schedule`,
+    minimum: { calls: 6, why: 'as the default value' },
   },
   {
     operationId: 'deleteFeatureRevisionRuleV2',
