@@ -129,6 +129,7 @@ const safeRolloutRule = z.strictObject({
   seed: z.optional(z.string().check(z.maxLength(256))),
   safeRolloutFields: z.record(z.string(), z.unknown()),
 });
+/** A rule `POST .../rules` adds, by type (`type` absent: a targeting rule, force or rollout). */
 export const ruleCreateV2 = z.discriminatedUnion('type', [targetingRule, experimentRule, safeRolloutRule]);
 export type RuleCreateV2 = z.infer<typeof ruleCreateV2>;
 

@@ -528,6 +528,23 @@ describe('ramp schedules of draft rules', () => {
     expect(schedule.endActions).toEqual([expect.objectContaining({ patch: expect.objectContaining({ ruleId: added.id, enabled: false }) })]);
   });
 
+  it('refuses the publish with 409, changing nothing, when a live schedule took the rule since the ramp was attached', async () => {
+    const id = await rolloutFeature();
+    const draft = await newDraft(id);
+    await ok(v2('PUT', `/features/${id}/revisions/${draft.version}/default-value`, { defaultValue: 'green' }));
+    await ok(v2('PUT', `/features/${id}/revisions/${draft.version}/rules/fr_roll/ramp-schedule`, ramp));
+    const live = await ok(v1('POST', '/ramp-schedules', { name: 'Taken', featureId: id, ruleId: 'fr_roll' }));
+
+    const refused = await v2('POST', `/features/${id}/revisions/${draft.version}/publish`, {});
+
+    expect(refused.status).toBe(409);
+    expect(refused.body.message).toMatch(/fr_roll .*already controlled/);
+    expect(await liveFeature(id)).toMatchObject({ defaultValue: 'blue', revision: { version: 1 } });
+    expect((await getRevision(id, draft.version)).status).toBe('draft');
+    expect((await schedulesOf(id)).map((schedule: { id: string }) => schedule.id)).toEqual([live.rampSchedule.id]);
+    expect(await sdkValue(id)).toBe('on');
+  });
+
   it('drops a pending ramp with the draft discarded, and removes it with DELETE', async () => {
     const id = await rolloutFeature();
     const draft = await newDraft(id);
