@@ -207,6 +207,11 @@ function patched(rule: FeatureRule, patch: RulePatchV2): Record<string, unknown>
     // A force rule asked to be a rollout (or given a coverage below 1) becomes one, as GrowthBook converts it.
     Object.assign(next, { type: 'rollout', coverage: patch.coverage ?? 1, hashAttribute: patch.hashAttribute ?? 'id' });
   }
+  if (rule.type === 'rollout' && patch.type === 'force') {
+    // A force rule serves everyone: only a rollout already at full coverage can become one without changing who gets the value.
+    if ((patch.coverage ?? rule.coverage) < 1) throw bad('rule.type', `rule ${rule.id} covers less than everyone; a rule with coverage below 1 is a rollout`);
+    next.type = 'force';
+  }
   return next;
 }
 

@@ -215,6 +215,12 @@ describe('patching a rule', () => {
     expect((await liveFeature(id)).environments.production.rules[0]).toMatchObject({ type: 'force', value: 'gold' });
     expect(await sdkValue(id, { id: 'u1', vip: true })).toBe('gold');
 
+    const backToForce = await v2('PUT', at, { rule: { type: 'force' } });
+    expect(backToForce.status).toBe(400);
+    expect(backToForce.body.message).toMatch(/\[rule\.type\] rule fr_vip covers less than everyone/);
+    const forced = await revisionOf(v2('PUT', at, { rule: { type: 'force', coverage: 1 } }));
+    expect(forced.rules[0]).toMatchObject({ type: 'force', value: 'silver' });
+    expect(forced.rules[0].coverage).toBeUndefined();
     const narrowed = await revisionOf(v2('PUT', at, { rule: { environments: ['dev'] } }));
     expect(narrowed.rules).toEqual([expect.objectContaining({ id: 'fr_vip', allEnvironments: false, environments: ['dev'] })]);
     await publish(id, draft.version);
