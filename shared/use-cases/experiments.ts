@@ -20,7 +20,8 @@ import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
-import { allFeatures, environmentIds, features, linkedFeatureCount } from '../store/features';
+import { allFeatures, environmentIds, featureIds, features, linkedFeatureCount } from '../store/features';
+import { assertNotLockedByRamp } from './ramp-lockdown';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
 import { projectOf, readableOr404, visibleTo } from './read-access';
@@ -106,6 +107,12 @@ export async function listExperiments({
   return paginated('experiments', await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
+/** GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it. */
+async function assertLinkedFeaturesUnlocked(auth: Principal, experimentId: string): Promise<void> {
+  const linked = await features.getMany(auth.orgId, await featureIds(auth.orgId, { all: [`experiment:${experimentId}`] }));
+  await Promise.all(linked.map((feature) => assertNotLockedByRamp(auth, feature)));
+}
+
 /** `POST /experiments/{id}/start`: start a draft experiment (or stage its scheduled start). */
 export async function postExperimentStart({
   params,
@@ -135,6 +142,7 @@ export async function postExperimentStart({
         );
       }
     }
+    await assertLinkedFeaturesUnlocked(auth, current.id);
     return startedExperiment(current, now);
   });
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) }, ...(message ? { message } : {}) };

@@ -46,6 +46,7 @@ import type { KnownReferences } from '../payload/types';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
 import { readableOr404, visibleTo } from './read-access';
+import { assertNotLockedByRamp } from './ramp-lockdown';
 
 type Response<Spec extends { response: z.core.$ZodType }> = Promise<z.input<Spec['response']>>;
 
@@ -89,6 +90,7 @@ export async function changeLiveFeature(
     const ids = all.map((environment) => environment.id);
     const { next, read, publishes } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
+    await assertNotLockedByRamp(auth, current.entity);
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
     const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
