@@ -112,6 +112,8 @@ export const listRampScheduleTemplates = defineEndpoint({
   summary: 'List ramp schedule templates, in their display order',
   tag,
   permission: 'read',
+  // No filters: an unknown query parameter is refused like on every list.
+  query: z.object({}),
   response: z.object({ rampScheduleTemplates: z.array(rampScheduleTemplate) }),
 });
 
