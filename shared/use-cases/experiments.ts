@@ -107,10 +107,10 @@ export async function listExperiments({
   return paginated('experiments', await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
-/** GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it. */
+/** GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it; its REST API lets nobody bypass that. */
 async function assertLinkedFeaturesUnlocked(auth: Principal, experimentId: string): Promise<void> {
   const linked = await features.getMany(auth.orgId, await featureIds(auth.orgId, { all: [`experiment:${experimentId}`] }));
-  await Promise.all(linked.map((feature) => assertNotLockedByRamp(auth, feature)));
+  await Promise.all(linked.map((feature) => assertNotLockedByRamp(auth, feature, false)));
 }
 
 /** `POST /experiments/{id}/start`: start a draft experiment (or stage its scheduled start). */

@@ -551,8 +551,8 @@ describe('lockdown while the ramp runs', () => {
     expect((await ok('GET', `/features/${featureId}`)).feature.defaultValue).toBe('false');
   });
 
-  it('refuses to start an experiment a rule of the feature references, which stays a draft', async () => {
-    const { featureId } = await lockedRamp();
+  /** A draft experiment referenced by an experiment-ref rule of the feature (beside the ramped rule). */
+  async function linkedExperiment(featureId: string) {
     const experiment = (
       await ok('POST', '/experiments', {
         trackingKey: `locked-${counter}`,
@@ -564,6 +564,7 @@ describe('lockdown while the ramp runs', () => {
       })
     ).experiment;
     const [v0, v1] = experiment.variations.map((v: { variationId: string }) => v.variationId);
+    // The admin's key may bypass approvals, so the lockdown lets it add the rule.
     await ok('POST', `/features/${featureId}`, {
       environments: {
         production: {
@@ -575,14 +576,33 @@ describe('lockdown while the ramp runs', () => {
         },
       },
     });
+    return experiment;
+  }
 
-    const response = await call('POST', `/experiments/${experiment.id}/start`, { skipChecklist: true }, org.keys.engineer);
+  it('refuses to start an experiment a rule of the feature references, even to a caller who may bypass approvals', async () => {
+    const { featureId } = await lockedRamp();
+    const experiment = await linkedExperiment(featureId);
 
-    refused(response);
+    const byEngineer = await call('POST', `/experiments/${experiment.id}/start`, { skipChecklist: true }, org.keys.engineer);
+    const byAdmin = await call('POST', `/experiments/${experiment.id}/start`, { skipChecklist: true }, org.keys.admin);
+
+    refused(byEngineer);
+    refused(byAdmin);
     expect((await ok('GET', `/experiments/${experiment.id}`)).experiment.status).toBe('draft');
   });
 
-  it('lets a caller who may bypass approvals through, as GrowthBook does', async () => {
+  it('starts the experiment once the ramp is paused', async () => {
+    const { featureId, id } = await lockedRamp();
+    const experiment = await linkedExperiment(featureId);
+    await ok('POST', `/ramp-schedules/${id}/actions/pause`);
+
+    const response = await call('POST', `/experiments/${experiment.id}/start`, { skipChecklist: true }, org.keys.engineer);
+
+    expect(response.status).toBe(200);
+    expect(response.body.experiment.status).toBe('running');
+  });
+
+  it('lets a caller who may bypass approvals change the feature, as GrowthBook does', async () => {
     const { featureId } = await lockedRamp();
 
     const response = await call('POST', `/features/${featureId}`, { description: 'admin change' }, org.keys.admin);
