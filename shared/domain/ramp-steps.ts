@@ -44,10 +44,14 @@ export function replaceStepTimings(schedule: RampScheduleRecord, steps: StepTimi
   return updateDefinition(schedule, { steps: next }, features);
 }
 
-/** A template patch as a ramp action on the schedule's only target (GrowthBook's `remapTemplateActions`). */
-function templateAction(patch: Omit<TemplateStep['actions'][number]['patch'], 'ruleId'> | TemplateEndPatch, path: string): RampActionInput {
-  const { allEnvironments, environments, ...fields } = patch as TemplateEndPatch & { ruleId?: string };
-  delete (fields as { ruleId?: string }).ruleId;
+type TemplatePatch = TemplateStep['actions'][number]['patch'] | TemplateEndPatch;
+
+/**
+ * A template patch as a ramp action on the schedule's only target (GrowthBook's `remapTemplateActions`:
+ * the template's rule id is a placeholder, the target's rule is filled in when the actions are resolved).
+ */
+function templateAction(patch: TemplatePatch, path: string): RampActionInput {
+  const { ruleId: _placeholder, allEnvironments, environments, ...fields } = patch as TemplatePatch & { ruleId?: string };
   if ((allEnvironments ?? null) !== null || (environments ?? null) !== null) {
     throw new InvalidInputError(`${path}] the template patches a rule's environments, which Switchyard's ramp schedules do not change`);
   }

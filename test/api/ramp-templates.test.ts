@@ -243,13 +243,13 @@ describe('a ramp made from a template', () => {
     [
       'a step with both an interval and an approval',
       [{ interval: 60, holdConditions: { requiresApproval: true }, actions: [] }],
-      /\[templateId\] template rst_\w+: \[steps\.0\.holdConditions\.requiresApproval\]/,
+      /\[templateId\] template rst_[\w-]+: \[steps\.0\.holdConditions\.requiresApproval\]/,
     ],
-    ['a monitored step', [{ interval: 60, monitored: true, actions: [] }], /\[templateId\] template rst_\w+: \[steps\.0\.monitored\]/],
+    ['a monitored step', [{ interval: 60, monitored: true, actions: [] }], /\[templateId\] template rst_[\w-]+: \[steps\.0\.monitored\]/],
     [
       'a patch of environments',
       [{ interval: 60, actions: [{ targetType: 'feature-rule', targetId: 't', patch: { ruleId: 'r', environments: ['dev'] } }] }],
-      /\[templateId\] template rst_\w+: \[steps\.0\.actions\.0\.patch\] the template patches a rule's environments/,
+      /\[templateId\] template rst_[\w-]+: \[steps\.0\.actions\.0\.patch\] the template patches a rule's environments/,
     ],
   ])('answers 400 for a template with %s, naming it, and stores nothing', async (_case, templateSteps, message) => {
     const featureId = await feature();
