@@ -210,6 +210,8 @@ export async function updateExperiment({
     if (body.project !== undefined) assertCan(auth, experimentsContract.updateExperiment.permission, body.project ? [body.project] : []);
     const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
     const next = updatedExperiment(current, body, owner, now);
+    // A draft updated to running starts, as GrowthBook's update routes it through its start: the lockdown applies.
+    if (current.status === 'draft' && next.status === 'running') await assertLinkedFeaturesUnlocked(auth, current.id);
     await Promise.all([
       assertExperimentReferences(auth.orgId, body, next.settings),
       assertReferences(auth.orgId, features, phaseReferences(body.phases).features),

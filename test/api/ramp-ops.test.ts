@@ -591,6 +591,16 @@ describe('lockdown while the ramp runs', () => {
     expect((await ok('GET', `/experiments/${experiment.id}`)).experiment.status).toBe('draft');
   });
 
+  it('refuses an update that takes such an experiment from draft to running', async () => {
+    const { featureId } = await lockedRamp();
+    const experiment = await linkedExperiment(featureId);
+
+    const response = await call('POST', `/experiments/${experiment.id}`, { status: 'running' }, org.keys.admin);
+
+    refused(response);
+    expect((await ok('GET', `/experiments/${experiment.id}`)).experiment.status).toBe('draft');
+  });
+
   it('starts the experiment once the ramp is paused', async () => {
     const { featureId, id } = await lockedRamp();
     const experiment = await linkedExperiment(featureId);
