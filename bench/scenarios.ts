@@ -784,6 +784,31 @@ const creating: Step[] = [
     minimum: { calls: 1, why: 'the version Query: the body cached by the request before is proven current' },
   },
   {
+    operationId: 'createRampScheduleTemplate',
+    method: 'POST',
+    path: () => `${v1}/ramp-schedule-templates`,
+    body: () => ({
+      name: 'Bench ramp template',
+      steps: [{ interval: 3600, actions: [{ targetType: 'feature-rule', targetId: 't1', patch: { ruleId: 'r', coverage: 0.5 } }] }],
+      endPatch: { coverage: 1 },
+      lockdownConfig: { mode: 'locked' },
+    }),
+    capture: (body, ids) => (ids.rampTemplateId = body.rampScheduleTemplate.id),
+    minimum: { calls: 2, why: 'the templates (the next order) + conditional put' },
+  },
+  {
+    operationId: 'getRampScheduleTemplate',
+    method: 'GET',
+    path: (ids) => `${v1}/ramp-schedule-templates/${ids.rampTemplateId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listRampScheduleTemplates',
+    method: 'GET',
+    path: () => `${v1}/ramp-schedule-templates`,
+    minimum: { calls: 1, why: "the organization's templates (a handful; no page index)" },
+  },
+  {
     operationId: 'createRampSchedule',
     method: 'POST',
     path: () => `${v1}/ramp-schedules`,
@@ -1158,6 +1183,27 @@ const updating: Step[] = [
     minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
   },
   {
+    operationId: 'updateRampScheduleSteps',
+    method: 'PUT',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/steps`,
+    body: () => ({ steps: [{ interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' }, { interval: 3600 }] }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (schedule, event)' },
+  },
+  {
+    operationId: 'updateRampScheduleLockdown',
+    method: 'PUT',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/lockdown`,
+    body: () => ({ mode: 'locked' }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (schedule, event)' },
+  },
+  {
+    operationId: 'updateRampScheduleTemplate',
+    method: 'PUT',
+    path: (ids) => `${v1}/ramp-schedule-templates/${ids.rampTemplateId}`,
+    body: () => ({ name: 'Bench ramp template, renamed' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
     operationId: 'addTargetRampSchedule',
     method: 'POST',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/add-target`,
@@ -1196,10 +1242,24 @@ const updating: Step[] = [
     minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
   },
   {
+    // Paused at the approval step by the jump: passing it needs `force` (the bench's key may bypass approvals).
+    operationId: 'apiAdvanceRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/advance`,
+    body: () => ({ force: true, reason: 'Bench' }),
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule, events)' },
+  },
+  {
     operationId: 'completeRampSchedule',
     method: 'POST',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/complete`,
     minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'restartRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/restart`,
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule, locks, event)' },
   },
   {
     operationId: 'rollbackRampSchedule',
@@ -1272,6 +1332,12 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/url-redirects/${ids.urlRedirectId}`,
     minimum: { calls: 4, why: "redirect read + its experiment and the organization's redirects (parallel) + one transaction (delete, experiment flag)" },
+  },
+  {
+    operationId: 'deleteRampScheduleTemplate',
+    method: 'DELETE',
+    path: (ids) => `${v1}/ramp-schedule-templates/${ids.rampTemplateId}`,
+    minimum: { calls: 1, why: 'delete conditional on existence' },
   },
   {
     operationId: 'deleteRampSchedule',

@@ -60,6 +60,10 @@ export const rampEndCondition = z.object({
 });
 export type RampEndCondition = z.infer<typeof rampEndCondition>;
 
+/** GrowthBook 5's lockdown: `locked` refuses other writes to the schedule's feature while it runs. */
+export const lockdownConfig = z.strictObject({ mode: z.enum(['none', 'locked']) });
+export type LockdownConfig = z.infer<typeof lockdownConfig>;
+
 export const rampSchedule = z.object({
   id: z.string(),
   /** Named by the spec (section 2.2); the reference document leaves it out. */
@@ -82,6 +86,7 @@ export const rampSchedule = z.object({
   nextStepAt: z.nullable(z.string()),
   nextProcessAt: z.optional(z.nullable(z.string())),
   elapsedMs: z.optional(z.nullable(z.int())),
+  lockdownConfig: z.optional(lockdownConfig),
 });
 export type RampSchedule = z.infer<typeof rampSchedule>;
 
@@ -155,6 +160,7 @@ export const createRampScheduleBody = z.strictObject({
   startDate: z.optional(z.nullable(dateTime)),
   endCondition: z.optional(endConditionInput),
   templateId: z.optional(shortId),
+  lockdownConfig: z.optional(lockdownConfig),
 });
 export type CreateRampScheduleBody = z.infer<typeof createRampScheduleBody>;
 

@@ -22,6 +22,8 @@ import { featureRevisionEditEndpoints } from './feature-revision-edits';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
+import { rampScheduleOpsEndpoints } from './ramp-schedule-ops';
+import { rampScheduleTemplateEndpoints } from './ramp-schedule-templates';
 import { memberEndpoints } from './members';
 import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
@@ -80,6 +82,8 @@ export const routes: Route[] = [
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
+  ...inFolder('ramp-schedules', rampScheduleOpsEndpoints),
+  ...inFolder('ramp-schedule-templates', rampScheduleTemplateEndpoints),
   ...inFolder('code-refs', codeRefEndpoints),
   ...inFolder('namespaces', namespaceEndpoints),
   ...inFolder('dimensions', dimensionEndpoints),

@@ -68,6 +68,7 @@ export const entityTypes = [
   'FEATURE',
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
+  'RAMP_SCHEDULE_TEMPLATE',
   'SCHEDULE_BOUNDARY',
   'SNAPSHOT_WATCH',
   'EVENT',

@@ -151,6 +151,7 @@ export function newRampSchedule(
     failures: 0,
     retryAt: null,
     pauseReason: null,
+    ...(body.lockdownConfig ? { lockdownConfig: body.lockdownConfig } : {}),
   };
   assertFits(schedule, feature ? [feature] : []);
   return schedule;

@@ -10,7 +10,7 @@
  * Rollback goes back to the captured state; jump goes to captured + A(k).
  */
 import { ConflictError, InvalidInputError } from '../errors';
-import type { RampAction, RampEndCondition, RampSchedule, RampStatus, RampStep, RampTarget, RampTrigger } from '../contracts/ramp-schedules';
+import type { LockdownConfig, RampAction, RampEndCondition, RampSchedule, RampStatus, RampStep, RampTarget, RampTrigger } from '../contracts/ramp-schedules';
 import {
   captureRuleState,
   locateRule,
@@ -56,6 +56,8 @@ export interface RampScheduleRecord {
   retryAt: string | null;
   /** Why the advancer paused the schedule, when it did. */
   pauseReason: string | null;
+  /** GrowthBook 5's lockdown: `locked` refuses other writes to the feature while the schedule runs (see `locksFeature`). */
+  lockdownConfig?: LockdownConfig;
 }
 
 /** What an action does: the next schedule, the rule writes to make with it, and a revision comment. */
@@ -74,7 +76,9 @@ export type LifecycleAction =
   | { type: 'jump'; targetStepIndex: number }
   | { type: 'complete' }
   | { type: 'rollback' }
-  | { type: 'approve-step' };
+  | { type: 'approve-step' }
+  | { type: 'advance'; force?: boolean }
+  | { type: 'restart' };
 
 /** The statuses each lifecycle action is allowed from; every other status gives 409 `invalid_status`. */
 export const allowedFrom: Record<LifecycleAction['type'], readonly RampStatus[]> = {
@@ -85,6 +89,9 @@ export const allowedFrom: Record<LifecycleAction['type'], readonly RampStatus[]>
   complete: ['running', 'pending-approval', 'paused'],
   rollback: ['running', 'pending-approval', 'paused', 'completed'],
   'approve-step': ['pending-approval'],
+  // GrowthBook 5: advance from running or paused (waiting for approval is running there); restart from terminal only.
+  advance: ['running', 'pending-approval', 'paused'],
+  restart: ['completed', 'rolled-back'],
 };
 
 /** Statuses in which the definition (PUT) and the targets (add-target) may change. */
@@ -342,7 +349,7 @@ function progressComment(schedule: RampScheduleRecord): string {
  */
 export function act(schedule: RampScheduleRecord, action: LifecycleAction, now: Date, features: RampableFeature[]): Transition {
   assertStatus(schedule, action.type, allowedFrom[action.type]);
-  if (!schedule.startedAt && ['jump', 'complete', 'rollback'].includes(action.type)) {
+  if (!schedule.startedAt && ['jump', 'complete', 'rollback', 'advance'].includes(action.type)) {
     // Paused by the advancer before it ever started: nothing was captured, so nothing to move from.
     throw new ConflictError('invalid_status', `Cannot ${action.type} ramp schedule ${schedule.id}: it never started; resume starts it`);
   }
@@ -379,8 +386,69 @@ export function act(schedule: RampScheduleRecord, action: LifecycleAction, now: 
       enterSteps(work, s.currentStepIndex + 1, work.now);
       checkDeadline(work);
       return finish(work, rules, progressComment(s));
+    case 'advance':
+      return advanceNow(work, rules, action.force ?? false);
+    case 'restart':
+      return restart(work, rules);
   }
 }
+
+/** Whether the schedule waits on an approval (running there, or paused there): advance then needs `force`. */
+export function awaitsApproval(schedule: Pick<RampScheduleRecord, 'status' | 'steps' | 'currentStepIndex'>): boolean {
+  if (schedule.status === 'pending-approval') return true;
+  return schedule.status === 'paused' && schedule.steps[schedule.currentStepIndex]?.trigger.type === 'approval';
+}
+
+/**
+ * GrowthBook 5's manual advance: the next step now, whatever the current step's time; a paused
+ * schedule is resumed by it. A step waiting for approval is passed only with `force` (409 otherwise;
+ * the permission `force` needs is the caller's to check). Overdue steps behind it are folded in, as
+ * the advancer folds them; past the last step the schedule completes.
+ */
+function advanceNow(work: Work, rules: TargetRules, force: boolean): Transition {
+  const s = work.schedule;
+  if (awaitsApproval(s) && !force) {
+    throw new ConflictError(
+      'invalid_status',
+      'This step requires approval before advancing. Call `/actions/approve-step` first, or pass `force: true` to bypass (requires the bypassApprovalChecks permission).',
+    );
+  }
+  endPause(work);
+  s.pauseReason = null;
+  if (s.currentStepIndex < 0) work.actions.push(...enableAll(s));
+  enterSteps(work, s.currentStepIndex + 1, work.now);
+  checkDeadline(work);
+  return finish(work, rules, progressComment(s));
+}
+
+/**
+ * GrowthBook 5's restart of a completed or rolled-back schedule: back to the start and running
+ * again in one transition. A completed schedule's rules are rewound to the state captured at its
+ * first start; a rolled-back schedule's rules are already there (and kept as they are now, edits
+ * since included, which becomes the state a later rollback restores). Then step 0 is entered as
+ * `start` enters it.
+ */
+function restart(work: Work, rules: TargetRules): Transition {
+  const s = work.schedule;
+  if (s.status === 'completed') work.restore = true;
+  else capture(work, rules);
+  s.currentStepIndex = -1;
+  s.startedAt = iso(work.now);
+  s.pausedAt = null;
+  s.pausedMs = 0;
+  s.endedAt = null;
+  s.pauseReason = null;
+  enterFirstStep(work);
+  checkDeadline(work);
+  return finish(work, rules, s.status === 'completed' ? 'Ramp restarted and completed' : `Ramp restarted: ${progressComment(s).toLowerCase()}`);
+}
+
+/** GrowthBook's LOCKDOWN_ACTIVE_STATUSES (`running`, which includes waiting for an approval there). */
+export const lockdownActiveStatuses: readonly RampStatus[] = ['running', 'pending-approval'];
+
+/** Whether the schedule refuses other writes to its feature now: lockdown `locked` while it runs. */
+export const locksFeature = (schedule: Pick<RampScheduleRecord, 'status' | 'lockdownConfig'>) =>
+  schedule.lockdownConfig?.mode === 'locked' && lockdownActiveStatuses.includes(schedule.status);
 
 /** Resume: every pending time moves later by the pause length, then overdue work is done at once. */
 function resume(work: Work, rules: TargetRules): Transition {
@@ -533,5 +601,6 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     nextStepAt: schedule.nextStepAt,
     nextProcessAt: nextDueAt(schedule) ?? null,
     elapsedMs: elapsedMs(schedule, now),
+    ...(schedule.lockdownConfig ? { lockdownConfig: schedule.lockdownConfig } : {}),
   };
 }

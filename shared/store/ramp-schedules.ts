@@ -10,6 +10,7 @@ import { db, tableName } from '../db/client';
 import { features, prepareFeatureChanges, readEnvironmentParents, type FeatureChange } from './features';
 import { keys } from '../db/keys';
 import { getItems, queryAll, repository, toVersioned, transact, type TransactionOp, type Versioned } from '../db/repository';
+import { prepareEvent, type DomainEvent } from './events';
 
 /**
  * Ramp schedules in the single table. Besides the schedule item itself:
@@ -99,7 +100,9 @@ function lockOps(
     });
   }
   if (before && isFinished(before) && after && writesRules) {
-    for (const { featureId, ruleId } of targetedRules(before).values()) {
+    for (const [rule, { featureId, ruleId }] of targetedRules(before)) {
+      // Taken again by this change (restart): the lock's own Put checks it is free or ours.
+      if (wanted.has(rule)) continue;
       ops.push({
         op: { ConditionCheck: { TableName: tableName(), Key: keys.rampRuleLock(orgId, featureId, ruleId), ...lockIsMine(scheduleId) } },
         onConditionFailed: () =>
@@ -231,7 +234,7 @@ async function readWorlds(orgId: string, refs: Array<{ id: string; expectedFeatu
 }
 
 /** What a change does to a schedule: the next schedule with the rule writes to make (a domain `Transition`), or its deletion. */
-export type RampOutcome = { schedule: RampScheduleRecord; writes: RuleWrite[]; comment: string } | { deleted: true };
+export type RampOutcome = { schedule: RampScheduleRecord; writes: RuleWrite[]; comment: string; events?: DomainEvent[] } | { deleted: true };
 
 /**
  * Writes an outcome computed from `world` in one transaction: the feature with the rule writes
@@ -266,7 +269,7 @@ export async function commitRampOutcome(orgId: string, world: RampWorld, outcome
     ops.push(...(await prepareFeatureChanges(orgId, [{ current: world.feature, next, author: { by, comment } }])).ops);
   }
   const put = prepareSchedulePut(orgId, current, outcome.schedule);
-  ops.push(put, ...lockOps(orgId, id, current.entity, outcome.schedule, writes.length > 0));
+  ops.push(put, ...lockOps(orgId, id, current.entity, outcome.schedule, writes.length > 0), ...(outcome.events ?? []).map(prepareEvent));
   await namingLockHolder(orgId, id, current.entity, outcome.schedule, () => transact(ops));
   return put.entity;
 }
@@ -411,4 +414,20 @@ export async function dueRampSchedules(now: Date, limit: number): Promise<DueRef
     limit,
   );
   return items.map((item) => ({ orgId: item.organization, id: item.id, featureId: item.entityId }));
+}
+
+/**
+ * The unfinished schedules holding a rule of `featureId`: one Query of the rule locks (nothing for a
+ * feature no schedule controls), then the schedules the locks name.
+ */
+export async function schedulesControlling(orgId: string, featureId: string): Promise<RampScheduleRecord[]> {
+  const { PK, SK } = keys.rampRuleLock(orgId, featureId, '');
+  const locks = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    ExpressionAttributeValues: { ':pk': PK, ':prefix': SK },
+    ProjectionExpression: 'scheduleId',
+    ConsistentRead: true,
+  });
+  const ids = [...new Set(locks.map((lock) => lock.scheduleId as string))];
+  return ids.length ? rampSchedules.getMany(orgId, ids) : [];
 }

@@ -20,7 +20,8 @@ import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
-import { allFeatures, environmentIds, features, linkedFeatureCount } from '../store/features';
+import { allFeatures, environmentIds, featureIds, features, linkedFeatureCount } from '../store/features';
+import { assertNotLockedByRamp } from './ramp-lockdown';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
 import { projectOf, readableOr404, visibleTo } from './read-access';
@@ -106,6 +107,12 @@ export async function listExperiments({
   return paginated('experiments', await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
 }
 
+/** GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it; its REST API lets nobody bypass that. */
+async function assertLinkedFeaturesUnlocked(auth: Principal, experimentId: string): Promise<void> {
+  const linked = await features.getMany(auth.orgId, await featureIds(auth.orgId, { all: [`experiment:${experimentId}`] }));
+  await Promise.all(linked.map((feature) => assertNotLockedByRamp(auth, feature, false)));
+}
+
 /** `POST /experiments/{id}/start`: start a draft experiment (or stage its scheduled start). */
 export async function postExperimentStart({
   params,
@@ -135,6 +142,7 @@ export async function postExperimentStart({
         );
       }
     }
+    await assertLinkedFeaturesUnlocked(auth, current.id);
     return startedExperiment(current, now);
   });
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) }, ...(message ? { message } : {}) };
@@ -202,6 +210,8 @@ export async function updateExperiment({
     if (body.project !== undefined) assertCan(auth, experimentsContract.updateExperiment.permission, body.project ? [body.project] : []);
     const owner = body.owner !== undefined ? await resolveOwner(auth.orgId, body.owner) : undefined;
     const next = updatedExperiment(current, body, owner, now);
+    // A draft updated to running starts, as GrowthBook's update routes it through its start: the lockdown applies.
+    if (current.status === 'draft' && next.status === 'running') await assertLinkedFeaturesUnlocked(auth, current.id);
     await Promise.all([
       assertExperimentReferences(auth.orgId, body, next.settings),
       assertReferences(auth.orgId, features, phaseReferences(body.phases).features),

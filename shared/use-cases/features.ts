@@ -47,6 +47,7 @@ import type { TransactionOp } from '../db/repository';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
 import { readableOr404, visibleTo } from './read-access';
+import { assertNotLockedByRamp } from './ramp-lockdown';
 
 type Response<Spec extends { response: z.core.$ZodType }> = Promise<z.input<Spec['response']>>;
 
@@ -93,6 +94,7 @@ export async function changeLiveFeature(
     const { next, read, publishes, also } = await decided(() => decide(current.entity, ids));
     // A published draft is recorded even when it leaves the content as it is (its pending ramps still start).
     if (sameContent(current.entity, next) && !publishes) return { changed: current.entity, read, ids };
+    await assertNotLockedByRamp(auth, current.entity);
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
     const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all), also });
     return { changed: changed!, read, ids };

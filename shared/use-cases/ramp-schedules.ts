@@ -3,7 +3,9 @@ import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { paginated } from '../domain/pagination';
 import { addTarget, assertDeletable, assertForcedValuesFit, ejectTarget, newRampSchedule, updateDefinition } from '../domain/ramp-definition';
 import { rampEnvironments, toApiRampSchedule } from '../domain/ramp-schedule';
+import { withTemplate } from '../domain/ramp-steps';
 import { newId } from '../ids';
+import { rampScheduleTemplates } from '../store/ramp-schedule-templates';
 import { featureIds, features } from '../store/features';
 import { actOnRampSchedule, changeRampSchedule, type RampActor, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
 import type { ListVisibility } from '../db/repository';
@@ -76,10 +78,14 @@ export async function createRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.createRampSchedule>): UseCaseOutput<typeof contract.createRampSchedule> {
-  const feature = body.featureId === undefined ? undefined : await features.find(auth.orgId, body.featureId);
+  const [feature, template] = await Promise.all([
+    body.featureId === undefined ? undefined : features.find(auth.orgId, body.featureId),
+    body.templateId === undefined ? undefined : rampScheduleTemplates.find(auth.orgId, body.templateId),
+  ]);
   const actor = rampActor(auth, contract.createRampSchedule.permission, true);
   actor.assertAllowed(feature);
-  const schedule = newRampSchedule(body, { id: newId('rs_'), targetId: newId('rt_'), organization: auth.orgId, feature });
+  // An unknown template stays in the body: newRampSchedule answers 400 naming it.
+  const schedule = newRampSchedule(template ? withTemplate(body, template) : body, { id: newId('rs_'), targetId: newId('rt_'), organization: auth.orgId, feature });
   actor.assertMayPublish(feature, rampEnvironments(schedule, feature));
   if (feature) assertForcedValuesFit(schedule, feature.valueType);
   const created = await insertRampSchedule(auth.orgId, schedule);

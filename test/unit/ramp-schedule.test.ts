@@ -44,6 +44,9 @@ const outcomes: Record<Operation, Partial<Record<RampStatus, RampStatus | 'delet
   complete: { running: 'completed', 'pending-approval': 'completed', paused: 'completed' },
   rollback: { running: 'rolled-back', 'pending-approval': 'rolled-back', paused: 'rolled-back', completed: 'rolled-back' },
   'approve-step': { 'pending-approval': 'running' },
+  // The fixture's step 1 waits for approval: advancing into it waits there; advancing out of it needs `force`.
+  advance: { running: 'pending-approval', paused: 'pending-approval' },
+  restart: { completed: 'running', 'rolled-back': 'running' },
   update: { pending: 'pending', ready: 'ready', paused: 'paused' },
   'add-target': { pending: 'ready', ready: 'ready', paused: 'paused' },
   // A pending schedule has no target to eject; ejecting the only target deletes the schedule.
