@@ -29,6 +29,8 @@ import { experiments } from '../store/experiments';
 import { openStatuses } from '../domain/revisions';
 import { latestRevisions, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
+import { assertLiveChangeAllowed } from './approvals';
+import type { RevisionLogEntry } from '../domain/revision-reviews';
 import {
   allFeatures,
   environmentIds,
@@ -66,6 +68,8 @@ export interface Decision {
   read?: KnownReferences;
   /** The draft the change publishes (as read): it becomes the live revision. */
   publishes?: StoredRevision;
+  /** The log of the new revision when the change publishes no draft (a revert records itself there). */
+  log?: RevisionLogEntry[];
 }
 
 /**
@@ -87,10 +91,11 @@ export async function changeLiveFeature(
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes } = await decided(() => decide(current.entity, ids));
+    const { next, read, publishes, log } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
+    await assertLiveChangeAllowed(auth, current.entity, next, all, publishes);
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes, log }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
