@@ -107,7 +107,9 @@ export const putFeatureRevisionLogCommentV2 = defineEndpoint({
   path: '/features/{id}/revisions/{version}/log/{logId}',
   summary: 'Edit the comment text of an owned log entry',
   tag: 'feature-revisions',
-  permission: 'read',
+  // Only reviewers write comments and verdicts, so only they can own an entry to change.
+  permission: 'reviewFeatures',
+  projectScoped: true,
   params: logParams,
   body: z.strictObject({ comment: z.string().check(z.maxLength(10_000)) }),
   response: z.object({ status: z.literal(200) }),
@@ -120,7 +122,9 @@ export const deleteFeatureRevisionLogEntryV2 = defineEndpoint({
   path: '/features/{id}/revisions/{version}/log/{logId}',
   summary: 'Delete an owned revision Comment entry',
   tag: 'feature-revisions',
-  permission: 'read',
+  // Only reviewers write comments and verdicts, so only they can own an entry to change.
+  permission: 'reviewFeatures',
+  projectScoped: true,
   params: logParams,
   body: noBody,
   response: z.object({ status: z.literal(200) }),

@@ -46,15 +46,13 @@ export const environmentsOfFeature = (feature: Pick<StoredFeature, 'project'>, a
  * - any other write is refused with GrowthBook's 403;
  * unless the caller may bypass approval (see `approvalBypass`).
  */
-export async function assertLiveChangeAllowed(
+export function assertLiveChangeAllowed(
   auth: Principal,
-  current: StoredFeature,
-  next: StoredFeature,
-  environments: Array<Pick<StoredEnvironment, 'id' | 'projects'>>,
-  publishes?: StoredRevision,
-): Promise<void> {
+  settings: ApprovalSettings,
+  change: { current: StoredFeature; next: StoredFeature; environments: Array<Pick<StoredEnvironment, 'id' | 'projects'>>; publishes?: StoredRevision },
+): void {
+  const { current, next, environments, publishes } = change;
   const projects = current.project ? [current.project] : [];
-  const settings = await approvalSettings(auth.orgId);
   const rule = featureReviewRule(settings, projects);
   if (!rule?.required) return;
   const scope = featureChangeScope(fieldsOf(current), fieldsOf(next), environmentsOfFeature(current, environments));

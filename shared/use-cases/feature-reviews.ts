@@ -3,6 +3,7 @@ import type { UseCaseInput, UseCaseOutput } from '../contracts/spec';
 import { ForbiddenError, InvalidInputError } from '../errors';
 import { assertCan, type Permission, type Principal } from '../permissions';
 import { retryOnConflict } from '../db/optimistic';
+import { startEarly } from '../concurrency';
 import type { StoredFeature } from '../domain/features';
 import {
   deleteLogEntry,
@@ -76,11 +77,13 @@ export async function postFeatureRevisionRequestReviewV2({ auth, params, body }:
 export async function postFeatureRevisionSubmitReviewV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionSubmitReviewV2>): UseCaseOutput<typeof contract.postFeatureRevisionSubmitReviewV2> {
   const action = body?.action ?? 'comment';
   const comment = body?.comment;
+  // Whether the rule blocks self-approval: read beside the revision.
+  const settings = action === 'comment' ? undefined : startEarly(approvalSettings(auth.orgId));
   const { live, written } = await actOnRevision(auth, params.id, params.version, 'reviewFeatures', async (revision, feature) => {
     const log = logEntry(auth, reviewLogAction[action], { value: comment ? { comment } : {} });
     if (action === 'comment') return { next: revision, log, touch: false };
     const reviewer = reviewerOf(auth);
-    const rule = featureReviewRule(await approvalSettings(auth.orgId), projectsOf(feature));
+    const rule = featureReviewRule(await (settings ?? approvalSettings(auth.orgId)), projectsOf(feature));
     const state = submitReview(
       { status: revision.status, reviews: revision.reviews ?? [] },
       { createdBy: revision.createdBy, contributors: revision.contributors },
@@ -111,16 +114,16 @@ export async function postFeatureRevisionUndoReviewV2({ auth, params }: UseCaseI
   return presentOne(auth.orgId, live, written);
 }
 
-/** The feature, 404 unless the caller reads its project, and the revision. */
+/** The feature, 404 unless the caller reads its project, and the revision (read together). */
 async function readableRevision(auth: Principal, featureId: string, version: number) {
-  const feature = await readFeature(auth.orgId, featureId);
+  const [feature, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
   readableOr404(auth, feature, projectsOf(feature.entity), 'Feature', featureId);
-  return readRevisionOf(auth.orgId, featureId, version);
+  return { feature: feature.entity, revision };
 }
 
 /** `GET /v2/features/{id}/revisions/{version}/log`: every entry, oldest first. */
 export async function getFeatureRevisionLogV2({ auth, params }: UseCaseInput<typeof contract.getFeatureRevisionLogV2>): UseCaseOutput<typeof contract.getFeatureRevisionLogV2> {
-  const revision = await readableRevision(auth, params.id, params.version);
+  const { revision } = await readableRevision(auth, params.id, params.version);
   return { log: [...(revision.log ?? [])].sort((a, b) => a.timestamp.localeCompare(b.timestamp)) };
 }
 
@@ -130,7 +133,8 @@ export async function getFeatureRevisionLogV2({ auth, params }: UseCaseInput<typ
  */
 async function changeLog(auth: Principal, featureId: string, version: number, change: (log: RevisionLogEntry[]) => RevisionLogEntry[]) {
   await retryOnConflict(async () => {
-    const revision = await readableRevision(auth, featureId, version);
+    const { feature, revision } = await readableRevision(auth, featureId, version);
+    assertCan(auth, 'reviewFeatures', projectsOf(feature));
     const log = revision.log ?? [];
     const next = change(log);
     if (next !== log) await writeDraft(auth.orgId, revision, { ...revision, log: next }, { touch: false });

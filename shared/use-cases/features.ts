@@ -29,7 +29,7 @@ import { experiments } from '../store/experiments';
 import { openStatuses } from '../domain/revisions';
 import { latestRevisions, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
-import { assertLiveChangeAllowed } from './approvals';
+import { approvalSettings, assertLiveChangeAllowed } from './approvals';
 import type { RevisionLogEntry } from '../domain/revision-reviews';
 import {
   allFeatures,
@@ -86,6 +86,8 @@ export async function changeLiveFeature(
   author: ChangeAuthor,
 ) {
   const environments = environmentsFor(auth.orgId);
+  // Read beside the feature, so the approval gate costs no round trip of its own.
+  const approvals = startEarly(approvalSettings(auth.orgId));
   const { changed, read, ids } = await retryOnConflict(async (attempt) => {
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
@@ -94,7 +96,7 @@ export async function changeLiveFeature(
     const { next, read, publishes, log } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    await assertLiveChangeAllowed(auth, current.entity, next, all, publishes);
+    assertLiveChangeAllowed(auth, await approvals, { current: current.entity, next, environments: all, publishes });
     const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes, log }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
   });
