@@ -159,6 +159,8 @@ export interface ApprovalSettings {
   approvalFlows: { savedGroups: SavedGroupApprovalRule[] };
   /** GrowthBook's "REST API always bypasses approval requirements". */
   restApiBypassesReviews?: boolean;
+  /** Reverts need no approval (and publish by default). */
+  revertsBypassApproval?: boolean;
 }
 
 /** The approval rule of any resource, whichever family it belongs to. */

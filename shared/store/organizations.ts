@@ -90,7 +90,6 @@ export async function setSecureAttributeSalt(orgId: string, salt: string): Promi
 export interface OrganizationSettings {
   secureAttributeSalt: string;
   approvals: ApprovalSettings;
-  revertsBypassApproval?: boolean;
 }
 
 /** The organization's settings as stored (approval rules empty until set, as GrowthBook starts). */
@@ -103,8 +102,8 @@ export async function readOrganizationSettings(orgId: string): Promise<Organizat
       requireReviews: (Item.requireReviews as RequireReviewRule[] | undefined) ?? [],
       approvalFlows: (Item.approvalFlows as ApprovalSettings['approvalFlows'] | undefined) ?? { savedGroups: [] },
       ...(typeof Item.restApiBypassesReviews === 'boolean' ? { restApiBypassesReviews: Item.restApiBypassesReviews } : {}),
+      ...(typeof Item.revertsBypassApproval === 'boolean' ? { revertsBypassApproval: Item.revertsBypassApproval } : {}),
     },
-    ...(typeof Item.revertsBypassApproval === 'boolean' ? { revertsBypassApproval: Item.revertsBypassApproval } : {}),
   };
 }
 

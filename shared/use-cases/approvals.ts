@@ -44,17 +44,25 @@ export const environmentsOfFeature = (feature: Pick<StoredFeature, 'project'>, a
  * - publishing a draft (`publishes`) needs the draft approved, else 422 `publish_blocked` with
  *   GrowthBook's `approval-required` gate;
  * - any other write is refused with GrowthBook's 403;
- * unless the caller may bypass approval (see `approvalBypass`).
+ * unless the caller may bypass approval (see `approvalBypass`), or the change is a revert and the
+ * organization lets reverts bypass approval. `settings` is `approvalSettings(orgId)`.
  */
 export function assertLiveChangeAllowed(
   auth: Principal,
   settings: ApprovalSettings,
-  change: { current: StoredFeature; next: StoredFeature; environments: Array<Pick<StoredEnvironment, 'id' | 'projects'>>; publishes?: StoredRevision },
+  change: {
+    current: StoredFeature;
+    next: StoredFeature;
+    environments: Array<Pick<StoredEnvironment, 'id' | 'projects'>>;
+    publishes?: StoredRevision;
+    /** An earlier revision made live again: under `revertsBypassApproval` it needs no review. */
+    revert?: boolean;
+  },
 ): void {
   const { current, next, environments, publishes } = change;
   const projects = current.project ? [current.project] : [];
   const rule = featureReviewRule(settings, projects);
-  if (!rule?.required) return;
+  if (!rule?.required || (change.revert && settings.revertsBypassApproval)) return;
   const scope = featureChangeScope(fieldsOf(current), fieldsOf(next), environmentsOfFeature(current, environments));
   if (!needsReview(rule, scope)) return;
   if (publishes?.status === 'approved' || approvalBypass(auth, settings, projects)) return;

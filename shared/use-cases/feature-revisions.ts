@@ -24,7 +24,7 @@ import { environmentIds, features } from '../store/features';
 import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
-import { reviewStateAfterEdit } from './approvals';
+import { approvalSettings, reviewStateAfterEdit } from './approvals';
 import { editAction, logEntry } from '../domain/revision-reviews';
 
 /** The projects a feature is in, as permission checks take them. */
@@ -461,7 +461,11 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
  * as a new draft (`strategy: "draft"`, the default) or published at once as a new revision.
  */
 export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRevertV2>): UseCaseOutput<typeof contract.postFeatureRevisionRevertV2> {
-  const [live, target] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
+  const [live, target, approvals] = await Promise.all([
+    readFeature(auth.orgId, params.id),
+    readRevisionOf(auth.orgId, params.id, params.version),
+    body.strategy ? undefined : approvalSettings(auth.orgId),
+  ]);
   assertCan(auth, 'manageFeatures', projectsOf(live.entity));
   if (target.status !== 'published') {
     throw new InvalidInputError(`Can only revert to a published revision. Revision #${target.version} has status "${target.status}".`);
@@ -470,7 +474,9 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
     throw new InvalidInputError(`Revision #${target.version} is already the live version — nothing to revert.`);
   }
   const comment = body.comment ?? `Revert to revision #${target.version}`;
-  if ((body.strategy ?? 'draft') === 'draft') {
+  // Where reverts need no approval, a revert publishes unless the caller asks for a draft (GrowthBook).
+  const strategy = body.strategy ?? (approvals?.revertsBypassApproval ? 'publish' : 'draft');
+  if (strategy === 'draft') {
     const { live: current, draft } = await newDraft(auth, params.id, (current) => fieldsOfRevision(target, current), {
       comment,
       title: body.title ?? `Revert to v${target.version}`,
@@ -485,7 +491,7 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
       await assertValuesValid(next);
       const log = [logEntry(auth, 'revert', { subject: `to revision #${target.version}`, value: { comment } }), logEntry(auth, 'publish')];
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current), log };
+      return { next, read: await assertReferencesValid(auth.orgId, next, current), log, revert: true };
     },
     authorOf(auth, comment),
   );

@@ -70,6 +70,8 @@ export interface Decision {
   publishes?: StoredRevision;
   /** The log of the new revision when the change publishes no draft (a revert records itself there). */
   log?: RevisionLogEntry[];
+  /** The change makes an earlier revision live again: the organization may let reverts skip approval. */
+  revert?: boolean;
 }
 
 /**
@@ -93,10 +95,10 @@ export async function changeLiveFeature(
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes, log } = await decided(() => decide(current.entity, ids));
+    const { next, read, publishes, log, revert } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    assertLiveChangeAllowed(auth, await approvals, { current: current.entity, next, environments: all, publishes });
+    assertLiveChangeAllowed(auth, await approvals, { current: current.entity, next, environments: all, publishes, revert });
     const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes, log }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
   });
@@ -180,7 +182,7 @@ export async function revertFeature({ auth, params, body }: UseCaseInput<typeof 
       }
       const next = revertedFeature(current, revision);
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+      return { next, read: await assertReferencesValid(auth.orgId, next, current), revert: true };
     },
     authorOf(auth, body.comment || `Reverted to revision ${body.revision}`),
   );

@@ -59,7 +59,7 @@ function presentSettings(stored: OrganizationSettings) {
       secureAttributeSalt: stored.secureAttributeSalt,
       requireReviews: stored.approvals.requireReviews.map((rule) => pick(rule, settingsRuleFields)),
       ...(stored.approvals.restApiBypassesReviews !== undefined ? { restApiBypassesReviews: stored.approvals.restApiBypassesReviews } : {}),
-      ...(stored.revertsBypassApproval !== undefined ? { revertsBypassApproval: stored.revertsBypassApproval } : {}),
+      ...(stored.approvals.revertsBypassApproval !== undefined ? { revertsBypassApproval: stored.approvals.revertsBypassApproval } : {}),
     },
   };
 }

@@ -395,6 +395,26 @@ describe('direct writes to a flag that needs review', () => {
     expect(revert.status).toBe(403);
     expect((await ok(org.keys.admin, 'GET', `/api/v1/features/${id}`)).feature.defaultValue).toBe('green');
   });
+
+  it('lets reverts through, published by default, where the organization lets reverts bypass approval', async () => {
+    const { org, ok, feature, draft, revisionPath, setApprovals } = await organization();
+    const id = await feature();
+    for (const value of ['green', 'red']) {
+      const version = await draft(org.keys.admin, id);
+      await ok(org.keys.admin, 'PUT', `${revisionPath(id, version)}/default-value`, { defaultValue: value });
+      await ok(org.keys.admin, 'POST', `${revisionPath(id, version)}/publish`, {});
+    }
+    await setApprovals({ requireReviews: [{ requireReviewOn: true }] });
+    await ok(org.keys.admin, 'PUT', '/api/v1/settings', { revertsBypassApproval: true });
+
+    const v2 = await ok(org.keys.engineer, 'POST', `${revisionPath(id, 1)}/revert`, {});
+    const afterV2 = (await ok(org.keys.admin, 'GET', `/api/v1/features/${id}`)).feature.defaultValue;
+    const v1 = await ok(org.keys.engineer, 'POST', `/api/v1/features/${id}/revert`, { revision: 3 });
+
+    expect(v2.revision.status).toBe('published');
+    expect(afterV2).toBe('blue');
+    expect(v1.feature.defaultValue).toBe('red');
+  });
 });
 
 describe('the revision log', () => {
