@@ -134,7 +134,7 @@ const creating: Step[] = [
     operationId: 'putSettings',
     method: 'PUT',
     path: () => `${v1}/settings`,
-    body: () => ({ revertsBypassApproval: true }),
+    body: () => ({ revertsBypassApproval: false }),
     minimum: { calls: 2, why: 'one update + the stored settings read back' },
   },
   {
