@@ -988,8 +988,8 @@ const updating: Step[] = [
     path: (ids) => `${v1}/features/${ids.featureId}`,
     body: () => ({ description: 'Updated by the bench' }),
     minimum: {
-      calls: 4,
-      why: 'environments + read + one transaction (feature, revision) + saved groups named (definitions)',
+      calls: 5,
+      why: 'environments + read + approval settings (beside the read: the approval gate) + one transaction (feature, revision) + saved groups named (definitions)',
     },
   },
   {
@@ -997,7 +997,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/features/${ids.featureId}/revert`,
     body: () => ({ revision: 1, comment: 'Bench revert' }),
-    minimum: { calls: 4, why: 'environments + read + revision read + (no content change: nothing written) + saved groups named' },
+    minimum: { calls: 5, why: 'environments + read + approval settings (beside the read) + revision read + (no content change: nothing written) + saved groups named' },
   },
   {
     operationId: 'putSdkConnection',
@@ -1105,7 +1105,7 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/submit-review`,
     key: (ids) => ids.memberToken,
     body: () => ({ action: 'approve', comment: 'Looks good' }),
-    minimum: { calls: 5, why: 'feature + draft + approval settings (parallel) + draft write with its log entry + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + approval settings (parallel) + draft write with its log entry + environments + saved groups named' },
   },
   {
     operationId: 'getFeatureRevisionLogV2',
@@ -1114,7 +1114,7 @@ const updating: Step[] = [
     capture: (body, ids) => {
       ids.reviewLogId = body.log.find((entry: { action: string }) => entry.action === 'Approved').id;
     },
-    minimum: { calls: 1, why: 'feature + revision (parallel): the log is kept on the revision' },
+    minimum: { calls: 2, why: 'feature + revision (parallel): the log is kept on the revision' },
   },
   {
     operationId: 'putFeatureRevisionLogCommentV2',
@@ -1122,7 +1122,7 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log/${ids.reviewLogId}`,
     key: (ids) => ids.memberToken,
     body: () => ({ comment: 'Looks good to me' }),
-    minimum: { calls: 2, why: 'feature + revision (parallel) + revision write' },
+    minimum: { calls: 3, why: 'feature + revision (parallel) + revision write' },
   },
   {
     operationId: 'postFeatureRevisionUndoReviewV2',
@@ -1143,8 +1143,8 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/publish`,
     body: () => ({ comment: 'Bench publish' }),
     minimum: {
-      calls: 8,
-      why: 'environments + feature + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
+      calls: 9,
+      why: 'environments + feature + approval settings (beside the feature: the approval gate) + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
     },
   },
   {
@@ -1155,7 +1155,7 @@ const updating: Step[] = [
     capture: (body, ids) => {
       ids.revertDraftId = body.revision.id;
     },
-    minimum: { calls: 6, why: 'feature + revision 1 (parallel) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
+    minimum: { calls: 7, why: 'feature + revision 1 + approval settings (parallel: whether reverts bypass approval) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionDiscardV2',
@@ -1241,7 +1241,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/features/${ids.featureId}/toggle`,
     body: () => ({ environments: { production: false }, reason: 'Bench' }),
-    minimum: { calls: 3, why: 'environments and the feature (parallel) + one transaction (feature, revision, payload entries)' },
+    minimum: { calls: 4, why: 'environments, the feature and the approval settings (parallel) + one transaction (feature, revision, payload entries)' },
   },
   {
     operationId: 'updateDimension',
@@ -1338,7 +1338,7 @@ const deleting: Step[] = [
     // The scenario's only comment entry is a verdict, which cannot be deleted: this entry is already gone.
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log/frl_gone`,
     key: (ids) => ids.memberToken,
-    minimum: { calls: 1, why: 'feature + revision (parallel); a missing entry is already deleted (as GrowthBook answers it), so nothing is written' },
+    minimum: { calls: 2, why: 'feature + revision (parallel); a missing entry is already deleted (as GrowthBook answers it), so nothing is written' },
   },
   {
     operationId: 'deleteFeatureRevisionRuleV2',

@@ -271,13 +271,21 @@ export interface RevisionLogEntry {
 export const logUserOf = (caller: { memberId?: string; keyId: string }): LogUser =>
   caller.memberId ? { type: 'dashboard', id: caller.memberId } : { type: 'api_key', id: caller.keyId };
 
-/** A new log entry by `caller`, now; `value` is JSON-encoded (GrowthBook logs `{}` when there is nothing to say). */
+/** The longest value an entry keeps whole (characters of JSON). */
+export const LOG_VALUE_LIMIT = 2_000;
+
+/**
+ * A new log entry by `caller`, now; `value` is JSON-encoded (GrowthBook logs `{}` when there is nothing to
+ * say). The log lives on the revision item, which DynamoDB caps at 400 KB, so a value longer than
+ * `LOG_VALUE_LIMIT` is recorded by the names of its fields only (`{"fields":[...]}`).
+ */
 export function logEntry(caller: { memberId?: string; keyId: string }, action: string, details: { subject?: string; value?: object } = {}): RevisionLogEntry {
+  const value = JSON.stringify(details.value ?? {});
   return {
     id: newId('frl_'),
     action,
     subject: details.subject ?? '',
-    value: JSON.stringify(details.value ?? {}),
+    value: value.length > LOG_VALUE_LIMIT ? JSON.stringify({ fields: Object.keys(details.value ?? {}) }) : value,
     timestamp: new Date().toISOString(),
     user: logUserOf(caller),
   };

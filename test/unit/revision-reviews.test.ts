@@ -3,7 +3,10 @@ import {
   afterEdit,
   deleteLogEntry,
   editLogComment,
+  editAction,
   fromRequireReview,
+  LOG_VALUE_LIMIT,
+  logEntry,
   fromSavedGroupRule,
   needsReview,
   recallReview,
@@ -218,6 +221,21 @@ describe('the revision log', () => {
     expect(() => editLogComment(log, 'l4', 'key_1', 'x')).toThrow('You do not have access to update this resource');
     expect(() => editLogComment(log, 'l4', undefined, 'x')).toThrow('You do not have access to update this resource');
     expect(() => editLogComment(log, 'nope', 'u_1', 'x')).toThrow('Could not find revision log entry');
+  });
+
+  it("records who acted: a member behind a personal access token, or the API key", () => {
+    expect(logEntry({ memberId: 'u_1', keyId: 'key_1' }, 'Comment').user).toEqual({ type: 'dashboard', id: 'u_1' });
+    expect(logEntry({ keyId: 'key_1' }, 'Comment').user).toEqual({ type: 'api_key', id: 'key_1' });
+  });
+
+  it('keeps a value whole up to the limit, and only its field names beyond it (the log lives on the revision item)', () => {
+    const small = { defaultValue: 'green' };
+    const large = { rules: { production: 'x'.repeat(LOG_VALUE_LIMIT) }, defaultValue: 'green' };
+
+    expect(JSON.parse(logEntry({ keyId: 'key_1' }, 'edit', { value: small }).value)).toEqual(small);
+    expect(JSON.parse(logEntry({ keyId: 'key_1' }, 'edit', { value: large }).value)).toEqual({ fields: ['rules', 'defaultValue'] });
+    expect(editAction(small)).toBe('edit defaultValue');
+    expect(editAction(large)).toBe('edit');
   });
 
   it('lets the author delete a plain comment only; a missing entry is already gone', () => {
