@@ -14,6 +14,11 @@ export interface Step {
   body?: (ids: Ids) => unknown;
   /** Remembers ids from the response for later steps. */
   capture?: (body: any, ids: Ids) => void;
+  /**
+   * The key to send instead of the runner's organization key: reviews come from people, so a review
+   * step sends the admin member's personal access token (`ids.memberToken`, which every runner sets).
+   */
+  key?: (ids: Ids) => string | undefined;
   minimum: { calls: number; why: string };
   /**
    * Work this step must wait for (a snapshot run in the background): the runner polls `path` with
@@ -110,6 +115,27 @@ const creating: Step[] = [
     method: 'GET',
     path: () => `${v1}/members`,
     minimum: { calls: 3, why: 'index keys + page items + teams (for membership)' },
+  },
+  {
+    operationId: 'getSettings',
+    method: 'GET',
+    path: () => `${v1}/settings`,
+    minimum: { calls: 1, why: 'the organization item (salt, approval settings)' },
+  },
+  {
+    operationId: 'putApprovalSettings',
+    method: 'PUT',
+    path: () => `${v1}/settings/approvals`,
+    // A rule that requires nothing: the steps after it write flags without reviews.
+    body: () => ({ requireReviews: [{ requireReviewOn: false, environments: ['production'] }], approvalFlows: { savedGroups: [] } }),
+    minimum: { calls: 3, why: 'environments named (projects and teams only when named) + one update + the stored settings read back' },
+  },
+  {
+    operationId: 'putSettings',
+    method: 'PUT',
+    path: () => `${v1}/settings`,
+    body: () => ({ revertsBypassApproval: false }),
+    minimum: { calls: 2, why: 'one update + the stored settings read back' },
   },
   {
     operationId: 'postProject',
@@ -987,8 +1013,8 @@ const updating: Step[] = [
     path: (ids) => `${v1}/features/${ids.featureId}`,
     body: () => ({ description: 'Updated by the bench' }),
     minimum: {
-      calls: 4,
-      why: 'environments + read + one transaction (feature, revision) + saved groups named (definitions)',
+      calls: 5,
+      why: 'environments + read + approval settings (beside the read: the approval gate) + one transaction (feature, revision) + saved groups named (definitions)',
     },
   },
   {
@@ -996,7 +1022,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/features/${ids.featureId}/revert`,
     body: () => ({ revision: 1, comment: 'Bench revert' }),
-    minimum: { calls: 4, why: 'environments + read + revision read + (no content change: nothing written) + saved groups named' },
+    minimum: { calls: 5, why: 'environments + read + approval settings (beside the read) + revision read + (no content change: nothing written) + saved groups named' },
   },
   {
     operationId: 'putSdkConnection',
@@ -1132,14 +1158,60 @@ const updating: Step[] = [
     body: () => ({}),
     minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
   },
+  // The draft's review: requested with the organization key, reviewed by the admin member (a person).
+  {
+    operationId: 'postFeatureRevisionRequestReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/request-review`,
+    body: () => ({ comment: 'Bench review' }),
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionSubmitReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/submit-review`,
+    key: (ids) => ids.memberToken,
+    body: () => ({ action: 'approve', comment: 'Looks good' }),
+    minimum: { calls: 6, why: 'feature + draft + approval settings (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
+  {
+    operationId: 'getFeatureRevisionLogV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log`,
+    capture: (body, ids) => {
+      ids.reviewLogId = body.log.find((entry: { action: string }) => entry.action === 'Approved').id;
+    },
+    minimum: { calls: 2, why: 'feature + revision (parallel): the log is kept on the revision' },
+  },
+  {
+    operationId: 'putFeatureRevisionLogCommentV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log/${ids.reviewLogId}`,
+    key: (ids) => ids.memberToken,
+    body: () => ({ comment: 'Looks good to me' }),
+    minimum: { calls: 3, why: 'feature + revision (parallel) + revision write' },
+  },
+  {
+    operationId: 'postFeatureRevisionUndoReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/undo-review`,
+    key: (ids) => ids.memberToken,
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionRecallReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/recall-review`,
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
   {
     operationId: 'postFeatureRevisionPublishV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/publish`,
     body: () => ({ comment: 'Bench publish' }),
     minimum: {
-      calls: 8,
-      why: 'environments + feature + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
+      calls: 9,
+      why: 'environments + feature + approval settings (beside the feature: the approval gate) + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
     },
   },
   {
@@ -1150,7 +1222,7 @@ const updating: Step[] = [
     capture: (body, ids) => {
       ids.revertDraftId = body.revision.id;
     },
-    minimum: { calls: 6, why: 'feature + revision 1 (parallel) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
+    minimum: { calls: 7, why: 'feature + revision 1 + approval settings (parallel: whether reverts bypass approval) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionDiscardV2',
@@ -1279,7 +1351,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/features/${ids.featureId}/toggle`,
     body: () => ({ environments: { production: false }, reason: 'Bench' }),
-    minimum: { calls: 3, why: 'environments and the feature (parallel) + one transaction (feature, revision, payload entries)' },
+    minimum: { calls: 4, why: 'environments, the feature and the approval settings (parallel) + one transaction (feature, revision, payload entries)' },
   },
   {
     operationId: 'updateDimension',
@@ -1381,6 +1453,14 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleB}/ramp-schedule`,
     minimum: { calls: 6, why: 'as the default value' },
+  },
+  {
+    operationId: 'deleteFeatureRevisionLogEntryV2',
+    method: 'DELETE',
+    // The scenario's only comment entry is a verdict, which cannot be deleted: this entry is already gone.
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log/frl_gone`,
+    key: (ids) => ids.memberToken,
+    minimum: { calls: 2, why: 'feature + revision (parallel); a missing entry is already deleted (as GrowthBook answers it), so nothing is written' },
   },
   {
     operationId: 'deleteFeatureRevisionRuleV2',

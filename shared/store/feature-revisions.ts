@@ -2,6 +2,7 @@ import { ConflictError } from '../errors';
 import type { FeatureRevisionRecord } from '../contracts/features';
 import type { PendingRamp } from '../contracts/feature-revision-edits';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
+import type { RevisionLogEntry } from '../domain/revision-reviews';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { getItems, queryAll, transact, type Versioned } from '../db/repository';
@@ -26,6 +27,8 @@ export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
     changeCount?: number;
     /** Ramp schedules the draft creates for its rules when published (GrowthBook's `rampActions`). */
     rampActions?: PendingRamp[];
+    /** What was done to the revision, oldest first; each entry is written with the action it records. */
+    log?: RevisionLogEntry[];
   };
 
 /** A draft's record with all its fields (drafts always hold every field). */
@@ -89,20 +92,34 @@ export async function createDraft(orgId: string, current: Versioned<StoredFeatur
 }
 
 /**
- * Replaces a draft as read with its next state (edited, rebased, discarded, reopened), conditional on
- * nobody having changed it since: `changeCount` and `status` as read. Answers the draft as written.
+ * Replaces a draft as read with its next state (edited, rebased, discarded, reopened, reviewed),
+ * conditional on nobody having changed it since: `changeCount` and `status` as read. `log` is appended to
+ * the revision's log in the same write. `touch: false` keeps `dateUpdated` (a comment is no change of
+ * the draft). Answers the draft as written.
  */
-export async function writeDraft(orgId: string, read: StoredRevision, next: StoredRevision): Promise<StoredRevision> {
-  const written = { ...next, changeCount: (read.changeCount ?? 0) + 1, dateUpdated: new Date().toISOString() };
+export async function writeDraft(
+  orgId: string,
+  read: StoredRevision,
+  next: StoredRevision,
+  options: { log?: RevisionLogEntry; touch?: boolean } = {},
+): Promise<StoredRevision> {
+  const written = {
+    ...next,
+    changeCount: (read.changeCount ?? 0) + 1,
+    dateUpdated: options.touch === false ? next.dateUpdated : new Date().toISOString(),
+    ...(options.log ? { log: [...(next.log ?? []), options.log] } : {}),
+  };
   await transact([
     {
       op: {
         Put: {
           TableName: tableName(),
           Item: { ...keys.featureRevision(orgId, read.featureId, read.version), entityType: 'FEATURE_REVISION', ...written },
-          ConditionExpression: 'changeCount = :changeCount AND #status = :status',
+          // A revision published without ever being a draft has no count yet.
+          ...(read.changeCount === undefined
+            ? { ConditionExpression: 'attribute_not_exists(changeCount) AND #status = :status', ExpressionAttributeValues: { ':status': read.status } }
+            : { ConditionExpression: 'changeCount = :changeCount AND #status = :status', ExpressionAttributeValues: { ':changeCount': read.changeCount, ':status': read.status } }),
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':changeCount': read.changeCount ?? 0, ':status': read.status },
         },
       },
       onConditionFailed: () => new ConflictError('conflict', `Revision ${read.version} of feature ${read.featureId} was changed by another request; retry`),

@@ -9,7 +9,6 @@ import { activatePendingRamps } from '../domain/pending-ramps';
 import { rampEnvironments } from '../domain/ramp-schedule';
 import { prepareRampScheduleCreate } from '../store/ramp-schedules';
 import {
-  afterEdit,
   assertStatus,
   completeFields,
   fieldsOf,
@@ -28,6 +27,8 @@ import { environmentIds, features } from '../store/features';
 import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
+import { approvalSettings, reviewStateAfterEdit } from './approvals';
+import { editAction, logEntry } from '../domain/revision-reviews';
 
 /** The projects a feature is in, as permission checks take them. */
 export const projectsOf = (feature: Pick<StoredFeature, 'project'>) => (feature.project ? [feature.project] : []);
@@ -148,6 +149,12 @@ export function newDraft(
       ...fieldsFrom(current.entity),
       changeCount: 0,
       reviews: [],
+      log: [
+        logEntry(auth, 'new revision', {
+          subject: `based on revision #${current.entity.revision.version}`,
+          value: { status: 'draft', comment: text.comment ?? '' },
+        }),
+      ],
     });
     return { live: current.entity, draft };
   });
@@ -234,22 +241,26 @@ export async function editDraft(
     ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'edit');
-    const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
+    const before = fieldsOfRevision(draft, live.entity);
+    const fields = edit(before, live.entity, environments);
     await assertPublishable(auth, live.entity, fields);
     const revised = revise ? await revise(draft, fields, live.entity) : {};
     const rampActions = 'rampActions' in revised ? revised.rampActions : draft.rampActions;
     // Comment and title are not content: changing them leaves verdicts as they are.
-    const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity)) || canonicalJson(rampActions ?? []) !== canonicalJson(draft.rampActions ?? []);
+    const changed = !sameFields(fields, before) || canonicalJson(rampActions ?? []) !== canonicalJson(draft.rampActions ?? []);
+    const state = { status: draft.status, reviews: draft.reviews ?? [] };
     const next: StoredRevision = {
       ...draft,
       ...fields,
       ...revised,
       rampActions,
-      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? await reviewStateAfterEdit(auth.orgId, live.entity, { before, after: fields, environments }, state) : {}),
       contributors: contributorsAfter(draft, auth),
     };
     if (!rampActions?.length) delete next.rampActions;
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
+    const changes = mergeChanges(before, fields);
+    const log = logEntry(auth, editAction(changes), { value: changes });
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log }) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -403,19 +414,21 @@ export async function publishRevision(auth: Principal, featureId: string, versio
       await assertValuesValid(next);
       const ramped = [...new Set(schedules.flatMap((schedule) => rampEnvironments(schedule, next)))];
       if (ramped.length) assertCan(auth, 'publishFeatures', projectsOf(next), ramped);
-      return { next, read, publishes: draft, also: schedules.flatMap((schedule) => prepareRampScheduleCreate(auth.orgId, schedule)) };
+      // The publish is recorded in the revision's log by the write that publishes it.
+      const publishes = { ...draft, log: [...(draft.log ?? []), logEntry(auth, 'publish', { value: comment ? { comment } : {} })] };
+      return { next, read, publishes, also: schedules.flatMap((schedule) => prepareRampScheduleCreate(auth.orgId, schedule)) };
     },
     authorOf(auth, comment ?? ''),
   );
   return changed;
 }
 
-/** A status change of a revision, conditional on it being unchanged since read. */
-export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision) {
+/** A status change of a revision, conditional on it being unchanged since read, logged as `action`. */
+export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision, action = 'status change') {
   const { live, written } = await retryOnConflict(async () => {
     const [live, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision)) };
+    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision), { log: logEntry(auth, action) }) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -425,7 +438,7 @@ export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInpu
   return moveRevision(auth, params.id, params.version, (revision) => {
     assertStatus(revision.status, openStatuses, 'discard');
     return { ...revision, status: 'discarded' };
-  });
+  }, 'discard');
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
@@ -433,7 +446,7 @@ export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput
   return moveRevision(auth, params.id, params.version, (revision) => {
     assertStatus(revision.status, ['discarded'], 'reopen');
     return { ...revision, status: 'draft', reviews: [] };
-  });
+  }, 'reopen');
 }
 
 /**
@@ -450,15 +463,19 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
     const liveVersion = live.entity.revision.version;
     const { outcome } = await mergeOf(auth.orgId, live.entity, draft, body.conflictResolutions);
     if (!outcome.success) throw mergeConflictError(outcome.conflicts);
-    const changed = !sameFields(outcome.merged, fieldsOfRevision(draft, live.entity));
+    const before = fieldsOfRevision(draft, live.entity);
+    const changed = !sameFields(outcome.merged, before);
+    const state = { status: draft.status, reviews: draft.reviews ?? [] };
+    const environments = Object.keys(outcome.merged.environmentsEnabled);
     const next: StoredRevision = {
       ...draft,
       ...outcome.merged,
       baseVersion: liveVersion,
-      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? await reviewStateAfterEdit(auth.orgId, live.entity, { before, after: outcome.merged, environments }, state) : {}),
       contributors: contributorsAfter(draft, auth),
     };
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
+    const log = logEntry(auth, 'rebase', { subject: `onto revision #${liveVersion}`, value: { baseVersion: liveVersion } });
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log }) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -480,7 +497,11 @@ export function assertUnmoved(live: StoredFeature, draft: StoredRevision, expect
  * as a new draft (`strategy: "draft"`, the default) or published at once as a new revision.
  */
 export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRevertV2>): UseCaseOutput<typeof contract.postFeatureRevisionRevertV2> {
-  const [live, target] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
+  const [live, target, approvals] = await Promise.all([
+    readFeature(auth.orgId, params.id),
+    readRevisionOf(auth.orgId, params.id, params.version),
+    body.strategy ? undefined : approvalSettings(auth.orgId),
+  ]);
   assertCan(auth, 'manageFeatures', projectsOf(live.entity));
   if (target.status !== 'published') {
     throw new InvalidInputError(`Can only revert to a published revision. Revision #${target.version} has status "${target.status}".`);
@@ -489,7 +510,9 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
     throw new InvalidInputError(`Revision #${target.version} is already the live version — nothing to revert.`);
   }
   const comment = body.comment ?? `Revert to revision #${target.version}`;
-  if ((body.strategy ?? 'draft') === 'draft') {
+  // Where reverts need no approval, a revert publishes unless the caller asks for a draft (GrowthBook).
+  const strategy = body.strategy ?? (approvals?.revertsBypassApproval ? 'publish' : 'draft');
+  if (strategy === 'draft') {
     const { live: current, draft } = await newDraft(auth, params.id, (current) => fieldsOfRevision(target, current), {
       comment,
       title: body.title ?? `Revert to v${target.version}`,
@@ -502,8 +525,9 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
     async (current) => {
       const next = withFields(current, fieldsOfRevision(target, current));
       await assertValuesValid(next);
+      const log = [logEntry(auth, 'revert', { subject: `to revision #${target.version}`, value: { comment } }), logEntry(auth, 'publish')];
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+      return { next, read: await assertReferencesValid(auth.orgId, next, current), log, revert: true };
     },
     authorOf(auth, comment),
   );

@@ -29,6 +29,8 @@ import { experiments } from '../store/experiments';
 import { openStatuses } from '../domain/revisions';
 import { latestRevisions, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
+import { approvalSettings, assertLiveChangeAllowed } from './approvals';
+import type { RevisionLogEntry } from '../domain/revision-reviews';
 import {
   allFeatures,
   environmentIds,
@@ -70,6 +72,10 @@ export interface Decision {
   publishes?: StoredRevision;
   /** Other items written in the same transaction (the ramp schedules a published draft activates). */
   also?: TransactionOp[];
+  /** The log of the new revision when the change publishes no draft (a revert records itself there). */
+  log?: RevisionLogEntry[];
+  /** The change makes an earlier revision live again: the organization may let reverts skip approval. */
+  revert?: boolean;
 }
 
 /**
@@ -86,17 +92,20 @@ export async function changeLiveFeature(
   author: ChangeAuthor,
 ) {
   const environments = environmentsFor(auth.orgId);
+  // Read beside the feature, so the approval gate costs no round trip of its own.
+  const approvals = startEarly(approvalSettings(auth.orgId));
   const { changed, read, ids } = await retryOnConflict(async (attempt) => {
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes, also } = await decided(() => decide(current.entity, ids));
+    const { next, read, publishes, also, log, revert } = await decided(() => decide(current.entity, ids));
     // A published draft is recorded even when it leaves the content as it is (its pending ramps still start).
     if (sameContent(current.entity, next) && !publishes) return { changed: current.entity, read, ids };
     await assertNotLockedByRamp(auth, current.entity);
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all), also });
+    assertLiveChangeAllowed(auth, await approvals, { current: current.entity, next, environments: all, publishes, revert });
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes, log }], { parents: environmentParents(all), also });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
@@ -179,7 +188,7 @@ export async function revertFeature({ auth, params, body }: UseCaseInput<typeof 
       }
       const next = revertedFeature(current, revision);
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+      return { next, read: await assertReferencesValid(auth.orgId, next, current), revert: true };
     },
     authorOf(auth, body.comment || `Reverted to revision ${body.revision}`),
   );
