@@ -27,10 +27,13 @@ export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
 }
 
-/** The id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`). */
+/**
+ * The id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`);
+ * `checklist_incomplete` is GrowthBook's refusal of an experiment start (see contracts/api-errors.ts for the registered codes' details).
+ */
 export class ConflictError extends DomainError {
   constructor(
-    readonly code: 'already_exists' | 'invalid_status' | 'conflict',
+    readonly code: 'already_exists' | 'invalid_status' | 'conflict' | 'checklist_incomplete',
     message: string,
     details?: Record<string, unknown>,
   ) {

@@ -6,6 +6,7 @@ import { assertReferences } from '../db/repository';
 import {
   assertNotHoldout,
   futureStart,
+  checklistIncompleteError,
   incompleteChecklist,
   rescheduledExperiment,
   stagedStart,
@@ -128,12 +129,7 @@ export async function postExperimentStart({
         sdkConnections.list(auth.orgId, { limit: 1, offset: 0 }),
       ]);
       const missing = incompleteChecklist(current, { linkedFeatures, sdkConnections: connections.total });
-      if (missing.length) {
-        throw new ConflictError(
-          'invalid_status',
-          `The start checklist is incomplete: ${missing.join(', ')} (send skipChecklist: true to start anyway)`,
-        );
-      }
+      if (missing.length) throw checklistIncompleteError(current, missing);
     }
     return startedExperiment(current, now);
   });
