@@ -3,7 +3,7 @@ import type { FeatureRevisionRecord } from '../contracts/features';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
-import { getItems, queryAll, transact, type Versioned } from '../db/repository';
+import { getItems, queryAll, transact, type TransactionOp, type Versioned } from '../db/repository';
 import type { StoredFeature } from '../domain/features';
 
 /**
@@ -23,7 +23,25 @@ export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
     contributors?: string[];
     /** Edits so far: each draft write is conditional on it, so concurrent edits never lose one another. */
     changeCount?: number;
-  };
+  } & ScheduledPublish;
+
+/** GrowthBook's deferred-publish fields of a draft (scheduled-publish.ts arms, fires and cancels them). */
+export interface ScheduledPublish {
+  autoPublishOnApproval?: boolean;
+  /** Who armed the publish (member or key id); the publish runs with their authority, checked again when it fires. */
+  autoPublishEnabledBy?: string;
+  /** The key the armer used, to read that authority again when the publish fires. */
+  scheduledPublishKeyId?: string;
+  scheduledPublishAt?: string;
+  scheduledPublishLockEdits?: boolean;
+  scheduledPublishLockOthers?: boolean;
+  scheduledPublishBypassApproval?: boolean;
+  scheduledPublishAttempts?: number;
+  scheduledPublishLastError?: string;
+  /** When a failed publish is tried again: its schedule boundary is at this date. */
+  scheduledPublishNextAttemptAt?: string;
+  scheduledPublishGaveUpAt?: string;
+}
 
 /** A draft's record with all its fields (drafts always hold every field). */
 export type StoredDraft = StoredRevision & RevisionFields & { changeCount: number; reviews: RevisionReview[]; dateUpdated: string };
@@ -49,11 +67,16 @@ export async function readRevision(orgId: string, featureId: string, version: nu
 
 /**
  * Stores a new draft of the feature as read under the next number, and records that number on the
- * feature, in one transaction conditional on the feature's version and the number being free: two
+ * feature (with what `also` adds, e.g. its event), in one transaction conditional on the feature's version and the number being free: two
  * drafts created at once, or a draft and a change, never share a number (the loser gets
  * ConflictError `conflict`, to read again). The feature's content, and so what SDKs see, is untouched.
  */
-export async function createDraft(orgId: string, current: Versioned<StoredFeature>, draft: Omit<StoredDraft, 'version' | 'featureId'>): Promise<StoredDraft> {
+export async function createDraft(
+  orgId: string,
+  current: Versioned<StoredFeature>,
+  draft: Omit<StoredDraft, 'version' | 'featureId'>,
+  also: (created: StoredDraft) => TransactionOp[] = () => [],
+): Promise<StoredDraft> {
   const featureId = current.entity.id;
   const version = (current.entity.newestRevision ?? current.entity.revision.version) + 1;
   const record: StoredDraft = { ...draft, featureId, version };
@@ -81,15 +104,21 @@ export async function createDraft(orgId: string, current: Versioned<StoredFeatur
       },
       onConditionFailed: taken,
     },
+    ...also(record),
   ]);
   return record;
 }
 
 /**
- * Replaces a draft as read with its next state (edited, rebased, discarded, reopened), conditional on
- * nobody having changed it since: `changeCount` and `status` as read. Answers the draft as written.
+ * Replaces a draft as read with its next state (edited, rebased, discarded, reopened), with what
+ * `also` adds (its event, a schedule boundary) in the same transaction, conditional on nobody having changed it since: `changeCount` and `status` as read. Answers the draft as written.
  */
-export async function writeDraft(orgId: string, read: StoredRevision, next: StoredRevision): Promise<StoredRevision> {
+export async function writeDraft(
+  orgId: string,
+  read: StoredRevision,
+  next: StoredRevision,
+  also: (written: StoredRevision) => TransactionOp[] = () => [],
+): Promise<StoredRevision> {
   const written = { ...next, changeCount: (read.changeCount ?? 0) + 1, dateUpdated: new Date().toISOString() };
   await transact([
     {
@@ -104,6 +133,7 @@ export async function writeDraft(orgId: string, read: StoredRevision, next: Stor
       },
       onConditionFailed: () => new ConflictError('conflict', `Revision ${read.version} of feature ${read.featureId} was changed by another request; retry`),
     },
+    ...also(written),
   ]);
   return written;
 }

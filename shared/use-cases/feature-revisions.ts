@@ -4,6 +4,7 @@ import type { FeatureRule } from '../contracts/features';
 import { InvalidInputError, NotFoundError, UnresolvedConflictError } from '../errors';
 import { assertCan, type Principal } from '../permissions';
 import { retryOnConflict } from '../db/optimistic';
+import type { TransactionOp } from '../db/repository';
 import { assertValuesValid, authorOf, coerceValue, featureAtRevision, type StoredFeature } from '../domain/features';
 import {
   afterEdit,
@@ -24,7 +25,8 @@ import { presentFeatures } from '../payload/definitions';
 import { environmentIds, features } from '../store/features';
 import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
-import { changeLiveFeature } from './features';
+import { changeLiveFeature, type Decision } from './features';
+import { prepareRevisionEvent, type RevisionChange, type RevisionEventName } from './revision-events';
 
 /** The projects a feature is in, as permission checks take them. */
 export const projectsOf = (feature: Pick<StoredFeature, 'project'>) => (feature.project ? [feature.project] : []);
@@ -93,8 +95,24 @@ export async function presentRevisions(orgId: string, live: StoredFeature, revis
       prerequisites: f.prerequisites.map((id) => ({ id })),
       metadata: f.metadata,
       ...(revision.reviews?.length ? { reviews: revision.reviews } : {}),
+      ...scheduleFields(revision),
     };
   });
+}
+
+/** GrowthBook's deferred-publish fields of a revision, each only when set (as its revisionScheduleApiFields gives them). */
+export function scheduleFields(revision: StoredRevision) {
+  return {
+    ...(revision.autoPublishOnApproval ? { autoPublishOnApproval: true } : {}),
+    ...(revision.autoPublishEnabledBy ? { autoPublishEnabledBy: revision.autoPublishEnabledBy } : {}),
+    ...(revision.scheduledPublishAt ? { scheduledPublishAt: revision.scheduledPublishAt } : {}),
+    ...(revision.scheduledPublishLockEdits ? { scheduledPublishLockEdits: true } : {}),
+    ...(revision.scheduledPublishLockOthers ? { scheduledPublishLockOthers: true } : {}),
+    ...(revision.scheduledPublishBypassApproval ? { scheduledPublishBypassApproval: true } : {}),
+    ...(revision.scheduledPublishAttempts ? { scheduledPublishAttempts: revision.scheduledPublishAttempts } : {}),
+    ...(revision.scheduledPublishLastError ? { scheduledPublishLastError: revision.scheduledPublishLastError } : {}),
+    ...(revision.scheduledPublishGaveUpAt ? { scheduledPublishGaveUpAt: revision.scheduledPublishGaveUpAt } : {}),
+  };
 }
 
 /** One revision as the v2 API answers it (`{ revision }`). */
@@ -128,9 +146,10 @@ export function newDraft(
   text: { comment?: string; title?: string },
 ) {
   return retryOnConflict(async () => {
-    const current = await readFeature(auth.orgId, featureId);
+    const [current, ids] = await Promise.all([readFeature(auth.orgId, featureId), environmentIds(auth.orgId)]);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const now = new Date().toISOString();
+    const created = (revision: StoredRevision) => [prepareRevisionEvent(auth.orgId, 'created', { live: current.entity, revision, environmentIds: ids })];
     const draft = await createDraft(auth.orgId, current, {
       baseVersion: current.entity.revision.version,
       comment: text.comment ?? '',
@@ -142,7 +161,7 @@ export function newDraft(
       ...fieldsFrom(current.entity),
       changeCount: 0,
       reviews: [],
-    });
+    }, created);
     return { live: current.entity, draft };
   });
 }
@@ -206,6 +225,7 @@ export async function editDraft(
   version: number | 'new',
   edit: (fields: RevisionFields, live: StoredFeature, environments: string[]) => RevisionFields,
   text: { comment?: string; title?: string } = {},
+  change?: { change: RevisionChange; environments?: string[] },
 ) {
   let number = version;
   if (number === 'new') {
@@ -224,6 +244,7 @@ export async function editDraft(
     ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'edit');
+    assertEditable(draft);
     const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
     await assertPublishable(auth, live.entity, fields);
     const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity));
@@ -233,9 +254,23 @@ export async function editDraft(
       ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
       contributors: contributorsAfter(draft, auth),
     };
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
+    // GrowthBook reports each edit (`revision.updated`, with what kind of edit it was) when the caller says which.
+    const events = (revision: StoredRevision) =>
+      change
+        ? [prepareRevisionEvent(auth.orgId, 'updated', { live: live.entity, revision, environmentIds: environments, environments: change.environments }, change)]
+        : [];
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, events) };
   });
   return presentOne(auth.orgId, live, written);
+}
+
+/** Refuses a content edit of a draft whose pending scheduled publish froze its content (`lockEdits`); rebasing stays allowed. */
+export function assertEditable(draft: StoredRevision): void {
+  if (draft.scheduledPublishAt && draft.scheduledPublishLockEdits) {
+    throw new InvalidInputError(
+      `Revision ${draft.version} is locked for edits by its scheduled publish at ${draft.scheduledPublishAt}; cancel the schedule to edit it`,
+    );
+  }
 }
 
 /** The draft's contributors once the caller has edited it (its author is not listed). */
@@ -253,6 +288,7 @@ export async function putFeatureRevisionDefaultValueV2({ auth, params, body }: U
     params.version,
     (fields, live) => ({ ...fields, defaultValue: coerceValue(live.valueType, body.defaultValue, 'defaultValue') }),
     { comment: body.revisionComment, title: body.revisionTitle },
+    { change: 'defaultValue' },
   );
 }
 
@@ -269,32 +305,45 @@ export async function postFeatureRevisionToggleV2({ auth, params, body }: UseCas
       return { ...fields, environmentsEnabled: { ...fields.environmentsEnabled, [body.environment]: body.enabled } };
     },
     { comment: body.revisionComment, title: body.revisionTitle },
+    { change: 'toggle', environments: [body.environment] },
   );
 }
 
 /** `PUT /v2/features/{id}/revisions/{version}/archive`. */
 export async function putFeatureRevisionArchiveV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionArchiveV2>): UseCaseOutput<typeof contract.putFeatureRevisionArchiveV2> {
-  return editDraft(auth, params.id, params.version, (fields) => ({ ...fields, archived: body.archived }), {
-    comment: body.revisionComment,
-    title: body.revisionTitle,
-  });
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields) => ({ ...fields, archived: body.archived }),
+    { comment: body.revisionComment, title: body.revisionTitle },
+    { change: 'archive' },
+  );
 }
 
 /** `PUT /v2/features/{id}/revisions/{version}/prerequisites`: the feature-level prerequisites (checked like a publish checks them). */
 export async function putFeatureRevisionPrerequisitesV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionPrerequisitesV2>): UseCaseOutput<typeof contract.putFeatureRevisionPrerequisitesV2> {
   const ids = body.prerequisites.map((prerequisite) => prerequisite.id);
-  return editDraft(auth, params.id, params.version, (fields) => ({ ...fields, prerequisites: [...new Set(ids)] }), {
-    comment: body.revisionComment,
-    title: body.revisionTitle,
-  });
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields) => ({ ...fields, prerequisites: [...new Set(ids)] }),
+    { comment: body.revisionComment, title: body.revisionTitle },
+    { change: 'prerequisites' },
+  );
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/rules/reorder`: `ruleIds` names every rule once, in the new order. */
 export async function postFeatureRevisionRulesReorderV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRulesReorderV2>): UseCaseOutput<typeof contract.postFeatureRevisionRulesReorderV2> {
-  return editDraft(auth, params.id, params.version, (fields, _live, environments) => reorderRules(fields, body.ruleIds, environments), {
-    comment: body.revisionComment,
-    title: body.revisionTitle,
-  });
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields, _live, environments) => reorderRules(fields, body.ruleIds, environments),
+    { comment: body.revisionComment, title: body.revisionTitle },
+    { change: 'rule.reorder' },
+  );
 }
 
 /** `DELETE /v2/features/{id}/revisions/{version}/rules/{ruleId}`: the rule out of the draft, in every environment. */
@@ -309,6 +358,7 @@ export async function deleteFeatureRevisionRuleV2({ auth, params, body }: UseCas
       return next;
     },
     { comment: body?.revisionComment, title: body?.revisionTitle },
+    { change: 'rule.delete' },
   );
 }
 
@@ -357,35 +407,111 @@ export async function postFeatureRevisionPublishV2({ auth, params, body }: UseCa
   return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, params.version));
 }
 
+/** What a publish brings besides the draft: writes for its transaction, and the release it is part of. */
+export interface PublishOptions {
+  /** More writes for the publish's transaction (a scheduled publish's claim of its boundary), given the feature as written. */
+  also?: (written: StoredFeature) => TransactionOp[];
+  /** GrowthBook's `bulkPublishId` of a release, on the published event. */
+  bulkPublishId?: string;
+}
+
 /**
  * Publishes a draft (see `postFeatureRevisionPublishV2`): the one publish path, which scheduled and
  * release publishes share. Answers the live feature as published.
  */
-export async function publishRevision(auth: Principal, featureId: string, version: number, comment?: string): Promise<StoredFeature> {
-  const { changed } = await changeLiveFeature(
-    auth,
-    featureId,
-    async (current) => {
-      const draft = await readRevisionOf(auth.orgId, featureId, version);
-      assertStatus(draft.status, openStatuses, 'publish');
-      const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
-      if (!outcome.success) throw mergeConflictError(outcome.conflicts);
-      if (sameFields(outcome.merged, liveFields)) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
-      const next = withFields(current, outcome.merged);
-      await assertValuesValid(next);
-      return { next, read: await assertReferencesValid(auth.orgId, next, current), publishes: draft };
-    },
-    authorOf(auth, comment ?? ''),
-  );
+export async function publishRevision(auth: Principal, featureId: string, version: number, comment?: string, options: PublishOptions = {}): Promise<StoredFeature> {
+  const { changed } = await changeLiveFeature(auth, featureId, (current, ids) => decidePublish(auth, current, ids, version, options), authorOf(auth, comment ?? ''));
   return changed;
 }
 
+/**
+ * The decision of a publish, from the live feature as read: the draft merged into it (a conflict is
+ * GrowthBook's 409 with the conflicts), checked as a publish checks, with the published event (and
+ * the schedule the draft had cleared) in the same transaction. Releases decide each feature with it.
+ */
+export async function decidePublish(auth: Principal, current: StoredFeature, ids: string[], version: number, options: PublishOptions = {}): Promise<Decision> {
+  const [draft, siblings] = await Promise.all([
+    readRevisionOf(auth.orgId, current.id, version),
+    latestRevisions(auth.orgId, current.id, Infinity, ['draft', 'approved']),
+  ]);
+  assertStatus(draft.status, openStatuses, 'publish');
+  const locking = siblings.find((sibling) => sibling.version !== version && sibling.scheduledPublishLockOthers && sibling.scheduledPublishAt);
+  if (locking) {
+    throw new InvalidInputError(
+      `Revision ${locking.version} has a scheduled publish that locks other drafts of this feature; cancel it before publishing revision ${version}`,
+    );
+  }
+  const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
+  if (!outcome.success) throw mergeConflictError(outcome.conflicts);
+  if (sameFields(outcome.merged, liveFields)) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
+  const next = withFields(current, outcome.merged);
+  await assertValuesValid(next);
+  return {
+    next,
+    read: await assertReferencesValid(auth.orgId, next, current),
+    // A published revision keeps no schedule: what was pending is done.
+    publishes: withoutSchedule(draft),
+    also: (written) => [
+      prepareRevisionEvent(
+        auth.orgId,
+        'published',
+        { live: current, revision: publishedRecord(draft, written), environmentIds: ids },
+        { ...(options.bulkPublishId ? { bulkPublishId: options.bulkPublishId } : {}) },
+      ),
+      ...(options.also?.(written) ?? []),
+    ],
+  };
+}
+
+/** The draft without its deferred-publish fields. */
+export function withoutSchedule(revision: StoredRevision): StoredRevision {
+  const {
+    autoPublishOnApproval: _armed,
+    autoPublishEnabledBy: _by,
+    scheduledPublishKeyId: _key,
+    scheduledPublishAt: _at,
+    scheduledPublishLockEdits: _lockEdits,
+    scheduledPublishLockOthers: _lockOthers,
+    scheduledPublishBypassApproval: _bypass,
+    scheduledPublishAttempts: _attempts,
+    scheduledPublishLastError: _error,
+    scheduledPublishNextAttemptAt: _next,
+    scheduledPublishGaveUpAt: _gaveUp,
+    ...rest
+  } = revision;
+  return rest;
+}
+
+/** The revision a publish makes live, as the live feature written records it. */
+function publishedRecord(draft: StoredRevision, written: StoredFeature): StoredRevision {
+  const { revision } = written;
+  return {
+    ...withoutSchedule(draft),
+    ...fieldsOf(written),
+    status: 'published',
+    version: revision.version,
+    comment: revision.comment || draft.comment,
+    publishedBy: revision.publishedBy,
+  };
+}
+
 /** A status change of a revision, conditional on it being unchanged since read. */
-export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision) {
+export async function moveRevision(
+  auth: Principal,
+  featureId: string,
+  version: number,
+  move: (revision: StoredRevision) => StoredRevision,
+  event?: RevisionEventName,
+) {
   const { live, written } = await retryOnConflict(async () => {
-    const [live, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
+    const [live, revision, ids] = await Promise.all([
+      readFeature(auth.orgId, featureId),
+      readRevisionOf(auth.orgId, featureId, version),
+      environmentIds(auth.orgId),
+    ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision)) };
+    const events = (moved: StoredRevision) => (event ? [prepareRevisionEvent(auth.orgId, event, { live: live.entity, revision: moved, environmentIds: ids })] : []);
+    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision), events) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -394,8 +520,9 @@ export async function moveRevision(auth: Principal, featureId: string, version: 
 export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
   return moveRevision(auth, params.id, params.version, (revision) => {
     assertStatus(revision.status, openStatuses, 'discard');
-    return { ...revision, status: 'discarded' };
-  });
+    // A discarded draft keeps no pending schedule.
+    return { ...withoutSchedule(revision), status: 'discarded' };
+  }, 'discarded');
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
@@ -403,7 +530,7 @@ export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput
   return moveRevision(auth, params.id, params.version, (revision) => {
     assertStatus(revision.status, ['discarded'], 'reopen');
     return { ...revision, status: 'draft', reviews: [] };
-  });
+  }, 'reopened');
 }
 
 /**
@@ -413,7 +540,11 @@ export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput
  */
 export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRebaseV2>): UseCaseOutput<typeof contract.postFeatureRevisionRebaseV2> {
   const { live, written } = await retryOnConflict(async () => {
-    const [live, draft] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
+    const [live, draft, ids] = await Promise.all([
+      readFeature(auth.orgId, params.id),
+      readRevisionOf(auth.orgId, params.id, params.version),
+      environmentIds(auth.orgId),
+    ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'rebase');
     const liveVersion = live.entity.revision.version;
@@ -434,7 +565,8 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
       ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
       contributors: contributorsAfter(draft, auth),
     };
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
+    const rebased = (revision: StoredRevision) => [prepareRevisionEvent(auth.orgId, 'rebased', { live: live.entity, revision, environmentIds: ids })];
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, rebased) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -463,13 +595,40 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
   const { changed } = await changeLiveFeature(
     auth,
     params.id,
-    async (current) => {
+    async (current, ids) => {
       const next = withFields(current, fieldsOfRevision(target, current));
       await assertValuesValid(next);
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+      return {
+        next,
+        read: await assertReferencesValid(auth.orgId, next, current),
+        also: (written) => [
+          prepareRevisionEvent(
+            auth.orgId,
+            'reverted',
+            { live: current, revision: revertRecord(written, current.revision.version), environmentIds: ids },
+            { revertedToVersion: target.version },
+          ),
+        ],
+      };
     },
     authorOf(auth, comment),
   );
   return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, changed.revision.version));
+}
+
+/** The revision a revert publishes, as the live feature written records it. */
+function revertRecord(written: StoredFeature, baseVersion: number): StoredRevision {
+  const { revision } = written;
+  return {
+    featureId: written.id,
+    baseVersion,
+    version: revision.version,
+    comment: revision.comment,
+    date: revision.date,
+    status: 'published',
+    createdBy: revision.createdBy,
+    publishedBy: revision.publishedBy,
+    ...fieldsOf(written),
+  };
 }

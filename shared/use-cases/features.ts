@@ -36,11 +36,14 @@ import {
   featureRevision,
   features,
   listFeaturePage,
+  prepareFeatureChanges,
   removeFeature,
   writeFeatureChanges,
   type ChangeAuthor,
+  type FeatureChange,
   type FeatureFilter,
 } from '../store/features';
+import { transact, type TransactionOp, type Versioned } from '../db/repository';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import type { KnownReferences } from '../payload/types';
 import { assertProjectsExist, projects } from '../store/projects';
@@ -66,14 +69,36 @@ export interface Decision {
   read?: KnownReferences;
   /** The draft the change publishes (as read): it becomes the live revision. */
   publishes?: StoredRevision;
+  /** Writes that belong to the change (its events, a schedule it ends), given the feature as it will be written. */
+  also?: (written: StoredFeature) => TransactionOp[];
+}
+
+/**
+ * One feature's change, decided from the feature as read (with the organization's environment ids):
+ * checks that the caller may change it, lets `decide` work out the next content, and checks that the
+ * caller may publish where it changes what SDKs see. No `change` when the content stays the same.
+ * What `decide` throws ends a retry as it is. Callers write the change with `prepareFeatureChanges`
+ * (several features' changes at once in one transaction, as a release does).
+ */
+export async function decideLiveChange(
+  auth: Principal,
+  current: Versioned<StoredFeature>,
+  ids: string[],
+  decide: (current: StoredFeature, environments: string[]) => Decision | Promise<Decision>,
+  author: ChangeAuthor,
+): Promise<{ change?: FeatureChange; also?: Decision['also']; read?: KnownReferences }> {
+  assertCan(auth, 'manageFeatures', projectsOf(current.entity));
+  const { next, read, publishes, also } = await decided(() => decide(current.entity, ids));
+  if (sameContent(current.entity, next)) return { read };
+  assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
+  return { change: { current, next, author, publishes }, also, read };
 }
 
 /**
  * The one path every change of a live feature takes (update, toggle, revert, a draft's publish):
- * read the feature, check the caller may change it, let `decide` work out the next content, check that
- * the caller may publish where it changes what SDKs see, write the feature, its revision and its
- * payload entries in one transaction conditional on the version read, and answer the feature as
- * presented. A lost race reads everything again.
+ * read the feature, decide the change (`decideLiveChange`), write the feature, its revision, its
+ * payload entries and what the decision adds in one transaction conditional on the version read,
+ * and answer the feature as presented. A lost race reads everything again.
  */
 export async function changeLiveFeature(
   auth: Principal,
@@ -85,13 +110,13 @@ export async function changeLiveFeature(
   const { changed, read, ids } = await retryOnConflict(async (attempt) => {
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
-    assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes } = await decided(() => decide(current.entity, ids));
-    if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
-    assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
-    return { changed: changed!, read, ids };
+    const { change, also, read } = await decideLiveChange(auth, current, ids, decide, author);
+    if (!change) return { changed: current.entity, read, ids };
+    const { features: written, ops } = await prepareFeatureChanges(auth.orgId, [change], { parents: environmentParents(all) });
+    const changed = written[0]!;
+    await transact([...ops, ...(also?.(changed) ?? [])]);
+    return { changed, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
   return { feature: feature!, changed };
