@@ -18,6 +18,7 @@ import { dashboardEndpoints } from './dashboards';
 import { featureEndpoints } from './features';
 import { featureCleanupEndpoints } from './feature-cleanup';
 import { featureRevisionEndpoints } from './feature-revisions';
+import { scheduledPublishEndpoints } from './scheduled-publish';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -75,6 +76,7 @@ export const routes: Route[] = [
   ...inFolder('features', featureEndpoints),
   ...inFolder('features', featureCleanupEndpoints),
   ...inFolder('feature-revisions', featureRevisionEndpoints),
+  ...inFolder('feature-revisions', scheduledPublishEndpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
