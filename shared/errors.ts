@@ -52,6 +52,31 @@ export class UnresolvedConflictError extends ConflictError {
   }
 }
 
+/** One gate that stops a publish (GrowthBook's `PublishGate`): its kind, why, and what clears it. */
+export interface PublishGate {
+  entityType: 'feature' | 'saved-group' | 'config' | 'constant';
+  id: string;
+  version: number;
+  type: string;
+  severity: 'blocker' | 'warning';
+  messages: string[];
+  override: string | null;
+  requiresPermission: string | null;
+  resolution: { action: string; method: string; path: string } | null;
+}
+
+/** GrowthBook's blocked publish (422): every gate that stops it, in `details.gates`. */
+export class PublishBlockedError extends DomainError {
+  readonly code = 'publish_blocked';
+
+  constructor(readonly gates: PublishGate[]) {
+    super([`Publish blocked by ${gates.length} gate(s):`, ...gates.map((gate) => `- [${gate.type}] ${gate.messages[0] ?? ''}`)].join('\n'), {
+      gates,
+      warnings: [],
+    });
+  }
+}
+
 /** A dependency (DynamoDB, a query engine) is busy or out of reach; trying again later may work. */
 export class UnavailableError extends DomainError {
   readonly code = 'unavailable';

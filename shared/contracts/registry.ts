@@ -19,6 +19,7 @@ import { featureEndpoints } from './features';
 import { featureCleanupEndpoints } from './feature-cleanup';
 import { featureRevisionEndpoints } from './feature-revisions';
 import { scheduledPublishEndpoints } from './scheduled-publish';
+import { releaseEndpoints } from './releases';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -77,6 +78,7 @@ export const routes: Route[] = [
   ...inFolder('features', featureCleanupEndpoints),
   ...inFolder('feature-revisions', featureRevisionEndpoints),
   ...inFolder('feature-revisions', scheduledPublishEndpoints),
+  ...inFolder('releases', releaseEndpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),

@@ -77,7 +77,7 @@ export interface Decision {
  * One feature's change, decided from the feature as read (with the organization's environment ids):
  * checks that the caller may change it, lets `decide` work out the next content, and checks that the
  * caller may publish where it changes what SDKs see. No `change` when the content stays the same.
- * What `decide` throws ends a retry as it is. Callers write the change with `prepareFeatureChanges`
+ * Inside a retried write, call it through `decided`, so what it throws ends the retries as it is. Callers write the change with `prepareFeatureChanges`
  * (several features' changes at once in one transaction, as a release does).
  */
 export async function decideLiveChange(
@@ -88,7 +88,7 @@ export async function decideLiveChange(
   author: ChangeAuthor,
 ): Promise<{ change?: FeatureChange; also?: Decision['also']; read?: KnownReferences }> {
   assertCan(auth, 'manageFeatures', projectsOf(current.entity));
-  const { next, read, publishes, also } = await decided(() => decide(current.entity, ids));
+  const { next, read, publishes, also } = await decide(current.entity, ids);
   if (sameContent(current.entity, next)) return { read };
   assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
   return { change: { current, next, author, publishes }, also, read };
@@ -111,7 +111,7 @@ export async function changeLiveFeature(
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     const ids = all.map((environment) => environment.id);
-    const { change, also, read } = await decideLiveChange(auth, current, ids, decide, author);
+    const { change, also, read } = await decided(() => decideLiveChange(auth, current, ids, decide, author));
     if (!change) return { changed: current.entity, read, ids };
     const { features: written, ops } = await prepareFeatureChanges(auth.orgId, [change], { parents: environmentParents(all) });
     const changed = written[0]!;
