@@ -1066,6 +1066,13 @@ const updating: Step[] = [
     minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
   },
   {
+    operationId: 'postFeatureRevisionSchedulePublishV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/schedule-publish`,
+    body: () => ({ scheduledPublishAt: '2040-01-01T00:00:00Z' }),
+    minimum: { calls: 5, why: 'feature + draft + environments (parallel) + one transaction (draft, boundary, event) + environments + saved groups named' },
+  },
+  {
     operationId: 'postFeatureRevisionPublishV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/publish`,
@@ -1098,6 +1105,16 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
     body: () => ({}),
     minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+  },
+  {
+    operationId: 'postReleasePublishRevisions',
+    method: 'POST',
+    path: () => `${v1}/releases/publish-revisions`,
+    body: (ids) => ({ revisions: [{ entityType: 'feature', revisionId: ids.revertDraftId }], comment: 'Bench release' }),
+    minimum: {
+      calls: 6,
+      why: 'environments + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
+    },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {

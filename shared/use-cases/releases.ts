@@ -81,25 +81,25 @@ export async function postReleasePublishRevisions({ auth, body }: UseCaseInput<t
   return retryOnConflict(async () => {
     const [all, currents] = await Promise.all([environmentStore.all(auth.orgId), Promise.all(refs.map((ref) => features.read(auth.orgId, ref.featureId)))]);
     const ids = all.map((environment) => environment.id);
-    const gates: PublishGate[] = [];
-    const planned: Array<{ ref: FeatureRef; change: FeatureChange; also: Decision['also'] }> = [];
-    for (const [i, ref] of refs.entries()) {
-      const current = currents[i];
-      if (!current) {
-        gates.push(gateOf(ref, 'not-found', `Feature "${ref.id}" not found`));
-        continue;
-      }
-      try {
-        const decide = (live: typeof current.entity, environmentIds: string[]) => decidePublish(auth, live, environmentIds, ref.version, { bulkPublishId });
-        const { change, also } = await decideLiveChange(auth, current, ids, decide, author);
-        if (!change) gates.push(gateOf(ref, 'plan-failed', 'Cannot publish: no changes detected in this revision'));
-        else planned.push({ ref, change, also });
-      } catch (error) {
-        const gate = gateFor(ref, error);
-        if (!gate) throw error;
-        gates.push(gate);
-      }
-    }
+    // Each feature is decided on its own, all at once; gates and results keep the request's order.
+    const decisions = await Promise.all(
+      refs.map(async (ref, i): Promise<{ gate: PublishGate } | { planned: { ref: FeatureRef; change: FeatureChange; also: Decision['also'] } }> => {
+        const current = currents[i];
+        if (!current) return { gate: gateOf(ref, 'not-found', `Feature "${ref.id}" not found`) };
+        try {
+          const decide = (live: typeof current.entity, environmentIds: string[]) => decidePublish(auth, live, environmentIds, ref.version, { bulkPublishId });
+          const { change, also } = await decideLiveChange(auth, current, ids, decide, author);
+          if (!change) return { gate: gateOf(ref, 'plan-failed', 'Cannot publish: no changes detected in this revision') };
+          return { planned: { ref, change, also } };
+        } catch (error) {
+          const gate = gateFor(ref, error);
+          if (!gate) throw error;
+          return { gate };
+        }
+      }),
+    );
+    const gates = decisions.flatMap((decision) => ('gate' in decision ? [decision.gate] : []));
+    const planned = decisions.flatMap((decision) => ('planned' in decision ? [decision.planned] : []));
     const results = (status: 'published' | 'would-publish') =>
       planned.map(({ ref }) => ({ entityType: 'feature' as const, id: ref.id, version: ref.version, revisionId: revisionId(ref.featureId, ref.version), status }));
     if (body.dryRun) return { dryRun: true, results: results('would-publish'), gates, bypassedGates: [], warnings: [] };
