@@ -997,7 +997,7 @@ const updating: Step[] = [
       ids.draftId = body.revision.id;
       ids.draftRuleOrder = JSON.stringify(body.revision.rules.map((rule: { id: string }) => rule.id).reverse());
     },
-    minimum: { calls: 4, why: "read + one transaction (draft, feature's newest number) + environments + saved groups named (definitions)" },
+    minimum: { calls: 5, why: "read + environments (parallel; the created event's environments) + one transaction (draft, feature's newest number, event) + environments + saved groups named (definitions)" },
   },
   {
     operationId: 'getFeatureRevisionsV2',
@@ -1063,14 +1063,14 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rebase`,
     body: () => ({}),
-    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the rebased event) + one transaction (draft, event) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionSchedulePublishV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/schedule-publish`,
     body: () => ({ scheduledPublishAt: '2040-01-01T00:00:00Z' }),
-    minimum: { calls: 5, why: 'feature + draft + environments (parallel) + one transaction (draft, boundary, event) + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel) + one transaction (draft, boundary, event) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionPublishV2',
@@ -1078,8 +1078,8 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/publish`,
     body: () => ({ comment: 'Bench publish' }),
     minimum: {
-      calls: 8,
-      why: 'environments + feature + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
+      calls: 9,
+      why: "environments + feature + draft + open drafts (a sibling's lockOthers schedule; parallel) + references checked + payload read + one transaction (feature, revision, payload, event) + revision + saved groups named",
     },
   },
   {
@@ -1090,21 +1090,21 @@ const updating: Step[] = [
     capture: (body, ids) => {
       ids.revertDraftId = body.revision.id;
     },
-    minimum: { calls: 6, why: 'feature + revision 1 (parallel) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
+    minimum: { calls: 7, why: 'feature + revision 1 (parallel) + feature again + environments (parallel; the created event) + one transaction (draft, newest number, event) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionDiscardV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/discard`,
     body: () => ({}),
-    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionReopenV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
     body: () => ({}),
-    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
   },
   {
     operationId: 'postReleasePublishRevisions',
