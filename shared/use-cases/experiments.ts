@@ -15,7 +15,7 @@ import {
 } from '../domain/experiment-status';
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
-import { ConflictError, InvalidInputError } from '../errors';
+import { InvalidInputError } from '../errors';
 import { assertCan, canInEveryEnvironment, type Permission, type Principal } from '../permissions';
 import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
