@@ -1048,7 +1048,7 @@ const updating: Step[] = [
       ids.draftId = body.revision.id;
       ids.draftRuleOrder = JSON.stringify(body.revision.rules.map((rule: { id: string }) => rule.id).reverse());
     },
-    minimum: { calls: 4, why: "read + one transaction (draft, feature's newest number) + environments + saved groups named (definitions)" },
+    minimum: { calls: 5, why: "read + environments (parallel; the created event's environments) + one transaction (draft, feature's newest number, event) + environments + saved groups named (definitions)" },
   },
   {
     operationId: 'getFeatureRevisionsV2',
@@ -1156,7 +1156,14 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rebase`,
     body: () => ({}),
-    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the rebased event) + one transaction (draft, event) + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionSchedulePublishV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/schedule-publish`,
+    body: () => ({ scheduledPublishAt: '2040-01-01T00:00:00Z' }),
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel) + one transaction (draft, boundary, event) + environments + saved groups named' },
   },
   // The draft's review: requested with the organization key, reviewed by the admin member (a person).
   {
@@ -1211,7 +1218,7 @@ const updating: Step[] = [
     body: () => ({ comment: 'Bench publish' }),
     minimum: {
       calls: 9,
-      why: 'environments + feature + approval settings (beside the feature: the approval gate) + draft + references checked + payload read + one transaction (feature, revision, payload) + revision + saved groups named',
+      why: "environments + feature + approval settings (beside the feature: the approval gate) + draft + open drafts (a sibling's lockOthers schedule; parallel) + references checked + payload read + one transaction (feature, revision, payload, event) + revision + saved groups named",
     },
   },
   {
@@ -1222,21 +1229,31 @@ const updating: Step[] = [
     capture: (body, ids) => {
       ids.revertDraftId = body.revision.id;
     },
-    minimum: { calls: 7, why: 'feature + revision 1 + approval settings (parallel: whether reverts bypass approval) + feature again + one transaction (draft, newest number) + environments + saved groups named' },
+    minimum: { calls: 7, why: 'feature + revision 1 + approval settings (parallel: whether reverts bypass approval) + feature again + environments (parallel; the created event) + one transaction (draft, newest number, event) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionDiscardV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/discard`,
     body: () => ({}),
-    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
   },
   {
     operationId: 'postFeatureRevisionReopenV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
     body: () => ({}),
-    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
+    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
+  },
+  {
+    operationId: 'postReleasePublishRevisions',
+    method: 'POST',
+    path: () => `${v1}/releases/publish-revisions`,
+    body: (ids) => ({ revisions: [{ entityType: 'feature', revisionId: ids.revertDraftId }], comment: 'Bench release' }),
+    minimum: {
+      calls: 6,
+      why: 'environments + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
+    },
   },
   // A pending ramp on the reopened revert draft, which is never published; it is removed among the deletes.
   {

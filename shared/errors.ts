@@ -27,10 +27,13 @@ export class ForbiddenError extends DomainError {
   readonly code = 'forbidden';
 }
 
-/** The id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`). */
+/**
+ * The id is taken (`already_exists`), the state forbids the action (`invalid_status`), or a write lost every retry (`conflict`);
+ * `checklist_incomplete` is GrowthBook's refusal of an experiment start (see contracts/api-errors.ts for the registered codes' details).
+ */
 export class ConflictError extends DomainError {
   constructor(
-    readonly code: 'already_exists' | 'invalid_status' | 'conflict',
+    readonly code: 'already_exists' | 'invalid_status' | 'conflict' | 'checklist_incomplete',
     message: string,
     details?: Record<string, unknown>,
   ) {
@@ -49,12 +52,15 @@ export class UnresolvedConflictError extends ConflictError {
   }
 }
 
-/** One reason a publish is refused, as GrowthBook reports it: what clears it (a flag, a permission, a route). */
+/** One gate that stops a publish (GrowthBook's `PublishGate`): its kind, why, and what clears it (a flag, a permission, a route). */
 export interface PublishGate {
+  entityType: 'feature' | 'saved-group' | 'config' | 'constant';
+  id: string;
+  version: number;
   type: string;
   severity: 'blocker' | 'warning';
   messages: string[];
-  override: 'ignoreWarnings' | 'skipSchemaValidation' | 'skipHooks' | null;
+  override: string | null;
   requiresPermission: string | null;
   resolution: { action: string; method: string; path: string } | null;
 }
@@ -67,7 +73,7 @@ export interface PublishGate {
 export class PublishBlockedError extends DomainError {
   readonly code = 'publish_blocked';
 
-  constructor(gates: PublishGate[]) {
+  constructor(readonly gates: PublishGate[]) {
     super(
       [`Publish blocked by ${gates.length} gate(s):`, ...gates.map((gate) => `- [${gate.type}] ${gate.messages[0] ?? ''}`)].join('\n'),
       { gates, warnings: gates.filter((gate) => gate.override === 'ignoreWarnings').flatMap((gate) => gate.messages) },

@@ -21,8 +21,10 @@ export function toEntry(record: DynamoDBRecord, eventBusName: string): PutEvents
   if (record.eventName !== 'INSERT' || !image) return undefined;
   const item = unmarshall(image as Record<string, AttributeValue>);
   if (item.entityType !== 'EVENT') return undefined;
-  const { id, orgId, event, object, data, dateCreated } = item as DomainEvent;
-  const detail: DomainEvent = { id, orgId, event, object, data, dateCreated };
+  const { id, orgId, event, object, data, dateCreated, environments, projects, tags } = item as DomainEvent;
+  // Routing fields only where the event has them, so other events' detail stays as it was.
+  const routing = Object.fromEntries(Object.entries({ environments, projects, tags }).filter(([, value]) => value !== undefined));
+  const detail: DomainEvent = { id, orgId, event, object, data, dateCreated, ...routing };
   return {
     EventBusName: eventBusName,
     Source: EVENT_SOURCE,

@@ -2,13 +2,15 @@ import { logger } from '../../shared/logger';
 import { fireExperimentStart } from '../../shared/store/experiment-schedule';
 import { claimScheduleBoundary, dueScheduleBoundaries, putScheduleBoundary, type DueBoundary } from '../../shared/store/schedule-boundaries';
 import { touchSdkPayloads } from '../../shared/payload/write';
+import { fireScheduledPublish } from '../../shared/use-cases/scheduled-publish';
 
 /**
  * Fires the schedule boundaries that are due: a scheduled rule turned on or off at that moment, so
  * the payloads of its organization changed by themselves. The payload content already follows the
  * clock; firing bumps the stored payloads' version and date, so every cache keyed on them refreshes.
  * Each boundary is claimed by one run only (a conditional delete), so it bumps the payloads once.
- * The boundary of a staged experiment start starts the experiment, in the transaction that claims it.
+ * The boundary of a staged experiment start starts the experiment, in the transaction that claims it;
+ * the boundary of a draft's scheduled publish publishes the draft, likewise (use-cases/scheduled-publish.ts).
  */
 
 export interface FireResult {
@@ -31,6 +33,10 @@ export async function fireDueBoundaries(options: { now?: Date; limit?: number } 
   for (const boundary of due) {
     if (boundary.experimentId) {
       await fireStart({ ...boundary, experimentId: boundary.experimentId }, now, result);
+      continue;
+    }
+    if (boundary.publish) {
+      await firePublish({ ...boundary, publish: boundary.publish }, now, result);
       continue;
     }
     if (!(await claimScheduleBoundary(boundary))) {
@@ -64,6 +70,21 @@ async function fireStart(boundary: DueBoundary & { experimentId: string }, now: 
     if (outcome === 'started') result.started += 1;
   } catch (error) {
     logger.error('A scheduled experiment start failed; the next run tries again', { orgId: boundary.orgId, experimentId: boundary.experimentId, error });
+    result.failed += 1;
+  }
+}
+
+/**
+ * Fires one scheduled publish; a failed publish is recorded on its draft (retried later or given up)
+ * and counts as fired; an error past that leaves the boundary in place for the next run.
+ */
+async function firePublish(boundary: DueBoundary & { publish: { featureId: string; version: number } }, now: Date, result: FireResult): Promise<void> {
+  try {
+    const outcome = await fireScheduledPublish(boundary, now);
+    if (outcome === 'taken') result.skipped += 1;
+    else if (outcome !== 'not-due') result.fired += 1;
+  } catch (error) {
+    logger.error('A scheduled publish could not be fired; the next run tries again', { orgId: boundary.orgId, ...boundary.publish, error });
     result.failed += 1;
   }
 }

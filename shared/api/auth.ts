@@ -57,7 +57,8 @@ export function secretFromHeader(header: string | undefined): string {
 const grantOf = (source: { role: Grant['role']; limitAccessByEnvironment?: boolean; environments?: string[] }): Grant =>
   source.limitAccessByEnvironment && source.environments?.length ? { role: source.role, environments: source.environments } : { role: source.role };
 
-async function principalOf(key: ApiKeyRecord): Promise<Principal> {
+/** The caller a stored key stands for (its member and teams read for a personal access token). */
+export async function principalOf(key: ApiKeyRecord): Promise<Principal> {
   const base = { orgId: key.orgId, keyId: key.id };
   if (key.role !== 'user') return { ...base, role: key.role, projectRoles: {} };
   const [member, orgTeams] = await Promise.all([members.find(key.orgId, key.memberId!), teams.all(key.orgId)]);

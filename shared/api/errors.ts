@@ -7,6 +7,7 @@ import {
   PublishBlockedError,
   UnavailableError,
 } from '../errors';
+import { apiErrorRegistry, isRegisteredCode } from '../contracts/api-errors';
 
 /** An error that exists only over HTTP (auth header, body size, content type); the error handler answers it as is. */
 export class ApiError extends Error {
@@ -56,6 +57,10 @@ export function httpStatusOf(error: DomainError): number {
 /** Any error the API answers deliberately, as an ApiError; undefined for a bug. */
 export function toApiError(error: unknown): ApiError | undefined {
   if (error instanceof ApiError) return error;
-  if (error instanceof DomainError) return new ApiError(httpStatusOf(error), error.code, error.message, error.details);
+  if (error instanceof DomainError) {
+    // GrowthBook's registered codes are answered with the status its registry gives them.
+    const status = isRegisteredCode(error.code) ? apiErrorRegistry[error.code].status : httpStatusOf(error);
+    return new ApiError(status, error.code, error.message, error.details);
+  }
   return undefined;
 }

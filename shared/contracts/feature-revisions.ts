@@ -43,6 +43,16 @@ export const featureRevisionV2 = z.object({
   ),
   /** The ramp schedules the draft creates on publish (see feature-revision-edits.ts). */
   rampActions: z.optional(z.array(z.looseObject({ mode: z.string(), ruleId: z.string() }))),
+  // A deferred publish (POST .../schedule-publish), each field only when set.
+  autoPublishOnApproval: z.optional(z.boolean()),
+  autoPublishEnabledBy: z.optional(z.string()),
+  scheduledPublishAt: z.optional(z.string()),
+  scheduledPublishLockEdits: z.optional(z.boolean()),
+  scheduledPublishLockOthers: z.optional(z.boolean()),
+  scheduledPublishBypassApproval: z.optional(z.boolean()),
+  scheduledPublishAttempts: z.optional(z.int()),
+  scheduledPublishLastError: z.optional(z.string()),
+  scheduledPublishGaveUpAt: z.optional(z.string()),
 });
 export type FeatureRevisionV2 = z.infer<typeof featureRevisionV2>;
 

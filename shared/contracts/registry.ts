@@ -19,6 +19,8 @@ import { featureEndpoints } from './features';
 import { featureCleanupEndpoints } from './feature-cleanup';
 import { featureRevisionEndpoints } from './feature-revisions';
 import { featureRevisionEditEndpoints } from './feature-revision-edits';
+import { scheduledPublishEndpoints } from './scheduled-publish';
+import { releaseEndpoints } from './releases';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -81,6 +83,8 @@ export const routes: Route[] = [
   ...inFolder('features', featureCleanupEndpoints),
   ...inFolder('feature-revisions', featureRevisionEndpoints),
   ...inFolder('feature-revisions', featureRevisionEditEndpoints),
+  ...inFolder('feature-revisions', scheduledPublishEndpoints),
+  ...inFolder('releases', releaseEndpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),

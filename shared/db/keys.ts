@@ -29,7 +29,9 @@
  * A schedule boundary (`ORG#<org>` / `SCHEDULE_BOUNDARY#<iso date>`: a moment a scheduled rule or
  * experiment changes some payload by itself) carries `GSI2PK = SCHEDULE_DUE`, `GSI2SK = <iso date>`
  * until the scheduler has fired it, and is then deleted. A staged experiment start has its own
- * boundary, `SCHEDULE_BOUNDARY#<iso date>#EXPERIMENT#<experiment>`, with the experiment id in `entityId`.
+ * boundary, `SCHEDULE_BOUNDARY#<iso date>#EXPERIMENT#<experiment>`, with the experiment id in `entityId`;
+ * so has a draft's scheduled publish, `SCHEDULE_BOUNDARY#<iso date>#FEATURE_REVISION#<feature>#<version>`,
+ * with the feature id in `entityId` and the revision number in `id`.
  * A running snapshot has a watch (`ORG#<org>` / `SNAPSHOT_WATCH#<snapshot>`, the snapshot id in `entityId`),
  * written with the snapshot and deleted with its outcome, that carries `GSI2PK = SNAPSHOT_DUE`,
  * `GSI2SK = <iso deadline>`: the scheduler ends a snapshot whose watch is past due as `error`.
@@ -168,6 +170,11 @@ export const keys = {
   experimentStartBoundary: (orgId: string, at: string, experimentId: string): ItemKey => ({
     PK: orgPk(orgId),
     SK: `SCHEDULE_BOUNDARY#${at}#EXPERIMENT#${experimentId}`,
+  }),
+  /** The boundary at which a draft's scheduled publish fires (one per revision and attempt date). */
+  revisionPublishBoundary: (orgId: string, at: string, featureId: string, version: number): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SCHEDULE_BOUNDARY#${at}#FEATURE_REVISION#${featureId}#${version}`,
   }),
   /** The watch on a running snapshot, deleted when the snapshot ends. */
   snapshotWatch: (orgId: string, snapshotId: string): ItemKey => ({ PK: orgPk(orgId), SK: `SNAPSHOT_WATCH#${snapshotId}` }),

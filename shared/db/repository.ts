@@ -116,6 +116,9 @@ export async function assertReferences(
   }
 }
 
+/** DynamoDB's limit of items in one TransactWriteItems call. */
+export const TRANSACTION_MAX_ITEMS = 100;
+
 /** Writes several items atomically; a failed condition raises the error its op names. */
 export async function transact(ops: TransactionOp[]): Promise<void> {
   try {

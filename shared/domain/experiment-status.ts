@@ -3,7 +3,9 @@ import type { Experiment } from '../contracts/experiments';
 import type { PutExperimentScheduleBody, StopExperimentBody } from '../contracts/experiment-status';
 
 const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
-const wrongStatus = (message: string) => new ConflictError('invalid_status', message);
+/** GrowthBook's `invalid_status`, with the status found and the ones the action needs (its registry's details). */
+const wrongStatus = (message: string, currentStatus: string, expectedStatuses: string[]) =>
+  new ConflictError('invalid_status', message, { currentStatus, expectedStatuses });
 
 /** Holdouts have their own lifecycle; GrowthBook refuses them on these endpoints too. */
 export function assertNotHoldout(experiment: Experiment): void {
@@ -31,6 +33,31 @@ export function incompleteChecklist(experiment: Experiment, facts: StartFacts): 
   return missing;
 }
 
+/** Why each required item of the start checklist is needed, in GrowthBook's words. */
+const checklistReasons: Record<string, string> = {
+  linkedChanges: 'Add at least one linked feature, visual changeset, or URL redirect before starting.',
+  banditGoalMetric: 'Bandits require a goal metric before starting.',
+  targeting: 'Configure at least one phase with assignment/targeting settings.',
+  sdkConnection: 'Add an SDK connection before starting.',
+};
+
+/** GrowthBook's `checklist_incomplete` refusal of a start, with the incomplete items as its registry describes them. */
+export function checklistIncompleteError(experiment: Experiment, missing: string[]): ConflictError {
+  const bandit = experiment.type === 'multi-armed-bandit';
+  const remainingChecklistItems = missing.map((key) => ({
+    key,
+    required: true,
+    status: 'incomplete' as const,
+    manual: false,
+    reason: key === 'linkedChanges' && bandit ? 'Add at least one live linked change before starting a bandit.' : checklistReasons[key]!,
+  }));
+  return new ConflictError(
+    'checklist_incomplete',
+    `The start checklist is incomplete: ${missing.join(', ')} (send skipChecklist: true to start anyway)`,
+    { remainingChecklistItems },
+  );
+}
+
 /** A start scheduled for later than `now` (bandits keep their own cadence and have none). */
 export function futureStart(experiment: Experiment, now: string): string | undefined {
   const startAt = experiment.type === 'multi-armed-bandit' ? undefined : experiment.statusUpdateSchedule?.startAt;
@@ -40,9 +67,13 @@ export function futureStart(experiment: Experiment, now: string): string | undef
 /** The experiment with its scheduled start staged (approved to happen at `startAt`). */
 export function stagedStart(experiment: Experiment, startAt: string): Experiment {
   if (experiment.nextScheduledStatusUpdate) {
-    throw wrongStatus('Experiment is already staged for a scheduled start. To start now, remove the schedule first (PUT /experiments/{id}/schedule without startAt)');
+    throw wrongStatus(
+      'Experiment is already staged for a scheduled start. To start now, remove the schedule first (PUT /experiments/{id}/schedule without startAt)',
+      experiment.status,
+      ['draft'],
+    );
   }
-  if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status');
+  if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status', experiment.status, ['draft']);
   return { ...experiment, nextScheduledStatusUpdate: { type: 'start', date: startAt } };
 }
 
@@ -79,7 +110,7 @@ export function scheduledStart(experiment: Experiment, at: string, now: string):
 
 /** The experiment started now: running, its latest phase (a new one when it has none) starting now, schedule done. */
 export function startedExperiment(experiment: Experiment, now: string): Experiment {
-  if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status');
+  if (experiment.status !== 'draft') throw wrongStatus('Experiment must be in draft status', experiment.status, ['draft']);
   const { statusUpdateSchedule: _schedule, nextScheduledStatusUpdate: _next, ...rest } = experiment;
   const phases = experiment.phases.length
     ? experiment.phases.map((phase, i) => (i === experiment.phases.length - 1 ? { ...phase, dateStarted: now, dateEnded: '' } : phase))
@@ -106,7 +137,7 @@ export function startedExperiment(experiment: Experiment, now: string): Experime
  * variation to everyone, otherwise the experiment leaves the SDK payload.
  */
 export function stoppedExperiment(experiment: Experiment, input: StopExperimentBody, now: string): Experiment {
-  if (experiment.status === 'draft') throw wrongStatus('Cannot stop an experiment in draft status');
+  if (experiment.status === 'draft') throw wrongStatus('Cannot stop an experiment in draft status', experiment.status, ['running', 'stopped']);
   const variations = experiment.variations;
   const indexOf = (id: string | undefined) => (id ? variations.findIndex((v) => v.variationId === id) : -1);
   const winnerIndex = indexOf(input.winnerVariationId);
@@ -148,7 +179,7 @@ export function stoppedExperiment(experiment: Experiment, input: StopExperimentB
 export function rescheduledExperiment(experiment: Experiment, input: PutExperimentScheduleBody, now: string): Experiment {
   if (experiment.type === 'multi-armed-bandit') throw invalid('startAt', 'scheduling is not supported for bandit experiments');
   if (experiment.archived || experiment.status === 'stopped') {
-    throw wrongStatus('Cannot change the schedule of a stopped or archived experiment');
+    throw wrongStatus('Cannot change the schedule of a stopped or archived experiment', experiment.archived ? 'archived' : experiment.status, ['draft', 'running']);
   }
   for (const field of ['stopAt', 'stopAfter', 'scheduledStopPlan'] as const) {
     if (input[field] !== undefined && input[field] !== null) {

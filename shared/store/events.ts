@@ -17,7 +17,17 @@ export interface DomainEvent {
   object: { type: string; id: string };
   data: Record<string, unknown>;
   dateCreated: string;
+  /**
+   * GrowthBook's routing fields, where it gives them (feature events): the environments the change
+   * affects, and the projects and tags of what it is about; subscribers filter on them.
+   */
+  environments?: string[];
+  projects?: string[];
+  tags?: string[];
 }
+
+/** The routing fields of an event (see DomainEvent). */
+export type EventRouting = Pick<DomainEvent, 'environments' | 'projects' | 'tags'>;
 
 function eventItem(event: DomainEvent) {
   return {
@@ -30,8 +40,8 @@ function eventItem(event: DomainEvent) {
 }
 
 /** A new event record (not yet written). */
-export function newEvent(orgId: string, event: string, object: DomainEvent['object'], data: Record<string, unknown> = {}): DomainEvent {
-  return { id: newId('evt_'), orgId, event, object, data, dateCreated: new Date().toISOString() };
+export function newEvent(orgId: string, event: string, object: DomainEvent['object'], data: Record<string, unknown> = {}, routing: EventRouting = {}): DomainEvent {
+  return { id: newId('evt_'), orgId, event, object, data, dateCreated: new Date().toISOString(), ...routing };
 }
 
 /** The Put of an event, to write it in the same transaction as the change it reports. */

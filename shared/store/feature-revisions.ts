@@ -5,7 +5,7 @@ import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/r
 import type { RevisionLogEntry } from '../domain/revision-reviews';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
-import { getItems, queryAll, transact, type Versioned } from '../db/repository';
+import { getItems, queryAll, transact, type TransactionOp, type Versioned } from '../db/repository';
 import type { StoredFeature } from '../domain/features';
 
 /**
@@ -29,7 +29,25 @@ export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
     rampActions?: PendingRamp[];
     /** What was done to the revision, oldest first; each entry is written with the action it records. */
     log?: RevisionLogEntry[];
-  };
+  } & ScheduledPublish;
+
+/** GrowthBook's deferred-publish fields of a draft (scheduled-publish.ts arms, fires and cancels them). */
+export interface ScheduledPublish {
+  autoPublishOnApproval?: boolean;
+  /** Who armed the publish (member or key id); the publish runs with their authority, checked again when it fires. */
+  autoPublishEnabledBy?: string;
+  /** The key the armer used, to read that authority again when the publish fires. */
+  scheduledPublishKeyId?: string;
+  scheduledPublishAt?: string;
+  scheduledPublishLockEdits?: boolean;
+  scheduledPublishLockOthers?: boolean;
+  scheduledPublishBypassApproval?: boolean;
+  scheduledPublishAttempts?: number;
+  scheduledPublishLastError?: string;
+  /** When a failed publish is tried again: its schedule boundary is at this date. */
+  scheduledPublishNextAttemptAt?: string;
+  scheduledPublishGaveUpAt?: string;
+}
 
 /** A draft's record with all its fields (drafts always hold every field). */
 export type StoredDraft = StoredRevision & RevisionFields & { changeCount: number; reviews: RevisionReview[]; dateUpdated: string };
@@ -38,12 +56,18 @@ const toRecord = ({ PK: _pk, SK: _sk, entityType: _type, ...record }: Record<str
 
 const revisionQuery = (orgId: string, featureId: string) => ({
   KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
-  ExpressionAttributeValues: { ':pk': keys.featureRevision(orgId, featureId, 0).PK, ':prefix': keys.featureRevisionPrefix(featureId) } as Record<string, unknown>,
+  ExpressionAttributeValues: { ':pk': keys.featureRevision(orgId, featureId, 0).PK, ':prefix': keys.featureRevisionPrefix(featureId) } as Record<
+    string,
+    unknown
+  >,
 });
 
 /** The number of a feature's newest revision (draft or published), 0 when it has none. One Query of one key. */
 export async function newestRevisionVersion(orgId: string, featureId: string): Promise<number> {
-  const [newest] = await queryAll({ ...revisionQuery(orgId, featureId), ScanIndexForward: false, ProjectionExpression: 'SK', ConsistentRead: true }, 1);
+  const [newest] = await queryAll(
+    { ...revisionQuery(orgId, featureId), ScanIndexForward: false, ProjectionExpression: 'SK', ConsistentRead: true },
+    1,
+  );
   return newest ? Number((newest.SK as string).slice(keys.featureRevisionPrefix(featureId).length)) : 0;
 }
 
@@ -55,11 +79,16 @@ export async function readRevision(orgId: string, featureId: string, version: nu
 
 /**
  * Stores a new draft of the feature as read under the next number, and records that number on the
- * feature, in one transaction conditional on the feature's version and the number being free: two
+ * feature (with what `also` adds, e.g. its event), in one transaction conditional on the feature's version and the number being free: two
  * drafts created at once, or a draft and a change, never share a number (the loser gets
  * ConflictError `conflict`, to read again). The feature's content, and so what SDKs see, is untouched.
  */
-export async function createDraft(orgId: string, current: Versioned<StoredFeature>, draft: Omit<StoredDraft, 'version' | 'featureId'>): Promise<StoredDraft> {
+export async function createDraft(
+  orgId: string,
+  current: Versioned<StoredFeature>,
+  draft: Omit<StoredDraft, 'version' | 'featureId'>,
+  also: (created: StoredDraft) => TransactionOp[] = () => [],
+): Promise<StoredDraft> {
   const featureId = current.entity.id;
   const version = (current.entity.newestRevision ?? current.entity.revision.version) + 1;
   const record: StoredDraft = { ...draft, featureId, version };
@@ -87,6 +116,7 @@ export async function createDraft(orgId: string, current: Versioned<StoredFeatur
       },
       onConditionFailed: taken,
     },
+    ...also(record),
   ]);
   return record;
 }
@@ -94,14 +124,15 @@ export async function createDraft(orgId: string, current: Versioned<StoredFeatur
 /**
  * Replaces a draft as read with its next state (edited, rebased, discarded, reopened, reviewed),
  * conditional on nobody having changed it since: `changeCount` and `status` as read. `log` is appended to
- * the revision's log in the same write. `touch: false` keeps `dateUpdated` (a comment is no change of
- * the draft). Answers the draft as written.
+ * the revision's log in the same write, and what `also` adds (its event, a schedule boundary) goes in the
+ * same transaction. `touch: false` keeps `dateUpdated` (a comment is no change of the draft). Answers the
+ * draft as written.
  */
 export async function writeDraft(
   orgId: string,
   read: StoredRevision,
   next: StoredRevision,
-  options: { log?: RevisionLogEntry; touch?: boolean } = {},
+  options: { log?: RevisionLogEntry; touch?: boolean; also?: (written: StoredRevision) => TransactionOp[] } = {},
 ): Promise<StoredRevision> {
   const written = {
     ...next,
@@ -117,13 +148,21 @@ export async function writeDraft(
           Item: { ...keys.featureRevision(orgId, read.featureId, read.version), entityType: 'FEATURE_REVISION', ...written },
           // A revision published without ever being a draft has no count yet.
           ...(read.changeCount === undefined
-            ? { ConditionExpression: 'attribute_not_exists(changeCount) AND #status = :status', ExpressionAttributeValues: { ':status': read.status } }
-            : { ConditionExpression: 'changeCount = :changeCount AND #status = :status', ExpressionAttributeValues: { ':changeCount': read.changeCount, ':status': read.status } }),
+            ? {
+                ConditionExpression: 'attribute_not_exists(changeCount) AND #status = :status',
+                ExpressionAttributeValues: { ':status': read.status },
+              }
+            : {
+                ConditionExpression: 'changeCount = :changeCount AND #status = :status',
+                ExpressionAttributeValues: { ':changeCount': read.changeCount, ':status': read.status },
+              }),
           ExpressionAttributeNames: { '#status': 'status' },
         },
       },
-      onConditionFailed: () => new ConflictError('conflict', `Revision ${read.version} of feature ${read.featureId} was changed by another request; retry`),
+      onConditionFailed: () =>
+        new ConflictError('conflict', `Revision ${read.version} of feature ${read.featureId} was changed by another request; retry`),
     },
+    ...(options.also?.(written) ?? []),
   ]);
   return written;
 }
@@ -181,13 +220,16 @@ export async function latestRevisions(orgId: string, featureId: string, max: num
   const query = revisionQuery(orgId, featureId);
   const values = Object.fromEntries(statuses.map((status, i) => [`:s${i}`, status]));
   // A filtered Query counts items before the filter; queryAll reads on until `max` are kept.
-  const items = await queryAll({
-    ...query,
-    FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
-    ExpressionAttributeNames: { '#status': 'status' },
-    ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ...values },
-    ScanIndexForward: false,
-    ConsistentRead: true,
-  }, max);
+  const items = await queryAll(
+    {
+      ...query,
+      FilterExpression: `#status IN (${Object.keys(values).join(', ')})`,
+      ExpressionAttributeNames: { '#status': 'status' },
+      ExpressionAttributeValues: { ...query.ExpressionAttributeValues, ...values },
+      ScanIndexForward: false,
+      ConsistentRead: true,
+    },
+    max,
+  );
   return items.map(toRecord);
 }

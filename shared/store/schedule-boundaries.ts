@@ -13,7 +13,8 @@ import { queryAll, type TransactionOp } from '../db/repository';
  * `SCHEDULE_DUE` by date, so the scheduler finds the due ones with a Query (never a scan), fires
  * each exactly once (the conditional delete decides who fires it), and the item is gone after.
  * A staged experiment start is a boundary of its own, naming the experiment: firing it starts the
- * experiment (see experiment-schedule.ts).
+ * experiment (see experiment-schedule.ts). So is a draft's scheduled publish, naming the revision:
+ * firing it publishes the draft (see use-cases/scheduled-publish.ts).
  */
 
 export interface DueBoundary {
@@ -21,10 +22,16 @@ export interface DueBoundary {
   at: string;
   /** Set on the boundary of a staged experiment start. */
   experimentId?: string;
+  /** Set on the boundary of a draft's scheduled publish: the feature and the revision number. */
+  publish?: { featureId: string; version: number };
 }
 
-const boundaryKey = ({ orgId, at, experimentId }: DueBoundary) =>
-  experimentId ? keys.experimentStartBoundary(orgId, at, experimentId) : keys.scheduleBoundary(orgId, at);
+const boundaryKey = ({ orgId, at, experimentId, publish }: DueBoundary) =>
+  publish
+    ? keys.revisionPublishBoundary(orgId, at, publish.featureId, publish.version)
+    : experimentId
+      ? keys.experimentStartBoundary(orgId, at, experimentId)
+      : keys.scheduleBoundary(orgId, at);
 
 function boundaryItem(boundary: DueBoundary) {
   return {
@@ -34,9 +41,23 @@ function boundaryItem(boundary: DueBoundary) {
     organization: boundary.orgId,
     at: boundary.at,
     ...(boundary.experimentId ? { entityId: boundary.experimentId } : {}),
+    ...(boundary.publish ? { entityId: boundary.publish.featureId, id: String(boundary.publish.version) } : {}),
     GSI2PK: keys.scheduleDuePartition(),
     GSI2SK: boundary.at,
   };
+}
+
+/**
+ * The writes that keep a draft's scheduled-publish boundary in step with a change of when it is due
+ * (`before` to `after`, absent for none): the old one deleted, the new one put.
+ */
+export function preparePublishBoundary(orgId: string, publish: { featureId: string; version: number }, before?: string, after?: string): TransactionOp[] {
+  if (before === after) return [];
+  const changedMeanwhile = () => new ConflictError('conflict', `The scheduled publish of revision ${publish.version} of feature ${publish.featureId} changed meanwhile; retry`);
+  return [
+    ...(before ? [{ op: { Delete: { TableName: tableName(), Key: boundaryKey({ orgId, at: before, publish }) } }, onConditionFailed: changedMeanwhile }] : []),
+    ...(after ? [{ op: { Put: { TableName: tableName(), Item: boundaryItem({ orgId, at: after, publish }) } }, onConditionFailed: changedMeanwhile }] : []),
+  ];
 }
 
 /** The boundary was fired (or cancelled) by someone else first. */
@@ -88,11 +109,15 @@ export async function dueScheduleBoundaries(now: Date, limit: number): Promise<D
       ExpressionAttributeValues: { ':pk': keys.scheduleDuePartition(), ':now': now.toISOString() },
       // The index projects the organization; its sort key is the date.
       ExpressionAttributeNames: { '#org': 'organization' },
-      ProjectionExpression: '#org, GSI2SK, entityId',
+      ProjectionExpression: '#org, GSI2SK, entityId, id',
     },
     limit,
   );
-  return items.map((item) => ({ orgId: item.organization, at: item.GSI2SK, ...(item.entityId ? { experimentId: item.entityId } : {}) }));
+  return items.map((item) => ({
+    orgId: item.organization,
+    at: item.GSI2SK,
+    ...(item.entityId && item.id ? { publish: { featureId: item.entityId, version: Number(item.id) } } : item.entityId ? { experimentId: item.entityId } : {}),
+  }));
 }
 
 /** The conditional delete that takes a due boundary, for a transaction that fires it: fails with BoundaryGoneError when it is gone. */

@@ -69,6 +69,9 @@ export function assertLiveChangeAllowed(
   if (publishes) {
     throw new PublishBlockedError([
       {
+        entityType: 'feature',
+        id: current.id,
+        version: publishes.version,
         type: 'approval-required',
         severity: 'blocker',
         messages: [`Requires approval before publishing (status: "${publishes.status}").`],

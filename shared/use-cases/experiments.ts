@@ -6,6 +6,7 @@ import { assertReferences } from '../db/repository';
 import {
   assertNotHoldout,
   futureStart,
+  checklistIncompleteError,
   incompleteChecklist,
   rescheduledExperiment,
   stagedStart,
@@ -14,7 +15,7 @@ import {
 } from '../domain/experiment-status';
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
-import { ConflictError, InvalidInputError } from '../errors';
+import { InvalidInputError } from '../errors';
 import { assertCan, canInEveryEnvironment, type Permission, type Principal } from '../permissions';
 import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
@@ -135,12 +136,7 @@ export async function postExperimentStart({
         sdkConnections.list(auth.orgId, { limit: 1, offset: 0 }),
       ]);
       const missing = incompleteChecklist(current, { linkedFeatures, sdkConnections: connections.total });
-      if (missing.length) {
-        throw new ConflictError(
-          'invalid_status',
-          `The start checklist is incomplete: ${missing.join(', ')} (send skipChecklist: true to start anyway)`,
-        );
-      }
+      if (missing.length) throw checklistIncompleteError(current, missing);
     }
     await assertLinkedFeaturesUnlocked(auth, current.id);
     return startedExperiment(current, now);

@@ -4,6 +4,7 @@ import type { FeatureRule } from '../contracts/features';
 import { InvalidInputError, NotFoundError, UnresolvedConflictError } from '../errors';
 import { assertCan, type Principal } from '../permissions';
 import { retryOnConflict } from '../db/optimistic';
+import type { TransactionOp } from '../db/repository';
 import { assertValuesValid, authorOf, canonicalJson, coerceValue, featureAtRevision, type StoredFeature } from '../domain/features';
 import { activatePendingRamps } from '../domain/pending-ramps';
 import { rampEnvironments } from '../domain/ramp-schedule';
@@ -26,9 +27,10 @@ import { presentFeatures } from '../payload/definitions';
 import { environmentIds, features } from '../store/features';
 import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
-import { changeLiveFeature } from './features';
+import { changeLiveFeature, type Decision } from './features';
 import { approvalSettings, reviewStateAfterEdit } from './approvals';
 import { editAction, logEntry } from '../domain/revision-reviews';
+import { prepareRevisionEvent, type RevisionChange, type RevisionEventName } from './revision-events';
 
 /** The projects a feature is in, as permission checks take them. */
 export const projectsOf = (feature: Pick<StoredFeature, 'project'>) => (feature.project ? [feature.project] : []);
@@ -100,8 +102,24 @@ export async function presentRevisions(orgId: string, live: StoredFeature, revis
       metadata: f.metadata,
       ...(revision.reviews?.length ? { reviews: revision.reviews } : {}),
       ...(ramps.length ? { rampActions: ramps } : {}),
+      ...scheduleFields(revision),
     };
   });
+}
+
+/** GrowthBook's deferred-publish fields of a revision, each only when set (as its revisionScheduleApiFields gives them). */
+export function scheduleFields(revision: StoredRevision) {
+  return {
+    ...(revision.autoPublishOnApproval ? { autoPublishOnApproval: true } : {}),
+    ...(revision.autoPublishEnabledBy ? { autoPublishEnabledBy: revision.autoPublishEnabledBy } : {}),
+    ...(revision.scheduledPublishAt ? { scheduledPublishAt: revision.scheduledPublishAt } : {}),
+    ...(revision.scheduledPublishLockEdits ? { scheduledPublishLockEdits: true } : {}),
+    ...(revision.scheduledPublishLockOthers ? { scheduledPublishLockOthers: true } : {}),
+    ...(revision.scheduledPublishBypassApproval ? { scheduledPublishBypassApproval: true } : {}),
+    ...(revision.scheduledPublishAttempts ? { scheduledPublishAttempts: revision.scheduledPublishAttempts } : {}),
+    ...(revision.scheduledPublishLastError ? { scheduledPublishLastError: revision.scheduledPublishLastError } : {}),
+    ...(revision.scheduledPublishGaveUpAt ? { scheduledPublishGaveUpAt: revision.scheduledPublishGaveUpAt } : {}),
+  };
 }
 
 /** One revision as the v2 API answers it (`{ revision }`). */
@@ -135,39 +153,54 @@ export function newDraft(
   text: { comment?: string; title?: string },
 ) {
   return retryOnConflict(async () => {
-    const current = await readFeature(auth.orgId, featureId);
+    const [current, ids] = await Promise.all([readFeature(auth.orgId, featureId), environmentIds(auth.orgId)]);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const now = new Date().toISOString();
-    const draft = await createDraft(auth.orgId, current, {
-      baseVersion: current.entity.revision.version,
-      comment: text.comment ?? '',
-      ...(text.title ? { title: text.title } : {}),
-      date: now,
-      dateUpdated: now,
-      status: 'draft',
-      createdBy: authorOf(auth, '').by,
-      ...fieldsFrom(current.entity),
-      changeCount: 0,
-      reviews: [],
-      log: [
-        logEntry(auth, 'new revision', {
-          subject: `based on revision #${current.entity.revision.version}`,
-          value: { status: 'draft', comment: text.comment ?? '' },
-        }),
-      ],
-    });
+    const created = (revision: StoredRevision) => [
+      prepareRevisionEvent(auth.orgId, 'created', { live: current.entity, revision, environmentIds: ids }),
+    ];
+    const draft = await createDraft(
+      auth.orgId,
+      current,
+      {
+        baseVersion: current.entity.revision.version,
+        comment: text.comment ?? '',
+        ...(text.title ? { title: text.title } : {}),
+        date: now,
+        dateUpdated: now,
+        status: 'draft',
+        createdBy: authorOf(auth, '').by,
+        ...fieldsFrom(current.entity),
+        changeCount: 0,
+        reviews: [],
+        log: [
+          logEntry(auth, 'new revision', {
+            subject: `based on revision #${current.entity.revision.version}`,
+            value: { status: 'draft', comment: text.comment ?? '' },
+          }),
+        ],
+      },
+      created,
+    );
     return { live: current.entity, draft };
   });
 }
 
 /** `POST /v2/features/{id}/revisions`: a draft branched from the live version; SDKs see nothing of it. */
-export async function postFeatureRevisionV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionV2>): UseCaseOutput<typeof contract.postFeatureRevisionV2> {
+export async function postFeatureRevisionV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.postFeatureRevisionV2>): UseCaseOutput<typeof contract.postFeatureRevisionV2> {
   const { live, draft } = await newDraft(auth, params.id, fieldsOf, body);
   return presentOne(auth.orgId, live, draft);
 }
 
 /** `GET /v2/features/{id}/revisions/{version}`. */
-export async function getFeatureRevisionV2({ auth, params }: UseCaseInput<typeof contract.getFeatureRevisionV2>): UseCaseOutput<typeof contract.getFeatureRevisionV2> {
+export async function getFeatureRevisionV2({
+  auth,
+  params,
+}: UseCaseInput<typeof contract.getFeatureRevisionV2>): UseCaseOutput<typeof contract.getFeatureRevisionV2> {
   const [live, revision] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
   return presentOne(auth.orgId, live.entity, revision);
 }
@@ -176,11 +209,18 @@ export async function getFeatureRevisionV2({ auth, params }: UseCaseInput<typeof
  * `GET /v2/features/{id}/revisions/latest`: the open draft updated last (of the given statuses, by the
  * given author, or created or edited by the caller with `mine`); 404 when there is none.
  */
-export async function getFeatureRevisionLatestV2({ auth, params, query }: UseCaseInput<typeof contract.getFeatureRevisionLatestV2>): UseCaseOutput<typeof contract.getFeatureRevisionLatestV2> {
+export async function getFeatureRevisionLatestV2({
+  auth,
+  params,
+  query,
+}: UseCaseInput<typeof contract.getFeatureRevisionLatestV2>): UseCaseOutput<typeof contract.getFeatureRevisionLatestV2> {
   if (query.mine && query.author) throw new InvalidInputError('Querystring: [mine] cannot be combined with author');
   const statuses = query.status?.length ? query.status.filter((status) => openStatuses.includes(status)) : openStatuses;
   const filter = { author: query.author, mine: query.mine ? authorOf(auth, '').by : undefined };
-  const [live, drafts] = await Promise.all([readFeature(auth.orgId, params.id), statuses.length ? latestRevisions(auth.orgId, params.id, Infinity, statuses) : []]);
+  const [live, drafts] = await Promise.all([
+    readFeature(auth.orgId, params.id),
+    statuses.length ? latestRevisions(auth.orgId, params.id, Infinity, statuses) : [],
+  ]);
   const [latest] = drafts
     .filter((draft) => matches(draft, filter))
     .sort((a, b) => (b.dateUpdated ?? b.date).localeCompare(a.dateUpdated ?? a.date) || b.version - a.version);
@@ -189,7 +229,11 @@ export async function getFeatureRevisionLatestV2({ auth, params, query }: UseCas
 }
 
 /** `GET /v2/features/{id}/revisions`: newest first, a page at a time. */
-export async function getFeatureRevisionsV2({ auth, params, query }: UseCaseInput<typeof contract.getFeatureRevisionsV2>): UseCaseOutput<typeof contract.getFeatureRevisionsV2> {
+export async function getFeatureRevisionsV2({
+  auth,
+  params,
+  query,
+}: UseCaseInput<typeof contract.getFeatureRevisionsV2>): UseCaseOutput<typeof contract.getFeatureRevisionsV2> {
   if (query.mine && query.author) throw new InvalidInputError('Querystring: [mine] cannot be combined with author');
   const filter = { statuses: query.status, author: query.author, mine: query.mine ? authorOf(auth, '').by : undefined };
   const [live, environments, page] = await Promise.all([
@@ -221,6 +265,7 @@ export async function editDraft(
   edit: (fields: RevisionFields, live: StoredFeature, environments: string[]) => RevisionFields,
   text: { comment?: string; title?: string } = {},
   revise?: RevisionEdit,
+  change?: { change: RevisionChange; environments?: string[] },
 ) {
   let number = version;
   if (number === 'new') {
@@ -241,6 +286,7 @@ export async function editDraft(
     ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'edit');
+    assertEditable(draft);
     const before = fieldsOfRevision(draft, live.entity);
     const fields = edit(before, live.entity, environments);
     await assertPublishable(auth, live.entity, fields);
@@ -260,7 +306,19 @@ export async function editDraft(
     if (!rampActions?.length) delete next.rampActions;
     const changes = mergeChanges(before, fields);
     const log = logEntry(auth, editAction(changes), { value: changes });
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log }) };
+    // GrowthBook reports each edit (`revision.updated`, with what kind of edit it was) when the caller says which.
+    const events = (revision: StoredRevision) =>
+      change
+        ? [
+            prepareRevisionEvent(
+              auth.orgId,
+              'updated',
+              { live: live.entity, revision, environmentIds: environments, environments: change.environments },
+              change,
+            ),
+          ]
+        : [];
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log, also: events }) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -271,6 +329,14 @@ export type RevisionEdit = (
   fields: RevisionFields,
   live: StoredFeature,
 ) => Promise<Partial<Pick<StoredRevision, 'rampActions' | 'comment' | 'title'>>>;
+/** Refuses a content edit of a draft whose pending scheduled publish froze its content (`lockEdits`); rebasing stays allowed. */
+export function assertEditable(draft: StoredRevision): void {
+  if (draft.scheduledPublishAt && draft.scheduledPublishLockEdits) {
+    throw new InvalidInputError(
+      `Revision ${draft.version} is locked for edits by its scheduled publish at ${draft.scheduledPublishAt}; cancel the schedule to edit it`,
+    );
+  }
+}
 
 /** The draft's contributors once the caller has edited it (its author is not listed). */
 export function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
@@ -280,59 +346,104 @@ export function contributorsAfter(draft: StoredRevision, auth: Principal): strin
 }
 
 /** `PUT /v2/features/{id}/revisions/{version}/default-value`. */
-export async function putFeatureRevisionDefaultValueV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionDefaultValueV2>): UseCaseOutput<typeof contract.putFeatureRevisionDefaultValueV2> {
+export async function putFeatureRevisionDefaultValueV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.putFeatureRevisionDefaultValueV2>): UseCaseOutput<typeof contract.putFeatureRevisionDefaultValueV2> {
   return editDraft(
     auth,
     params.id,
     params.version,
     (fields, live) => ({ ...fields, defaultValue: coerceValue(live.valueType, body.defaultValue, 'defaultValue') }),
     { comment: body.revisionComment, title: body.revisionTitle },
+    undefined,
+    { change: 'defaultValue' },
   );
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/toggle`: one environment on or off in the draft. */
-export async function postFeatureRevisionToggleV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionToggleV2>): UseCaseOutput<typeof contract.postFeatureRevisionToggleV2> {
+export async function postFeatureRevisionToggleV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.postFeatureRevisionToggleV2>): UseCaseOutput<typeof contract.postFeatureRevisionToggleV2> {
   return editDraft(
     auth,
     params.id,
     params.version,
     (fields, _live, environments) => {
       if (!environments.includes(body.environment)) {
-        throw new InvalidInputError(`Request body: [environment] ${body.environment} is not an environment of this organization (${environments.join(', ')})`);
+        throw new InvalidInputError(
+          `Request body: [environment] ${body.environment} is not an environment of this organization (${environments.join(', ')})`,
+        );
       }
       return { ...fields, environmentsEnabled: { ...fields.environmentsEnabled, [body.environment]: body.enabled } };
     },
     { comment: body.revisionComment, title: body.revisionTitle },
+    undefined,
+    { change: 'toggle', environments: [body.environment] },
   );
 }
 
 /** `PUT /v2/features/{id}/revisions/{version}/archive`. */
-export async function putFeatureRevisionArchiveV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionArchiveV2>): UseCaseOutput<typeof contract.putFeatureRevisionArchiveV2> {
-  return editDraft(auth, params.id, params.version, (fields) => ({ ...fields, archived: body.archived }), {
-    comment: body.revisionComment,
-    title: body.revisionTitle,
-  });
+export async function putFeatureRevisionArchiveV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.putFeatureRevisionArchiveV2>): UseCaseOutput<typeof contract.putFeatureRevisionArchiveV2> {
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields) => ({ ...fields, archived: body.archived }),
+    { comment: body.revisionComment, title: body.revisionTitle },
+    undefined,
+    { change: 'archive' },
+  );
 }
 
 /** `PUT /v2/features/{id}/revisions/{version}/prerequisites`: the feature-level prerequisites (checked like a publish checks them). */
-export async function putFeatureRevisionPrerequisitesV2({ auth, params, body }: UseCaseInput<typeof contract.putFeatureRevisionPrerequisitesV2>): UseCaseOutput<typeof contract.putFeatureRevisionPrerequisitesV2> {
+export async function putFeatureRevisionPrerequisitesV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.putFeatureRevisionPrerequisitesV2>): UseCaseOutput<typeof contract.putFeatureRevisionPrerequisitesV2> {
   const ids = body.prerequisites.map((prerequisite) => prerequisite.id);
-  return editDraft(auth, params.id, params.version, (fields) => ({ ...fields, prerequisites: [...new Set(ids)] }), {
-    comment: body.revisionComment,
-    title: body.revisionTitle,
-  });
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields) => ({ ...fields, prerequisites: [...new Set(ids)] }),
+    { comment: body.revisionComment, title: body.revisionTitle },
+    undefined,
+    { change: 'prerequisites' },
+  );
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/rules/reorder`: `ruleIds` names every rule once, in the new order. */
-export async function postFeatureRevisionRulesReorderV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRulesReorderV2>): UseCaseOutput<typeof contract.postFeatureRevisionRulesReorderV2> {
-  return editDraft(auth, params.id, params.version, (fields, _live, environments) => reorderRules(fields, body.ruleIds, environments), {
-    comment: body.revisionComment,
-    title: body.revisionTitle,
-  });
+export async function postFeatureRevisionRulesReorderV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.postFeatureRevisionRulesReorderV2>): UseCaseOutput<typeof contract.postFeatureRevisionRulesReorderV2> {
+  return editDraft(
+    auth,
+    params.id,
+    params.version,
+    (fields, _live, environments) => reorderRules(fields, body.ruleIds, environments),
+    { comment: body.revisionComment, title: body.revisionTitle },
+    undefined,
+    { change: 'rule.reorder' },
+  );
 }
 
 /** `DELETE /v2/features/{id}/revisions/{version}/rules/{ruleId}`: the rule out of the draft, in every environment. */
-export async function deleteFeatureRevisionRuleV2({ auth, params, body }: UseCaseInput<typeof contract.deleteFeatureRevisionRuleV2>): UseCaseOutput<typeof contract.deleteFeatureRevisionRuleV2> {
+export async function deleteFeatureRevisionRuleV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.deleteFeatureRevisionRuleV2>): UseCaseOutput<typeof contract.deleteFeatureRevisionRuleV2> {
   return editDraft(
     auth,
     params.id,
@@ -343,13 +454,18 @@ export async function deleteFeatureRevisionRuleV2({ auth, params, body }: UseCas
       return next;
     },
     { comment: body?.revisionComment, title: body?.revisionTitle },
+    undefined,
+    { change: 'rule.delete' },
   );
 }
 
 /** A draft's merge against the live version, from its base revision's fields. */
 export async function mergeOf(orgId: string, live: StoredFeature, draft: StoredRevision, strategies?: Record<string, 'overwrite' | 'discard'>) {
   const liveFields = fieldsOf(live);
-  const base = draft.baseVersion === live.revision.version ? liveFields : completeFields((await readRevision(orgId, live.id, draft.baseVersion)) ?? {}, liveFields);
+  const base =
+    draft.baseVersion === live.revision.version
+      ? liveFields
+      : completeFields((await readRevision(orgId, live.id, draft.baseVersion)) ?? {}, liveFields);
   return { liveFields, outcome: mergeRevision(liveFields, base, fieldsOfRevision(draft, live), strategies) };
 }
 
@@ -357,7 +473,10 @@ export const mergeConflictError = (conflicts: unknown[]) =>
   new UnresolvedConflictError('The draft conflicts with changes published since it was created; rebase it and resolve the conflicts', { conflicts });
 
 /** `GET /v2/features/{id}/revisions/{version}/merge-status`: the three-way merge, not applied. */
-export async function getFeatureRevisionMergeStatusV2({ auth, params }: UseCaseInput<typeof contract.getFeatureRevisionMergeStatusV2>): UseCaseOutput<typeof contract.getFeatureRevisionMergeStatusV2> {
+export async function getFeatureRevisionMergeStatusV2({
+  auth,
+  params,
+}: UseCaseInput<typeof contract.getFeatureRevisionMergeStatusV2>): UseCaseOutput<typeof contract.getFeatureRevisionMergeStatusV2> {
   const [live, draft, environments] = await Promise.all([
     readFeature(auth.orgId, params.id),
     readRevisionOf(auth.orgId, params.id, params.version),
@@ -375,7 +494,14 @@ export function mergeResultOf(liveFields: RevisionFields, merged: RevisionFields
   const { rules, prerequisites, ...changes } = mergeChanges(liveFields, merged);
   return {
     ...changes,
-    ...(rules ? { rules: flatRules(rules, environments.filter((env) => env in rules)) } : {}),
+    ...(rules
+      ? {
+          rules: flatRules(
+            rules,
+            environments.filter((env) => env in rules),
+          ),
+        }
+      : {}),
     ...(prerequisites ? { prerequisites: prerequisites.map((id) => ({ id, condition: JSON.stringify({ value: true }) })) } : {}),
   };
 }
@@ -386,67 +512,190 @@ export function mergeResultOf(liveFields: RevisionFields, merged: RevisionFields
  * version merged against; if another publish lands first, the merge is done again, and a conflict
  * then is answered as GrowthBook does (409, with the conflicts).
  */
-export async function postFeatureRevisionPublishV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionPublishV2>): UseCaseOutput<typeof contract.postFeatureRevisionPublishV2> {
+export async function postFeatureRevisionPublishV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.postFeatureRevisionPublishV2>): UseCaseOutput<typeof contract.postFeatureRevisionPublishV2> {
   const changed = await publishRevision(auth, params.id, params.version, body.comment);
   return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, params.version));
+}
+
+/** What a publish brings besides the draft: writes for its transaction, and the release it is part of. */
+export interface PublishOptions {
+  /** More writes for the publish's transaction (a scheduled publish's claim of its boundary), given the feature as written. */
+  also?: (written: StoredFeature) => TransactionOp[];
+  /** GrowthBook's `bulkPublishId` of a release, on the published event. */
+  bulkPublishId?: string;
+  /** The publish's comment, kept in the revision's log. */
+  comment?: string;
 }
 
 /**
  * Publishes a draft (see `postFeatureRevisionPublishV2`): the one publish path, which scheduled and
  * release publishes share. Answers the live feature as published.
  */
-export async function publishRevision(auth: Principal, featureId: string, version: number, comment?: string): Promise<StoredFeature> {
+export async function publishRevision(
+  auth: Principal,
+  featureId: string,
+  version: number,
+  comment?: string,
+  options: PublishOptions = {},
+): Promise<StoredFeature> {
   const { changed } = await changeLiveFeature(
     auth,
     featureId,
-    async (current) => {
-      const draft = await readRevisionOf(auth.orgId, featureId, version);
-      assertStatus(draft.status, openStatuses, 'publish');
-      const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
-      if (!outcome.success) throw mergeConflictError(outcome.conflicts);
-      const ramps = draft.rampActions ?? [];
-      if (sameFields(outcome.merged, liveFields) && !ramps.length) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
-      const merged = withFields(current, outcome.merged);
-      await assertValuesValid(merged);
-      const read = await assertReferencesValid(auth.orgId, merged, current);
-      // The draft's ramps go live with it, in the same transaction; those that start now already changed `next`.
-      const { feature: next, schedules } = activatePendingRamps(merged, ramps, new Date(), auth.orgId);
-      await assertValuesValid(next);
-      const ramped = [...new Set(schedules.flatMap((schedule) => rampEnvironments(schedule, next)))];
-      if (ramped.length) assertCan(auth, 'publishFeatures', projectsOf(next), ramped);
-      // The publish is recorded in the revision's log by the write that publishes it.
-      const publishes = { ...draft, log: [...(draft.log ?? []), logEntry(auth, 'publish', { value: comment ? { comment } : {} })] };
-      return { next, read, publishes, also: schedules.flatMap((schedule) => prepareRampScheduleCreate(auth.orgId, schedule)) };
-    },
+    (current, ids) => decidePublish(auth, current, ids, version, { ...options, comment }),
     authorOf(auth, comment ?? ''),
   );
   return changed;
 }
 
-/** A status change of a revision, conditional on it being unchanged since read, logged as `action`. */
-export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision, action = 'status change') {
+/**
+ * The decision of a publish, from the live feature as read: the draft merged into it (a conflict is
+ * GrowthBook's 409 with the conflicts), checked as a publish checks, with its pending ramps started,
+ * the published event (and the schedule the draft had cleared) in the same transaction. Releases decide each feature with it.
+ */
+export async function decidePublish(
+  auth: Principal,
+  current: StoredFeature,
+  ids: string[],
+  version: number,
+  options: PublishOptions = {},
+): Promise<Decision> {
+  const [draft, siblings] = await Promise.all([
+    readRevisionOf(auth.orgId, current.id, version),
+    latestRevisions(auth.orgId, current.id, Infinity, ['draft', 'approved']),
+  ]);
+  assertStatus(draft.status, openStatuses, 'publish');
+  const locking = siblings.find((sibling) => sibling.version !== version && sibling.scheduledPublishLockOthers && sibling.scheduledPublishAt);
+  if (locking) {
+    throw new InvalidInputError(
+      `Revision ${locking.version} has a scheduled publish that locks other drafts of this feature; cancel it before publishing revision ${version}`,
+    );
+  }
+  const { liveFields, outcome } = await mergeOf(auth.orgId, current, draft);
+  if (!outcome.success) throw mergeConflictError(outcome.conflicts);
+  const ramps = draft.rampActions ?? [];
+  if (sameFields(outcome.merged, liveFields) && !ramps.length) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
+  const merged = withFields(current, outcome.merged);
+  await assertValuesValid(merged);
+  const read = await assertReferencesValid(auth.orgId, merged, current);
+  // The draft's ramps go live with it, in the same transaction; those that start now already changed `next`.
+  const { feature: next, schedules } = activatePendingRamps(merged, ramps, new Date(), auth.orgId);
+  await assertValuesValid(next);
+  const ramped = [...new Set(schedules.flatMap((schedule) => rampEnvironments(schedule, next)))];
+  if (ramped.length) assertCan(auth, 'publishFeatures', projectsOf(next), ramped);
+  // The publish is recorded in the revision's log by the write that publishes it.
+  const logged = logEntry(auth, 'publish', { value: options.comment ? { comment: options.comment } : {} });
+  return {
+    next,
+    read,
+    // A published revision keeps no schedule: what was pending is done.
+    publishes: { ...withoutSchedule(draft), log: [...(draft.log ?? []), logged] },
+    also: (written) => [
+      ...schedules.flatMap((schedule) => prepareRampScheduleCreate(auth.orgId, schedule)),
+      prepareRevisionEvent(
+        auth.orgId,
+        'published',
+        { live: current, revision: publishedRecord(draft, written), environmentIds: ids },
+        { ...(options.bulkPublishId ? { bulkPublishId: options.bulkPublishId } : {}) },
+      ),
+      ...(options.also?.(written) ?? []),
+    ],
+  };
+}
+
+/** The draft without its deferred-publish fields. */
+export function withoutSchedule(revision: StoredRevision): StoredRevision {
+  const {
+    autoPublishOnApproval: _armed,
+    autoPublishEnabledBy: _by,
+    scheduledPublishKeyId: _key,
+    scheduledPublishAt: _at,
+    scheduledPublishLockEdits: _lockEdits,
+    scheduledPublishLockOthers: _lockOthers,
+    scheduledPublishBypassApproval: _bypass,
+    scheduledPublishAttempts: _attempts,
+    scheduledPublishLastError: _error,
+    scheduledPublishNextAttemptAt: _next,
+    scheduledPublishGaveUpAt: _gaveUp,
+    ...rest
+  } = revision;
+  return rest;
+}
+
+/** The revision a publish makes live, as the live feature written records it. */
+function publishedRecord(draft: StoredRevision, written: StoredFeature): StoredRevision {
+  const { revision } = written;
+  return {
+    ...withoutSchedule(draft),
+    ...fieldsOf(written),
+    status: 'published',
+    version: revision.version,
+    comment: revision.comment || draft.comment,
+    publishedBy: revision.publishedBy,
+  };
+}
+
+/** A status change of a revision, conditional on it being unchanged since read, logged as `action`, reported as `event`. */
+export async function moveRevision(
+  auth: Principal,
+  featureId: string,
+  version: number,
+  move: (revision: StoredRevision) => StoredRevision,
+  action = 'status change',
+  event?: RevisionEventName,
+) {
   const { live, written } = await retryOnConflict(async () => {
-    const [live, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
+    const [live, revision, ids] = await Promise.all([
+      readFeature(auth.orgId, featureId),
+      readRevisionOf(auth.orgId, featureId, version),
+      environmentIds(auth.orgId),
+    ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision), { log: logEntry(auth, action) }) };
+    const events = (moved: StoredRevision) =>
+      event ? [prepareRevisionEvent(auth.orgId, event, { live: live.entity, revision: moved, environmentIds: ids })] : [];
+    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision), { log: logEntry(auth, action), also: events }) };
   });
   return presentOne(auth.orgId, live, written);
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/discard`: an open draft set aside (it can be reopened). */
-export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
-  return moveRevision(auth, params.id, params.version, (revision) => {
-    assertStatus(revision.status, openStatuses, 'discard');
-    return { ...revision, status: 'discarded' };
-  }, 'discard');
+export async function postFeatureRevisionDiscardV2({
+  auth,
+  params,
+}: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
+  return moveRevision(
+    auth,
+    params.id,
+    params.version,
+    (revision) => {
+      assertStatus(revision.status, openStatuses, 'discard');
+      // A discarded draft keeps no pending schedule.
+      return { ...withoutSchedule(revision), status: 'discarded' };
+    },
+    'discard',
+    'discarded',
+  );
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
-export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionReopenV2>): UseCaseOutput<typeof contract.postFeatureRevisionReopenV2> {
-  return moveRevision(auth, params.id, params.version, (revision) => {
-    assertStatus(revision.status, ['discarded'], 'reopen');
-    return { ...revision, status: 'draft', reviews: [] };
-  }, 'reopen');
+export async function postFeatureRevisionReopenV2({
+  auth,
+  params,
+}: UseCaseInput<typeof contract.postFeatureRevisionReopenV2>): UseCaseOutput<typeof contract.postFeatureRevisionReopenV2> {
+  return moveRevision(
+    auth,
+    params.id,
+    params.version,
+    (revision) => {
+      assertStatus(revision.status, ['discarded'], 'reopen');
+      return { ...revision, status: 'draft', reviews: [] };
+    },
+    'reopen',
+    'reopened',
+  );
 }
 
 /**
@@ -454,9 +703,17 @@ export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput
  * the merge (conflicts settled by `conflictResolutions`, else 409 with them); `expectedLiveVersion` and
  * `expectedDraftDateUpdated` refuse (409) when either side moved since the caller looked.
  */
-export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRebaseV2>): UseCaseOutput<typeof contract.postFeatureRevisionRebaseV2> {
+export async function postFeatureRevisionRebaseV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.postFeatureRevisionRebaseV2>): UseCaseOutput<typeof contract.postFeatureRevisionRebaseV2> {
   const { live, written } = await retryOnConflict(async () => {
-    const [live, draft] = await Promise.all([readFeature(auth.orgId, params.id), readRevisionOf(auth.orgId, params.id, params.version)]);
+    const [live, draft, ids] = await Promise.all([
+      readFeature(auth.orgId, params.id),
+      readRevisionOf(auth.orgId, params.id, params.version),
+      environmentIds(auth.orgId),
+    ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'rebase');
     assertUnmoved(live.entity, draft, body);
@@ -475,13 +732,18 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
       contributors: contributorsAfter(draft, auth),
     };
     const log = logEntry(auth, 'rebase', { subject: `onto revision #${liveVersion}`, value: { baseVersion: liveVersion } });
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log }) };
+    const rebased = (revision: StoredRevision) => [prepareRevisionEvent(auth.orgId, 'rebased', { live: live.entity, revision, environmentIds: ids })];
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log, also: rebased }) };
   });
   return presentOne(auth.orgId, live, written);
 }
 
 /** 409 when the live version or the draft moved since the caller looked (a rebase's `expectedLiveVersion` / `expectedDraftDateUpdated`). */
-export function assertUnmoved(live: StoredFeature, draft: StoredRevision, expected: { expectedLiveVersion?: number; expectedDraftDateUpdated?: string }): void {
+export function assertUnmoved(
+  live: StoredFeature,
+  draft: StoredRevision,
+  expected: { expectedLiveVersion?: number; expectedDraftDateUpdated?: string },
+): void {
   const liveVersion = live.revision.version;
   if (expected.expectedLiveVersion !== undefined && expected.expectedLiveVersion !== liveVersion) {
     throw new UnresolvedConflictError(`The live version is now ${liveVersion}, not ${expected.expectedLiveVersion}; review the merge again`);
@@ -496,7 +758,11 @@ export function assertUnmoved(live: StoredFeature, draft: StoredRevision, expect
  * `POST /v2/features/{id}/revisions/{version}/revert`: an earlier published revision's fields again,
  * as a new draft (`strategy: "draft"`, the default) or published at once as a new revision.
  */
-export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRevertV2>): UseCaseOutput<typeof contract.postFeatureRevisionRevertV2> {
+export async function postFeatureRevisionRevertV2({
+  auth,
+  params,
+  body,
+}: UseCaseInput<typeof contract.postFeatureRevisionRevertV2>): UseCaseOutput<typeof contract.postFeatureRevisionRevertV2> {
   const [live, target, approvals] = await Promise.all([
     readFeature(auth.orgId, params.id),
     readRevisionOf(auth.orgId, params.id, params.version),
@@ -522,14 +788,43 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
   const { changed } = await changeLiveFeature(
     auth,
     params.id,
-    async (current) => {
+    async (current, ids) => {
       const next = withFields(current, fieldsOfRevision(target, current));
       await assertValuesValid(next);
       const log = [logEntry(auth, 'revert', { subject: `to revision #${target.version}`, value: { comment } }), logEntry(auth, 'publish')];
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current), log, revert: true };
+      return {
+        next,
+        read: await assertReferencesValid(auth.orgId, next, current),
+        log,
+        revert: true,
+        also: (written) => [
+          prepareRevisionEvent(
+            auth.orgId,
+            'reverted',
+            { live: current, revision: revertRecord(written, current.revision.version), environmentIds: ids },
+            { revertedToVersion: target.version },
+          ),
+        ],
+      };
     },
     authorOf(auth, comment),
   );
   return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, changed.revision.version));
+}
+
+/** The revision a revert publishes, as the live feature written records it. */
+function revertRecord(written: StoredFeature, baseVersion: number): StoredRevision {
+  const { revision } = written;
+  return {
+    featureId: written.id,
+    baseVersion,
+    version: revision.version,
+    comment: revision.comment,
+    date: revision.date,
+    status: 'published',
+    createdBy: revision.createdBy,
+    publishedBy: revision.publishedBy,
+    ...fieldsOf(written),
+  };
 }

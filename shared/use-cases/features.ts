@@ -38,14 +38,17 @@ import {
   featureRevision,
   features,
   listFeaturePage,
+  prepareFeatureChanges,
   removeFeature,
   writeFeatureChanges,
   type ChangeAuthor,
+  type FeatureChange,
   type FeatureFilter,
 } from '../store/features';
+import { transact, type TransactionOp, type Versioned } from '../db/repository';
+import type { ApprovalSettings } from '../domain/revision-reviews';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import type { KnownReferences } from '../payload/types';
-import type { TransactionOp } from '../db/repository';
 import { assertProjectsExist, projects } from '../store/projects';
 import { findSdkKey } from '../store/sdk-connections';
 import { readableOr404, visibleTo } from './read-access';
@@ -70,8 +73,8 @@ export interface Decision {
   read?: KnownReferences;
   /** The draft the change publishes (as read): it becomes the live revision. */
   publishes?: StoredRevision;
-  /** Other items written in the same transaction (the ramp schedules a published draft activates). */
-  also?: TransactionOp[];
+  /** Writes that belong to the change (its events, a schedule it ends, the ramps a published draft starts), given the feature as it will be written. */
+  also?: (written: StoredFeature) => TransactionOp[];
   /** The log of the new revision when the change publishes no draft (a revert records itself there). */
   log?: RevisionLogEntry[];
   /** The change makes an earlier revision live again: the organization may let reverts skip approval. */
@@ -79,11 +82,38 @@ export interface Decision {
 }
 
 /**
+ * One feature's change, decided from the feature as read (with the organization's environments and
+ * approval settings): checks that the caller may change it, lets `decide` work out the next content,
+ * and checks that the caller may publish where it changes what SDKs see, that no ramp's lockdown holds
+ * the feature and that the change needs no approval it lacks. No `change` when nothing is to be written.
+ * Inside a retried write, call it through `decided`, so what it throws ends the retries as it is.
+ * Callers write the change with `prepareFeatureChanges` (several features' changes at once in one
+ * transaction, as a release does).
+ */
+export async function decideLiveChange(
+  auth: Principal,
+  current: Versioned<StoredFeature>,
+  all: StoredEnvironment[],
+  decide: (current: StoredFeature, environments: string[]) => Decision | Promise<Decision>,
+  author: ChangeAuthor,
+  approvals: ApprovalSettings,
+): Promise<{ change?: FeatureChange; also?: Decision['also']; read?: KnownReferences }> {
+  assertCan(auth, 'manageFeatures', projectsOf(current.entity));
+  const ids = all.map((environment) => environment.id);
+  const { next, read, publishes, also, log, revert } = await decide(current.entity, ids);
+  // A published draft is recorded even when it leaves the content as it is (its pending ramps still start).
+  if (sameContent(current.entity, next) && !publishes) return { read };
+  await assertNotLockedByRamp(auth, current.entity);
+  assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
+  assertLiveChangeAllowed(auth, approvals, { current: current.entity, next, environments: all, publishes, revert });
+  return { change: { current, next, author, publishes, log }, also, read };
+}
+
+/**
  * The one path every change of a live feature takes (update, toggle, revert, a draft's publish):
- * read the feature, check the caller may change it, let `decide` work out the next content, check that
- * the caller may publish where it changes what SDKs see, write the feature, its revision and its
- * payload entries in one transaction conditional on the version read, and answer the feature as
- * presented. A lost race reads everything again.
+ * read the feature, decide the change (`decideLiveChange`), write the feature, its revision, its
+ * payload entries and what the decision adds in one transaction conditional on the version read,
+ * and answer the feature as presented. A lost race reads everything again.
  */
 export async function changeLiveFeature(
   auth: Principal,
@@ -97,16 +127,13 @@ export async function changeLiveFeature(
   const { changed, read, ids } = await retryOnConflict(async (attempt) => {
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
-    assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes, also, log, revert } = await decided(() => decide(current.entity, ids));
-    // A published draft is recorded even when it leaves the content as it is (its pending ramps still start).
-    if (sameContent(current.entity, next) && !publishes) return { changed: current.entity, read, ids };
-    await assertNotLockedByRamp(auth, current.entity);
-    assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    assertLiveChangeAllowed(auth, await approvals, { current: current.entity, next, environments: all, publishes, revert });
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes, log }], { parents: environmentParents(all), also });
-    return { changed: changed!, read, ids };
+    const { change, also, read } = await decided(async () => decideLiveChange(auth, current, all, decide, author, await approvals));
+    if (!change) return { changed: current.entity, read, ids };
+    const { features: written, ops } = await prepareFeatureChanges(auth.orgId, [change], { parents: environmentParents(all) });
+    const changed = written[0]!;
+    await transact([...ops, ...(also?.(changed) ?? [])]);
+    return { changed, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
   return { feature: feature!, changed };

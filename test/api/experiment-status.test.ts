@@ -59,7 +59,8 @@ describe('POST /experiments/{id}/start', () => {
     const response = await request('POST', `/experiments/${draft.id}/start`, {}, fresh.keys.admin);
 
     expect(response.status).toBe(409);
-    expect(response.body).toMatchObject({ code: 'invalid_status', message: expect.stringMatching(/linkedChanges, sdkConnection/) });
+    expect(response.body).toMatchObject({ code: 'checklist_incomplete', message: expect.stringMatching(/linkedChanges, sdkConnection/) });
+    expect(response.body.details.remainingChecklistItems.map((item: { key: string }) => item.key)).toEqual(['linkedChanges', 'sdkConnection']);
     expect(await get(draft.id, fresh)).toMatchObject({ status: 'draft', dateUpdated: draft.dateUpdated, phases: draft.phases });
   });
 
