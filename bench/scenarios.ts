@@ -1245,17 +1245,7 @@ const updating: Step[] = [
     body: () => ({}),
     minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
   },
-  {
-    operationId: 'postReleasePublishRevisions',
-    method: 'POST',
-    path: () => `${v1}/releases/publish-revisions`,
-    body: (ids) => ({ revisions: [{ entityType: 'feature', revisionId: ids.revertDraftId }], comment: 'Bench release' }),
-    minimum: {
-      calls: 6,
-      why: 'environments + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
-    },
-  },
-  // A pending ramp on the reopened revert draft, which is never published; it is removed among the deletes.
+  // A pending ramp on the reopened revert draft; it is removed among the deletes, before the release publishes the draft.
   {
     operationId: 'putFeatureRevisionRuleRampScheduleV2',
     method: 'PUT',
@@ -1484,6 +1474,17 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleA}`,
     minimum: { calls: 5, why: 'as a draft default value edit, one read fewer: the rules left name no saved group' },
+  },
+  {
+    operationId: 'postReleasePublishRevisions',
+    method: 'POST',
+    path: () => `${v1}/releases/publish-revisions`,
+    // The revert draft, once its last edit (the rule delete) is done; it must still differ from live.
+    body: (ids) => ({ revisions: [{ entityType: 'feature', revisionId: ids.revertDraftId }], comment: 'Bench release' }),
+    minimum: {
+      calls: 6,
+      why: 'environments + approval settings + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
+    },
   },
   {
     operationId: 'deleteFeature',
