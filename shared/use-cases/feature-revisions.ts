@@ -9,10 +9,12 @@ import {
   afterEdit,
   assertStatus,
   completeFields,
+  discarded,
   fieldsOf,
   mergeChanges,
   mergeRevision,
   openStatuses,
+  reopened,
   reorderRules,
   sameFields,
   withoutRule,
@@ -392,18 +394,12 @@ export async function moveRevision(auth: Principal, featureId: string, version: 
 
 /** `POST /v2/features/{id}/revisions/{version}/discard`: an open draft set aside (it can be reopened). */
 export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
-  return moveRevision(auth, params.id, params.version, (revision) => {
-    assertStatus(revision.status, openStatuses, 'discard');
-    return { ...revision, status: 'discarded' };
-  });
+  return moveRevision(auth, params.id, params.version, discarded);
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
 export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionReopenV2>): UseCaseOutput<typeof contract.postFeatureRevisionReopenV2> {
-  return moveRevision(auth, params.id, params.version, (revision) => {
-    assertStatus(revision.status, ['discarded'], 'reopen');
-    return { ...revision, status: 'draft', reviews: [] };
-  });
+  return moveRevision(auth, params.id, params.version, reopened);
 }
 
 /**
