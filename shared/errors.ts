@@ -49,6 +49,14 @@ export class UnresolvedConflictError extends ConflictError {
   }
 }
 
+/**
+ * GrowthBook's publish gates: the change would break something (an archive with dependents) and waits
+ * for the caller to acknowledge it (`ignoreWarnings`); `details.gates` names each gate.
+ */
+export class PublishBlockedError extends DomainError {
+  readonly code = 'publish_blocked';
+}
+
 /** A dependency (DynamoDB, a query engine) is busy or out of reach; trying again later may work. */
 export class UnavailableError extends DomainError {
   readonly code = 'unavailable';

@@ -4,6 +4,7 @@ import {
   ForbiddenError,
   InvalidInputError,
   NotFoundError,
+  PublishBlockedError,
   UnavailableError,
 } from '../errors';
 
@@ -43,6 +44,7 @@ const statusByKind: [new (...args: never[]) => DomainError, number][] = [
   [ForbiddenError, 403],
   [NotFoundError, 404],
   [ConflictError, 409],
+  [PublishBlockedError, 422],
   [UnavailableError, 503],
 ];
 

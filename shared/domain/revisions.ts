@@ -24,6 +24,20 @@ export interface RevisionReview {
   timestamp: string;
 }
 
+/** What every stored revision carries, whatever its resource (features, saved groups). */
+export interface RevisionRecord {
+  version: number;
+  status: RevisionStatus;
+  date: string;
+  dateUpdated?: string;
+  createdBy?: string;
+  reviews?: RevisionReview[];
+  /** Who edited the draft besides its author (member or key ids), for `mine`. */
+  contributors?: string[];
+  /** Edits so far: each draft write is conditional on it, so concurrent edits never lose one another. */
+  changeCount?: number;
+}
+
 /** The metadata a feature revision carries, compared field by field. */
 export interface RevisionMetadata {
   description: string;

@@ -1,5 +1,5 @@
-import { ConflictError } from '../errors';
-import type { RevisionReview, RevisionStatus } from '../domain/revisions';
+import { ConflictError, InvalidInputError } from '../errors';
+import type { RevisionRecord } from '../domain/revisions';
 import { tableName } from '../db/client';
 import { keys, type RevisionOf } from '../db/keys';
 import { getItems, queryAll, transact, type TransactionOp } from '../db/repository';
@@ -12,19 +12,7 @@ import { getItems, queryAll, transact, type TransactionOp } from '../db/reposito
  * 3...) with a conditional create, so the newest revision's number is also how many there are.
  */
 
-/** What every stored revision carries, whatever its resource. */
-export interface RevisionRecord {
-  version: number;
-  status: RevisionStatus;
-  date: string;
-  dateUpdated?: string;
-  createdBy?: string;
-  reviews?: RevisionReview[];
-  /** Who edited the draft besides its author (member or key ids), for `mine`. */
-  contributors?: string[];
-  /** Edits so far: each draft write is conditional on it. */
-  changeCount?: number;
-}
+export type { RevisionRecord };
 
 /** Which revisions a list keeps. */
 export interface RevisionFilter {
@@ -39,6 +27,9 @@ export const matches = (revision: RevisionRecord, { statuses, author, mine }: Re
   (!statuses?.length || statuses.includes(revision.status)) &&
   (!author || revision.createdBy === author) &&
   (!mine || revision.createdBy === mine || !!revision.contributors?.includes(mine));
+
+/** What a revision item may weigh, leaving room for keys and attribute names under DynamoDB's 400 KB. */
+const MAX_REVISION_BYTES = 350 * 1024;
 
 const hasFilter = (filter: RevisionFilter) => !!(filter.statuses?.length || filter.author || filter.mine);
 
@@ -60,8 +51,16 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
     return newest ? Number((newest.SK as string).slice(keys.revisionPrefix(type, id).length)) : 0;
   }
 
+  // DynamoDB stores at most 400 KB per item (a list group's revision holds its values twice): refused, not a 500.
+  const assertStorable = (record: R) => {
+    if (Buffer.byteLength(JSON.stringify(record)) > MAX_REVISION_BYTES) {
+      throw new InvalidInputError(`The revision is too large to store: keep it under ${MAX_REVISION_BYTES / 1024} KB`);
+    }
+  };
+
   /** The Put of a new revision under its number, conditional on the number being free (a lost race reads again). */
   function prepareCreate(orgId: string, record: R): TransactionOp {
+    assertStorable(record);
     return {
       op: {
         Put: {
@@ -80,6 +79,7 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
    */
   function prepareWrite(orgId: string, read: R, next: R): { written: R } & TransactionOp {
     const written = { ...next, changeCount: (read.changeCount ?? 0) + 1, dateUpdated: new Date().toISOString() };
+    assertStorable(written);
     return {
       written,
       op: {

@@ -241,7 +241,7 @@ export async function editDraft(
 }
 
 /** The draft's contributors once the caller has edited it (its author is not listed). */
-export function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
+export function contributorsAfter(draft: Pick<StoredRevision, 'createdBy' | 'contributors'>, auth: Principal): string[] {
   const by = authorOf(auth, '').by;
   const contributors = draft.contributors ?? [];
   return by === draft.createdBy || contributors.includes(by) ? contributors : [...contributors, by];
