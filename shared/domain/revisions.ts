@@ -2,6 +2,7 @@ import { InvalidInputError } from '../errors';
 import type { FeatureRule } from '../contracts/features';
 import type { RevisionStatus } from '../contracts/feature-revisions';
 import { canonicalJson, defaultSettings, type FeatureContent } from './features';
+import type { ChangeScope, RevisionReview } from './revision-reviews';
 
 /**
  * The revision engine's pure part: what a revision holds, how a draft merges against the live version
@@ -15,14 +16,8 @@ export type { RevisionStatus };
 /** The statuses of a draft still open: it can be edited, rebased, published or discarded. */
 export const openStatuses: RevisionStatus[] = ['draft', 'pending-review', 'approved', 'changes-requested'];
 
-/** A reviewer's verdict; `-stale` once the draft changed after it was given. */
-export type ReviewVerdict = 'approved' | 'changes-requested' | 'approved-stale' | 'changes-requested-stale';
-
-export interface RevisionReview {
-  userId: string;
-  status: ReviewVerdict;
-  timestamp: string;
-}
+export type { ReviewVerdict, RevisionReview } from './revision-reviews';
+export { afterEdit, staleReviews } from './revision-reviews';
 
 /** What every stored revision carries, whatever its resource (features, saved groups). */
 export interface RevisionRecord {
@@ -342,22 +337,6 @@ export function reopened<R extends { status: RevisionStatus; reviews?: RevisionR
   return { ...revision, status: 'draft', reviews: [] };
 }
 
-/** Verdicts given before a change of the draft's content, marked stale; stale ones stay stale. */
-export function staleReviews(reviews: RevisionReview[]): RevisionReview[] {
-  return reviews.map((review) =>
-    review.status === 'approved' || review.status === 'changes-requested' ? { ...review, status: `${review.status}-stale` as ReviewVerdict } : review,
-  );
-}
-
-/**
- * A draft's status and verdicts after its content changed: verdicts go stale, and a draft that was
- * approved or sent back goes back to waiting for review (a plain draft stays a draft).
- */
-export function afterEdit(state: { status: RevisionStatus; reviews: RevisionReview[] }): { status: RevisionStatus; reviews: RevisionReview[] } {
-  const status = state.status === 'approved' || state.status === 'changes-requested' ? 'pending-review' : state.status;
-  return { status, reviews: staleReviews(state.reviews) };
-}
-
 /** The rule ids of a revision, each once, in the order GrowthBook's flat list shows them (environment by environment). */
 export function ruleIds(fields: RevisionFields, environments: string[]): string[] {
   return [...new Set(environments.flatMap((env) => (fields.rules[env] ?? []).map((rule) => rule.id)))];
@@ -380,4 +359,19 @@ export function reorderRules(fields: RevisionFields, order: string[], environmen
 export function withoutRule(fields: RevisionFields, ruleId: string): RevisionFields | undefined {
   if (!Object.values(fields.rules).some((rules) => rules.some((rule) => rule.id === ruleId))) return undefined;
   return { ...fields, rules: Object.fromEntries(Object.entries(fields.rules).map(([env, rules]) => [env, rules.filter((rule) => rule.id !== ruleId)])) };
+}
+
+/**
+ * What going from `before` to `after` touches, as the review decision reads it: the default value,
+ * prerequisites or archiving reach every environment; metadata too, but rules may exempt it; rules and
+ * toggles per environment.
+ */
+export function featureChangeScope(before: RevisionFields, after: RevisionFields, environments: string[]): ChangeScope {
+  const other = before.defaultValue !== after.defaultValue || !same(before.prerequisites, after.prerequisites) || before.archived !== after.archived;
+  return {
+    global: other ? 'other' : same(before.metadata, after.metadata) ? 'none' : 'metadata',
+    ruleEnvironments: environments.filter((env) => !same(before.rules[env] ?? [], after.rules[env] ?? [])),
+    toggledEnvironments: environments.filter((env) => (before.environmentsEnabled[env] ?? false) !== (after.environmentsEnabled[env] ?? false)),
+    environmentCount: environments.length,
+  };
 }
