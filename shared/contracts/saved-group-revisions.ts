@@ -340,6 +340,30 @@ export const postSavedGroupRevisionSchedulePublish = action(
   revisionResponse,
 );
 
+export const postSavedGroupRevisionRequestReview = action(
+  'postSavedGroupRevisionRequestReview',
+  'request-review',
+  'Request review for a draft revision',
+  z.strictObject({ autoPublishOnApproval: z.optional(z.boolean()), ignoreWarnings }),
+  revisionResponse,
+);
+
+export const postSavedGroupRevisionSubmitReview = action(
+  'postSavedGroupRevisionSubmitReview',
+  'submit-review',
+  'Submit a review on a draft revision',
+  z.strictObject({
+    decision: z.enum(['approve', 'request-changes', 'comment']),
+    comment: z.optional(z.string().check(z.maxLength(10_000))),
+    skipAutoPublish: z.optional(z.boolean()),
+  }),
+  z.object({ revision: savedGroupRevision, autoPublished: z.optional(z.boolean()) }),
+);
+
+export const postSavedGroupRevisionRecallReview = action('postSavedGroupRevisionRecallReview', 'recall-review', 'Recall a review request', z.strictObject({}), revisionResponse);
+
+export const postSavedGroupRevisionUndoReview = action('postSavedGroupRevisionUndoReview', 'undo-review', 'Retract your own review verdict', z.strictObject({}), revisionResponse);
+
 const groupIdParams = z.object({ id });
 const archivedResponse = z.object({ savedGroup, bypassedGates });
 
@@ -406,6 +430,10 @@ export const savedGroupRevisionEndpoints = [
   postSavedGroupRevisionReopen,
   postSavedGroupRevisionRevert,
   postSavedGroupRevisionSchedulePublish,
+  postSavedGroupRevisionRequestReview,
+  postSavedGroupRevisionSubmitReview,
+  postSavedGroupRevisionRecallReview,
+  postSavedGroupRevisionUndoReview,
   archiveSavedGroup,
   unarchiveSavedGroup,
   getSavedGroupReferences,

@@ -1,7 +1,7 @@
 import * as contract from '../contracts/saved-group-revisions';
 import type { SavedGroup } from '../contracts/saved-groups';
 import type { UseCaseInput, UseCaseOutput } from '../contracts/spec';
-import { ConflictError, InvalidInputError, NotFoundError, PublishBlockedError, UnresolvedConflictError } from '../errors';
+import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PublishBlockedError, UnresolvedConflictError } from '../errors';
 import { newId } from '../ids';
 import { assertCan, canRead, type Principal } from '../permissions';
 import { tableName } from '../db/client';
@@ -11,6 +11,7 @@ import { transact, type TransactionOp, type Versioned } from '../db/repository';
 import { authorOf, canonicalJson } from '../domain/features';
 import { paginated } from '../domain/pagination';
 import { afterEdit, discarded, openStatuses, reopened } from '../domain/revisions';
+import { recallReview, requestReview, submitReview, undoReview, type ReviewState } from '../domain/revision-reviews';
 import { assertConditionNotEmpty, assertValuesSize } from '../domain/saved-groups';
 import {
   assertOpen,
@@ -649,4 +650,62 @@ export async function unarchiveSavedGroup({ auth, params }: UseCaseInput<typeof 
 export async function getSavedGroupReferences({ auth, params }: UseCaseInput<typeof contract.getSavedGroupReferences>): UseCaseOutput<typeof contract.getSavedGroupReferences> {
   await readableGroup(auth, params.id);
   return referencesTo(auth, params.id);
+}
+
+/** The review state of a revision, as the review module reads it. */
+const reviewState = (revision: StoredSavedGroupRevision): ReviewState => ({ status: revision.status, reviews: revision.reviews ?? [] });
+
+/** A reviewer is a person: a member's personal access token. An organization's secret key has no user, so it cannot review. */
+function reviewerOf(auth: Principal): string {
+  if (!auth.memberId) throw new ForbiddenError('Reviews need a personal access token: a secret key has no user identity to review as');
+  return auth.memberId;
+}
+
+/**
+ * `POST .../{version}/request-review`: a draft goes to review. Publishing on approval
+ * (`autoPublishOnApproval`) needs the organization's auto-publish setting, which is not served yet: refused.
+ */
+export async function postSavedGroupRevisionRequestReview({ auth, params, body }: UseCaseInput<typeof contract.postSavedGroupRevisionRequestReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionRequestReview> {
+  if (body.autoPublishOnApproval) {
+    throw new InvalidInputError('Request body: [autoPublishOnApproval] publishing on approval needs the organization setting auto-publish-on-approval, which is not available');
+  }
+  return moveRevision(auth, params.savedGroupId, params.version, (revision) => ({
+    ...revision,
+    ...requestReview(reviewState(revision)),
+    activityLog: [...revision.activityLog, logEntry(auth, 'review-requested')],
+  }));
+}
+
+/**
+ * `POST .../{version}/submit-review`: an approval or a request for changes from a person who may edit
+ * the group and is not the draft's author (the status follows every standing verdict); a comment is
+ * logged and changes nothing.
+ */
+export async function postSavedGroupRevisionSubmitReview({ auth, params, body }: UseCaseInput<typeof contract.postSavedGroupRevisionSubmitReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionSubmitReview> {
+  const reviewer = reviewerOf(auth);
+  const action = { approve: 'approved', 'request-changes': 'requested-changes', comment: 'commented' } as const;
+  return moveRevision(auth, params.savedGroupId, params.version, (revision) => {
+    if (body.decision !== 'comment') assertOpen(revision, 'review');
+    const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision);
+    return { ...revision, ...next, activityLog: [...revision.activityLog, logEntry(auth, action[body.decision], body.comment)] };
+  });
+}
+
+/** `POST .../{version}/recall-review`: a revision in review back to `draft`, its verdicts cleared. */
+export async function postSavedGroupRevisionRecallReview({ auth, params }: UseCaseInput<typeof contract.postSavedGroupRevisionRecallReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionRecallReview> {
+  return moveRevision(auth, params.savedGroupId, params.version, (revision) => ({
+    ...revision,
+    ...recallReview(reviewState(revision)),
+    activityLog: [...revision.activityLog, logEntry(auth, 'recalled')],
+  }));
+}
+
+/** `POST .../{version}/undo-review`: the caller's own standing verdict withdrawn; the status follows the verdicts left. */
+export async function postSavedGroupRevisionUndoReview({ auth, params }: UseCaseInput<typeof contract.postSavedGroupRevisionUndoReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionUndoReview> {
+  const reviewer = reviewerOf(auth);
+  return moveRevision(auth, params.savedGroupId, params.version, (revision) => ({
+    ...revision,
+    ...undoReview(reviewState(revision), reviewer),
+    activityLog: [...revision.activityLog, logEntry(auth, 'review-retracted')],
+  }));
 }

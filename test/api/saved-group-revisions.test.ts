@@ -5,6 +5,8 @@ import { referenceDocument, referenceSchemaValidator } from '../support/referenc
 import { startServerProcess } from '../support/server-process';
 import * as contract from '../../shared/contracts/saved-group-revisions';
 import { savedGroupRevisions } from '../../shared/store/saved-group-revisions';
+import { createApiKey } from '../../shared/store/api-keys';
+import { addMember } from '../../shared/store/members';
 
 let api: Api;
 let org: TestOrg;
@@ -349,6 +351,80 @@ describe('lifecycle', () => {
     expect(cancelled.revision.scheduledPublishAt).toBeUndefined();
     expect(cancelled.revision.activityLog.map((e: any) => e.action)).toEqual(['created', 'scheduled-publish', 'scheduled-publish-canceled']);
     expect(nothingToCancel.status).toBe(400);
+  });
+});
+
+describe('reviews', () => {
+  /** A second person: an engineer member with a personal access token. */
+  async function reviewer() {
+    const member = await addMember(org.orgId, { name: 'Reviewer', email: `reviewer${++counter}@example.com`, role: 'engineer', projectRoles: [] });
+    return (await createApiKey({ orgId: org.orgId, role: 'user', memberId: member.id, description: 'reviewer token' })).secret;
+  }
+
+  it('requests review, takes another person\'s approval, goes back to review when edited, and is published', async () => {
+    const { group } = await conditionGroupInUse();
+    const draft = (await ok(v1('POST', revisions(group.id), {}, org.admin.token))).revision;
+    const path = `${revisions(group.id)}/${draft.version}`;
+    const other = await reviewer();
+
+    const requested = await ok(v1('POST', `${path}/request-review`, {}, org.admin.token));
+    const ownVerdict = await v1('POST', `${path}/submit-review`, { decision: 'approve' }, org.admin.token);
+    const byKey = await v1('POST', `${path}/submit-review`, { decision: 'approve' }, org.keys.admin);
+    const approved = await ok(v1('POST', `${path}/submit-review`, { decision: 'approve', comment: 'fine' }, other));
+    const edited = await ok(v1('PUT', `${path}/condition`, { condition: '{"country":"NL"}' }, org.admin.token));
+
+    expectReferenceRevision(requested.revision);
+    expect(requested.revision.status).toBe('pending-review');
+    expect(ownVerdict.status).toBe(400);
+    expect(ownVerdict.body.message).toMatch(/you created/);
+    expect(byKey.status).toBe(403);
+    expect(byKey.body.message).toMatch(/personal access token/);
+    expectShape(contract.postSavedGroupRevisionSubmitReview, approved);
+    expectReferenceRevision(approved.revision);
+    expect(approved.revision.status).toBe('approved');
+    expect(approved.revision.reviews).toEqual([expect.objectContaining({ decision: 'approve' })]);
+    expect(approved.revision.activityLog.at(-1)).toMatchObject({ action: 'approved', description: 'fine' });
+    expect(edited.revision.status).toBe('pending-review');
+    expect(edited.revision.reviews).toEqual([expect.objectContaining({ decision: 'approve', stale: true })]);
+
+    const requestedChanges = await ok(v1('POST', `${path}/submit-review`, { decision: 'request-changes' }, other));
+    const undone = await ok(v1('POST', `${path}/undo-review`, {}, other));
+    const recalled = await ok(v1('POST', `${path}/recall-review`, {}, org.admin.token));
+
+    expect(requestedChanges.revision.status).toBe('changes-requested');
+    expect(undone.revision.status).toBe('pending-review');
+    expect(recalled.revision).toMatchObject({ status: 'draft', reviews: [] });
+    expect(recalled.revision.activityLog.map((e: any) => e.action)).toEqual([
+      'created',
+      'review-requested',
+      'approved',
+      'updated',
+      'requested-changes',
+      'review-retracted',
+      'recalled',
+    ]);
+    await ok(publish(group.id, draft.version));
+    expect((await groupOf(group.id)).condition).toBe('{"country":"NL"}');
+  });
+
+  it('refuses review actions a revision\'s status does not allow, changing nothing', async () => {
+    const { group } = await conditionGroupInUse();
+    const draft = await newDraft(group.id);
+    const path = `${revisions(group.id)}/${draft.version}`;
+    const other = await reviewer();
+
+    const responses = await Promise.all([
+      v1('POST', `${path}/submit-review`, { decision: 'approve' }, other),
+      v1('POST', `${path}/recall-review`, {}),
+      v1('POST', `${path}/undo-review`, {}, other),
+      v1('POST', `${path}/request-review`, { autoPublishOnApproval: true }),
+      v1('POST', `${path}/submit-review`, { decision: 'maybe' }, other),
+    ]);
+
+    expect(responses.map((r) => r.status)).toEqual([400, 400, 400, 400, 400]);
+    expect(responses[4]!.body.message).toMatch(/decision/);
+    const after = (await ok(v1('GET', path))).revision;
+    expect(after).toMatchObject({ status: 'draft', reviews: [], dateUpdated: draft.dateUpdated });
   });
 });
 
