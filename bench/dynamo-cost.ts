@@ -42,7 +42,7 @@ export async function measureDynamoCost(seed: { key: string; ids: Ids }) {
     await settle(seed.key, step, ids);
     dynamoMeter.reset();
     const started = performance.now();
-    const response = await call(seed.key, step.method, step.path(ids), step.body?.(ids));
+    const response = await call(step.key?.(ids) ?? seed.key, step.method, step.path(ids), step.body?.(ids));
     const ms = performance.now() - started;
     const used = dynamoMeter.snapshot();
     if (response.status === 200) step.capture?.(response.body, ids);

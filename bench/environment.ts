@@ -38,5 +38,7 @@ export async function benchOrganization() {
     identifierJoinQueries: [],
   });
   const member = await addMember(org.id, { name: 'Bench', email: `bench-${org.id}@example.com`, role: 'admin', projectRoles: [] });
-  return { orgId: org.id, key: secret, memberId: member.id, email: `bench-${org.id}@example.com` };
+  // Reviews come from people: the scenario's review steps send the member's personal access token.
+  const token = await createApiKey({ orgId: org.id, role: 'user', memberId: member.id, description: 'bench member' });
+  return { orgId: org.id, key: secret, memberId: member.id, email: `bench-${org.id}@example.com`, memberToken: token.secret };
 }

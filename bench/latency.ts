@@ -106,7 +106,7 @@ export async function measureLatency(newSeed: () => Promise<Seed>) {
         const request = {
           method: step.method,
           url: step.path(ids),
-          headers: { authorization: `Bearer ${seeds[pass].key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { authorization: `Bearer ${step.key?.(ids) ?? seeds[pass].key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           body: body === undefined ? undefined : Buffer.from(JSON.stringify(body)),
         };
         if ((pass > 0 || COLD_ONLY) && !entry.timed) {

@@ -18,7 +18,7 @@ async function main() {
     if (chosen.has('cost')) {
       const seed = await benchOrganization();
       const { measureDynamoCost } = await import('./dynamo-cost');
-      await measureDynamoCost({ key: seed.key, ids: { memberId: seed.memberId, email: seed.email } });
+      await measureDynamoCost({ key: seed.key, ids: { memberId: seed.memberId, email: seed.email, memberToken: seed.memberToken } });
     }
     if (chosen.has('latency')) {
       const { measureLatency } = await import('./latency');
@@ -26,7 +26,7 @@ async function main() {
       await measureLatency(async () => {
         const seed = await benchOrganization();
         const { PK, SK } = keys.organization(seed.orgId);
-        return { key: seed.key, ids: { memberId: seed.memberId, email: seed.email }, bareKey: { pk: PK, sk: SK } };
+        return { key: seed.key, ids: { memberId: seed.memberId, email: seed.email, memberToken: seed.memberToken }, bareKey: { pk: PK, sk: SK } };
       });
     }
     if (chosen.has('features')) {

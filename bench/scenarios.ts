@@ -14,6 +14,11 @@ export interface Step {
   body?: (ids: Ids) => unknown;
   /** Remembers ids from the response for later steps. */
   capture?: (body: any, ids: Ids) => void;
+  /**
+   * The key to send instead of the runner's organization key: reviews come from people, so a review
+   * step sends the admin member's personal access token (`ids.memberToken`, which every runner sets).
+   */
+  key?: (ids: Ids) => string | undefined;
   minimum: { calls: number; why: string };
   /**
    * Work this step must wait for (a snapshot run in the background): the runner polls `path` with
@@ -110,6 +115,27 @@ const creating: Step[] = [
     method: 'GET',
     path: () => `${v1}/members`,
     minimum: { calls: 3, why: 'index keys + page items + teams (for membership)' },
+  },
+  {
+    operationId: 'getSettings',
+    method: 'GET',
+    path: () => `${v1}/settings`,
+    minimum: { calls: 1, why: 'the organization item (salt, approval settings)' },
+  },
+  {
+    operationId: 'putApprovalSettings',
+    method: 'PUT',
+    path: () => `${v1}/settings/approvals`,
+    // A rule that requires nothing: the steps after it write flags without reviews.
+    body: () => ({ requireReviews: [{ requireReviewOn: false, environments: ['production'] }], approvalFlows: { savedGroups: [] } }),
+    minimum: { calls: 3, why: 'environments named (projects and teams only when named) + one update + the stored settings read back' },
+  },
+  {
+    operationId: 'putSettings',
+    method: 'PUT',
+    path: () => `${v1}/settings`,
+    body: () => ({ revertsBypassApproval: true }),
+    minimum: { calls: 2, why: 'one update + the stored settings read back' },
   },
   {
     operationId: 'postProject',
@@ -1065,6 +1091,52 @@ const updating: Step[] = [
     body: () => ({}),
     minimum: { calls: 5, why: 'feature + draft (parallel) + draft write + environments + saved groups named' },
   },
+  // The draft's review: requested with the organization key, reviewed by the admin member (a person).
+  {
+    operationId: 'postFeatureRevisionRequestReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/request-review`,
+    body: () => ({ comment: 'Bench review' }),
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionSubmitReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/submit-review`,
+    key: (ids) => ids.memberToken,
+    body: () => ({ action: 'approve', comment: 'Looks good' }),
+    minimum: { calls: 5, why: 'feature + draft + approval settings (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
+  {
+    operationId: 'getFeatureRevisionLogV2',
+    method: 'GET',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log`,
+    capture: (body, ids) => {
+      ids.reviewLogId = body.log.find((entry: { action: string }) => entry.action === 'Approved').id;
+    },
+    minimum: { calls: 1, why: 'feature + revision (parallel): the log is kept on the revision' },
+  },
+  {
+    operationId: 'putFeatureRevisionLogCommentV2',
+    method: 'PUT',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log/${ids.reviewLogId}`,
+    key: (ids) => ids.memberToken,
+    body: () => ({ comment: 'Looks good to me' }),
+    minimum: { calls: 2, why: 'feature + revision (parallel) + revision write' },
+  },
+  {
+    operationId: 'postFeatureRevisionUndoReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/undo-review`,
+    key: (ids) => ids.memberToken,
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
+  {
+    operationId: 'postFeatureRevisionRecallReviewV2',
+    method: 'POST',
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/recall-review`,
+    minimum: { calls: 5, why: 'feature + draft (parallel) + draft write with its log entry + environments + saved groups named' },
+  },
   {
     operationId: 'postFeatureRevisionPublishV2',
     method: 'POST',
@@ -1259,6 +1331,14 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/sdk-connections/${ids.sdkConnectionId}`,
     minimum: { calls: 2, why: 'read (key) + one transaction (connection, key item)' },
+  },
+  {
+    operationId: 'deleteFeatureRevisionLogEntryV2',
+    method: 'DELETE',
+    // The scenario's only comment entry is a verdict, which cannot be deleted: this entry is already gone.
+    path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/log/frl_gone`,
+    key: (ids) => ids.memberToken,
+    minimum: { calls: 1, why: 'feature + revision (parallel); a missing entry is already deleted (as GrowthBook answers it), so nothing is written' },
   },
   {
     operationId: 'deleteFeatureRevisionRuleV2',

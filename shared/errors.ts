@@ -49,12 +49,30 @@ export class UnresolvedConflictError extends ConflictError {
   }
 }
 
+/** One reason a publish is refused, as GrowthBook reports it: what clears it (a flag, a permission, a route). */
+export interface PublishGate {
+  type: string;
+  severity: 'blocker' | 'warning';
+  messages: string[];
+  override: 'ignoreWarnings' | 'skipSchemaValidation' | 'skipHooks' | null;
+  requiresPermission: string | null;
+  resolution: { action: string; method: string; path: string } | null;
+}
+
 /**
- * GrowthBook's publish gates: the change would break something (an archive with dependents) and waits
- * for the caller to acknowledge it (`ignoreWarnings`); `details.gates` names each gate.
+ * GrowthBook's refused publish (422): the gates that block it, each with what would clear it, in
+ * `details.gates` (and, as GrowthBook lists them, the messages a plain `ignoreWarnings` retry clears in
+ * `details.warnings`).
  */
 export class PublishBlockedError extends DomainError {
   readonly code = 'publish_blocked';
+
+  constructor(gates: PublishGate[]) {
+    super(
+      [`Publish blocked by ${gates.length} gate(s):`, ...gates.map((gate) => `- [${gate.type}] ${gate.messages[0] ?? ''}`)].join('\n'),
+      { gates, warnings: gates.filter((gate) => gate.override === 'ignoreWarnings').flatMap((gate) => gate.messages) },
+    );
+  }
 }
 
 /** A dependency (DynamoDB, a query engine) is busy or out of reach; trying again later may work. */

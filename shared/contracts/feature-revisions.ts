@@ -44,10 +44,10 @@ export const featureRevisionV2 = z.object({
 });
 export type FeatureRevisionV2 = z.infer<typeof featureRevisionV2>;
 
-const revisionResponse = z.object({ revision: featureRevisionV2 });
+export const revisionResponse = z.object({ revision: featureRevisionV2 });
 
 const featureParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(256)) });
-const revisionParams = z.object({
+export const revisionParams = z.object({
   id: z.string().check(z.minLength(1), z.maxLength(256)),
   version: z.pipe(z.string().check(z.regex(/^[1-9][0-9]{0,8}$/, 'must be a revision number')), z.transform(Number)),
 });

@@ -33,6 +33,8 @@ import { dimensionEndpoints } from './dimensions';
 import { metricGroupEndpoints } from './metric-groups';
 import { customFieldEndpoints } from './custom-fields';
 import { holdoutEndpoints } from './holdouts';
+import { featureReviewEndpoints } from './feature-reviews';
+import { settingsEndpoints } from './settings';
 
 /** One endpoint and the file whose `handler` serves it. */
 export interface Route {
@@ -86,6 +88,8 @@ export const routes: Route[] = [
   ...inFolder('metric-groups', metricGroupEndpoints),
   ...inFolder('custom-fields', customFieldEndpoints),
   ...inFolder('holdouts', holdoutEndpoints),
+  ...inFolder('feature-revisions', featureReviewEndpoints),
+  ...inFolder('settings', settingsEndpoints),
 ];
 
 /** Answers requests no route matches, with 404 `{"message":"Unknown API endpoint"}`. */

@@ -1,4 +1,5 @@
 import { ForbiddenError, InvalidInputError, NotFoundError } from '../errors';
+import { newId } from '../ids';
 
 /**
  * Reviews of a revision, whatever it revises (features now, saved groups and configs next): the review
@@ -262,6 +263,28 @@ export interface RevisionLogEntry {
   value: string;
   timestamp: string;
   user: LogUser | null;
+}
+
+/** Who a caller is in the log: the member behind a personal access token, or the API key itself. */
+export const logUserOf = (caller: { memberId?: string; keyId: string }): LogUser =>
+  caller.memberId ? { type: 'dashboard', id: caller.memberId } : { type: 'api_key', id: caller.keyId };
+
+/** A new log entry by `caller`, now; `value` is JSON-encoded (GrowthBook logs `{}` when there is nothing to say). */
+export function logEntry(caller: { memberId?: string; keyId: string }, action: string, details: { subject?: string; value?: object } = {}): RevisionLogEntry {
+  return {
+    id: newId('frl_'),
+    action,
+    subject: details.subject ?? '',
+    value: JSON.stringify(details.value ?? {}),
+    timestamp: new Date().toISOString(),
+    user: logUserOf(caller),
+  };
+}
+
+/** The log action of a draft edit, named after the one field it changed (`edit defaultValue`), or `edit`. */
+export function editAction(changes: object): string {
+  const fields = Object.keys(changes);
+  return fields.length === 1 ? `edit ${fields[0]}` : 'edit';
 }
 
 /** The log action of each review action (GrowthBook's names). */

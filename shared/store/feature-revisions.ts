@@ -1,6 +1,7 @@
 import { ConflictError } from '../errors';
 import type { FeatureRevisionRecord } from '../contracts/features';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
+import type { RevisionLogEntry } from '../domain/revision-reviews';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { transact, type Versioned } from '../db/repository';
@@ -24,6 +25,8 @@ export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
     contributors?: string[];
     /** Edits so far: each draft write is conditional on it, so concurrent edits never lose one another. */
     changeCount?: number;
+    /** What was done to the revision, oldest first; each entry is written with the action it records. */
+    log?: RevisionLogEntry[];
   };
 
 /** A draft's record with all its fields (drafts always hold every field). */
@@ -66,10 +69,17 @@ export async function createDraft(orgId: string, current: Versioned<StoredFeatur
 }
 
 /**
- * Replaces a draft as read with its next state (edited, rebased, discarded, reopened), conditional on
- * nobody having changed it since: `changeCount` and `status` as read. Answers the draft as written.
+ * Replaces a draft as read with its next state (edited, rebased, discarded, reopened, reviewed),
+ * conditional on nobody having changed it since: `changeCount` and `status` as read. `log` is appended to
+ * the revision's log in the same write. `touch: false` keeps `dateUpdated` (a comment is no change of
+ * the draft). Answers the draft as written.
  */
-export const writeDraft = (orgId: string, read: StoredRevision, next: StoredRevision): Promise<StoredRevision> => store.write(orgId, read, next);
+export const writeDraft = (
+  orgId: string,
+  read: StoredRevision,
+  next: StoredRevision,
+  options: { log?: RevisionLogEntry; touch?: boolean } = {},
+): Promise<StoredRevision> => store.write(orgId, read, options.log ? { ...next, log: [...(next.log ?? []), options.log] } : next, { touch: options.touch });
 
 export { matches, type RevisionFilter } from './revisions';
 

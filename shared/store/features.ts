@@ -3,6 +3,7 @@ import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
 import { fieldsOf } from '../domain/revisions';
+import type { RevisionLogEntry } from '../domain/revision-reviews';
 import { latestRevisions, readRevision, type StoredRevision } from './feature-revisions';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
@@ -36,6 +37,8 @@ export interface FeatureChange {
   author: ChangeAuthor;
   /** The draft this change publishes (as read): it becomes the live revision, keeping its number. */
   publishes?: StoredRevision;
+  /** The log of the revision the change records when it publishes no draft. */
+  log?: RevisionLogEntry[];
 }
 
 function revisionRecord(feature: StoredFeature, baseVersion: number): StoredRevision {
@@ -104,7 +107,7 @@ export async function prepareFeatureChanges(
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
-  changes.forEach(({ current, next, author, publishes }) => {
+  changes.forEach(({ current, next, author, publishes, log }) => {
     if (!next) {
       const id = current!.entity.id;
       ops.push({
@@ -133,7 +136,7 @@ export async function prepareFeatureChanges(
       : features.prepareCreate(orgId, { ...next, revision, newestRevision });
     const record = publishes
       ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published' as const, publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
-      : revisionRecord(prepared.entity, baseVersion);
+      : { ...revisionRecord(prepared.entity, baseVersion), ...(log ? { log } : {}) };
     ops.push(prepared, prepareRevision(orgId, record, publishes));
     written.push(prepared.entity);
   });

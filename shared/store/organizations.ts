@@ -6,6 +6,7 @@ import { environments } from './environments';
 import { newId } from '../ids';
 import { keys } from '../db/keys';
 import { transact, type StoredItem } from '../db/repository';
+import type { ApprovalSettings, RequireReviewRule } from '../domain/revision-reviews';
 
 export interface Organization {
   id: string;
@@ -83,4 +84,57 @@ export async function setSecureAttributeSalt(orgId: string, salt: string): Promi
     if (error.name === 'ConditionalCheckFailedException') throw new NotFoundError(`Organization ${orgId} not found`);
     throw error;
   });
+}
+
+/** The settings an organization item holds beyond its name: the salt and the approval settings. */
+export interface OrganizationSettings {
+  secureAttributeSalt: string;
+  approvals: ApprovalSettings;
+  revertsBypassApproval?: boolean;
+}
+
+/** The organization's settings as stored (approval rules empty until set, as GrowthBook starts). */
+export async function readOrganizationSettings(orgId: string): Promise<OrganizationSettings> {
+  const { Item } = await db.get({ TableName: tableName(), Key: keys.organization(orgId), ConsistentRead: true });
+  if (!Item) throw new NotFoundError(`Organization ${orgId} not found`);
+  return {
+    secureAttributeSalt: secureAttributeSalt(Item as StoredItem),
+    approvals: {
+      requireReviews: (Item.requireReviews as RequireReviewRule[] | undefined) ?? [],
+      approvalFlows: (Item.approvalFlows as ApprovalSettings['approvalFlows'] | undefined) ?? { savedGroups: [] },
+      ...(typeof Item.restApiBypassesReviews === 'boolean' ? { restApiBypassesReviews: Item.restApiBypassesReviews } : {}),
+    },
+    ...(typeof Item.revertsBypassApproval === 'boolean' ? { revertsBypassApproval: Item.revertsBypassApproval } : {}),
+  };
+}
+
+/** The settings `writeOrganizationSettings` sets (`null` removes one). */
+export interface SettingsChange {
+  requireReviews?: RequireReviewRule[];
+  approvalFlows?: ApprovalSettings['approvalFlows'];
+  restApiBypassesReviews?: boolean | null;
+  revertsBypassApproval?: boolean | null;
+}
+
+/** Sets (or, for `null`, removes) the given settings on the organization item, in one update. */
+export async function writeOrganizationSettings(orgId: string, change: SettingsChange): Promise<void> {
+  const entries = Object.entries(change).filter(([, value]) => value !== undefined);
+  const names = Object.fromEntries(entries.map(([key], i) => [`#s${i}`, key]));
+  const values = Object.fromEntries(entries.flatMap(([, value], i) => (value === null ? [] : [[`:s${i}`, value]])));
+  const sets = entries.flatMap(([, value], i) => (value === null ? [] : [`#s${i} = :s${i}`]));
+  const removes = entries.flatMap(([, value], i) => (value === null ? [`#s${i}`] : []));
+  const expression = `SET ${[...sets, 'version = version + :one'].join(', ')}${removes.length ? ` REMOVE ${removes.join(', ')}` : ''}`;
+  await db
+    .update({
+      TableName: tableName(),
+      Key: keys.organization(orgId),
+      UpdateExpression: expression,
+      ConditionExpression: 'attribute_exists(PK)',
+      ...(entries.length ? { ExpressionAttributeNames: names } : {}),
+      ExpressionAttributeValues: { ...values, ':one': 1 },
+    })
+    .catch((error: Error) => {
+      if (error.name === 'ConditionalCheckFailedException') throw new NotFoundError(`Organization ${orgId} not found`);
+      throw error;
+    });
 }

@@ -77,8 +77,9 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
    * The Put that replaces a revision as read with its next state, conditional on nobody having changed
    * it since (`changeCount` and `status` as read); `written` is the revision as it will be stored.
    */
-  function prepareWrite(orgId: string, read: R, next: R): { written: R } & TransactionOp {
-    const written = { ...next, changeCount: (read.changeCount ?? 0) + 1, dateUpdated: new Date().toISOString() };
+  function prepareWrite(orgId: string, read: R, next: R, options: { touch?: boolean } = {}): { written: R } & TransactionOp {
+    // `touch: false` keeps `dateUpdated` (a comment is no change of the draft).
+    const written = { ...next, changeCount: (read.changeCount ?? 0) + 1, dateUpdated: options.touch === false ? next.dateUpdated : new Date().toISOString() };
     assertStorable(written);
     return {
       written,
@@ -86,9 +87,11 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
         Put: {
           TableName: tableName(),
           Item: { ...keys.revision(orgId, type, idOf(read), read.version), entityType, ...written },
-          ConditionExpression: 'changeCount = :changeCount AND #status = :status',
+          // A revision published without ever being a draft has no count yet.
+          ...(read.changeCount === undefined
+            ? { ConditionExpression: 'attribute_not_exists(changeCount) AND #status = :status', ExpressionAttributeValues: { ':status': read.status } }
+            : { ConditionExpression: 'changeCount = :changeCount AND #status = :status', ExpressionAttributeValues: { ':changeCount': read.changeCount, ':status': read.status } }),
           ExpressionAttributeNames: { '#status': 'status' },
-          ExpressionAttributeValues: { ':changeCount': read.changeCount ?? 0, ':status': read.status },
         },
       },
       onConditionFailed: () => new ConflictError('conflict', `Revision ${read.version} of ${idOf(read)} was changed by another request; retry`),
@@ -109,8 +112,8 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
     },
 
     /** Replaces a revision as read with its next state (see `prepareWrite`); answers it as written. */
-    async write(orgId: string, read: R, next: R): Promise<R> {
-      const { written, ...op } = prepareWrite(orgId, read, next);
+    async write(orgId: string, read: R, next: R, options: { touch?: boolean } = {}): Promise<R> {
+      const { written, ...op } = prepareWrite(orgId, read, next, options);
       await transact([op]);
       return written;
     },

@@ -6,7 +6,6 @@ import { assertCan, type Principal } from '../permissions';
 import { retryOnConflict } from '../db/optimistic';
 import { assertValuesValid, authorOf, coerceValue, featureAtRevision, type StoredFeature } from '../domain/features';
 import {
-  afterEdit,
   assertStatus,
   completeFields,
   discarded,
@@ -27,6 +26,8 @@ import { environmentIds, features } from '../store/features';
 import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
+import { reviewStateAfterEdit } from './approvals';
+import { editAction, logEntry } from '../domain/revision-reviews';
 
 /** The projects a feature is in, as permission checks take them. */
 export const projectsOf = (feature: Pick<StoredFeature, 'project'>) => (feature.project ? [feature.project] : []);
@@ -144,6 +145,12 @@ export function newDraft(
       ...fieldsFrom(current.entity),
       changeCount: 0,
       reviews: [],
+      log: [
+        logEntry(auth, 'new revision', {
+          subject: `based on revision #${current.entity.revision.version}`,
+          value: { status: 'draft', comment: text.comment ?? '' },
+        }),
+      ],
     });
     return { live: current.entity, draft };
   });
@@ -226,16 +233,20 @@ export async function editDraft(
     ]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
     assertStatus(draft.status, openStatuses, 'edit');
-    const fields = edit(fieldsOfRevision(draft, live.entity), live.entity, environments);
+    const before = fieldsOfRevision(draft, live.entity);
+    const fields = edit(before, live.entity, environments);
     await assertPublishable(auth, live.entity, fields);
-    const changed = !sameFields(fields, fieldsOfRevision(draft, live.entity));
+    const changed = !sameFields(fields, before);
+    const state = { status: draft.status, reviews: draft.reviews ?? [] };
     const next: StoredRevision = {
       ...draft,
       ...fields,
-      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? await reviewStateAfterEdit(auth.orgId, live.entity, { before, after: fields, environments }, state) : {}),
       contributors: contributorsAfter(draft, auth),
     };
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
+    const changes = mergeChanges(before, fields);
+    const log = logEntry(auth, editAction(changes), { value: changes });
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log }) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -375,31 +386,33 @@ export async function publishRevision(auth: Principal, featureId: string, versio
       if (sameFields(outcome.merged, liveFields)) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
       const next = withFields(current, outcome.merged);
       await assertValuesValid(next);
-      return { next, read: await assertReferencesValid(auth.orgId, next, current), publishes: draft };
+      // The publish is recorded in the revision's log by the write that publishes it.
+      const publishes = { ...draft, log: [...(draft.log ?? []), logEntry(auth, 'publish', { value: comment ? { comment } : {} })] };
+      return { next, read: await assertReferencesValid(auth.orgId, next, current), publishes };
     },
     authorOf(auth, comment ?? ''),
   );
   return changed;
 }
 
-/** A status change of a revision, conditional on it being unchanged since read. */
-export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision) {
+/** A status change of a revision, conditional on it being unchanged since read, logged as `action`. */
+export async function moveRevision(auth: Principal, featureId: string, version: number, move: (revision: StoredRevision) => StoredRevision, action = 'status change') {
   const { live, written } = await retryOnConflict(async () => {
     const [live, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
     assertCan(auth, 'manageFeatures', projectsOf(live.entity));
-    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision)) };
+    return { live: live.entity, written: await writeDraft(auth.orgId, revision, move(revision), { log: logEntry(auth, action) }) };
   });
   return presentOne(auth.orgId, live, written);
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/discard`: an open draft set aside (it can be reopened). */
 export async function postFeatureRevisionDiscardV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
-  return moveRevision(auth, params.id, params.version, discarded);
+  return moveRevision(auth, params.id, params.version, discarded, 'discard');
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
 export async function postFeatureRevisionReopenV2({ auth, params }: UseCaseInput<typeof contract.postFeatureRevisionReopenV2>): UseCaseOutput<typeof contract.postFeatureRevisionReopenV2> {
-  return moveRevision(auth, params.id, params.version, reopened);
+  return moveRevision(auth, params.id, params.version, reopened, 'reopen');
 }
 
 /**
@@ -422,15 +435,19 @@ export async function postFeatureRevisionRebaseV2({ auth, params, body }: UseCas
     }
     const { outcome } = await mergeOf(auth.orgId, live.entity, draft, body.conflictResolutions);
     if (!outcome.success) throw mergeConflictError(outcome.conflicts);
-    const changed = !sameFields(outcome.merged, fieldsOfRevision(draft, live.entity));
+    const before = fieldsOfRevision(draft, live.entity);
+    const changed = !sameFields(outcome.merged, before);
+    const state = { status: draft.status, reviews: draft.reviews ?? [] };
+    const environments = Object.keys(outcome.merged.environmentsEnabled);
     const next: StoredRevision = {
       ...draft,
       ...outcome.merged,
       baseVersion: liveVersion,
-      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? await reviewStateAfterEdit(auth.orgId, live.entity, { before, after: outcome.merged, environments }, state) : {}),
       contributors: contributorsAfter(draft, auth),
     };
-    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next) };
+    const log = logEntry(auth, 'rebase', { subject: `onto revision #${liveVersion}`, value: { baseVersion: liveVersion } });
+    return { live: live.entity, written: await writeDraft(auth.orgId, draft, next, { log }) };
   });
   return presentOne(auth.orgId, live, written);
 }
@@ -462,8 +479,9 @@ export async function postFeatureRevisionRevertV2({ auth, params, body }: UseCas
     async (current) => {
       const next = withFields(current, fieldsOfRevision(target, current));
       await assertValuesValid(next);
+      const log = [logEntry(auth, 'revert', { subject: `to revision #${target.version}`, value: { comment } }), logEntry(auth, 'publish')];
       // What the old revision named may have been deleted since.
-      return { next, read: await assertReferencesValid(auth.orgId, next, current) };
+      return { next, read: await assertReferencesValid(auth.orgId, next, current), log };
     },
     authorOf(auth, comment),
   );

@@ -29,6 +29,8 @@ import { experiments } from '../store/experiments';
 import { openStatuses } from '../domain/revisions';
 import { latestRevisions, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
+import { approvalSettings, assertLiveChangeAllowed } from './approvals';
+import type { RevisionLogEntry } from '../domain/revision-reviews';
 import {
   allFeatures,
   environmentIds,
@@ -66,6 +68,8 @@ export interface Decision {
   read?: KnownReferences;
   /** The draft the change publishes (as read): it becomes the live revision. */
   publishes?: StoredRevision;
+  /** The log of the new revision when the change publishes no draft (a revert records itself there). */
+  log?: RevisionLogEntry[];
 }
 
 /**
@@ -82,15 +86,18 @@ export async function changeLiveFeature(
   author: ChangeAuthor,
 ) {
   const environments = environmentsFor(auth.orgId);
+  // Read beside the feature, so the approval gate costs no round trip of its own.
+  const approvals = startEarly(approvalSettings(auth.orgId));
   const { changed, read, ids } = await retryOnConflict(async (attempt) => {
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const ids = all.map((environment) => environment.id);
-    const { next, read, publishes } = await decided(() => decide(current.entity, ids));
+    const { next, read, publishes, log } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
+    assertLiveChangeAllowed(auth, await approvals, { current: current.entity, next, environments: all, publishes });
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes, log }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });

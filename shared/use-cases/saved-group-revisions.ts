@@ -456,10 +456,7 @@ async function archiveGate(auth: Principal, before: SavedGroup, after: SavedGrou
   if (count === 0) return [];
   if (!ignoreWarnings) {
     const message = `Saved Group ${before.id} is still referenced by ${count} item(s) (features: ${references.features.length}, experiments: ${references.experiments.length}, saved groups: ${references.savedGroups.length}); send "ignoreWarnings": true to archive it anyway`;
-    throw new PublishBlockedError(message, {
-      gates: [{ type: 'archive-dependents', severity: 'warning', messages: [message], override: 'ignoreWarnings', requiresPermission: null, resolution: null }],
-      references,
-    });
+    throw new PublishBlockedError([{ type: 'archive-dependents', severity: 'warning', messages: [message], override: 'ignoreWarnings', requiresPermission: null, resolution: null }]);
   }
   return [{ type: 'archive-dependents', outcome: 'bypassed' as const, via: 'ignoreWarnings' as const }];
 }

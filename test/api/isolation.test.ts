@@ -46,7 +46,7 @@ const secretsOfA = () => [
 beforeAll(async () => {
   api = await startApi();
   [a, b] = await Promise.all([createTestOrg('Isolated A', { dataSources: [scenarioDataSourceId] }), createTestOrg('Isolated B')]);
-  Object.assign(idsA, { memberId: a.admin.memberId, email: a.admin.email });
+  Object.assign(idsA, { memberId: a.admin.memberId, email: a.admin.email, memberToken: a.admin.token });
   // A's snapshot runs for real (inline rows) and has finished before B tries anything, so A's data stays still.
   await dataSources.update(a.orgId, scenarioDataSourceId, (ds) => ({
     ...ds,
@@ -54,7 +54,7 @@ beforeAll(async () => {
   }));
   for (const creating of scenario.filter((s) => s.method !== 'DELETE')) {
     await settle(a.keys.admin, creating, idsA);
-    const response = await api.request(creating.method, creating.path(idsA), { key: a.keys.admin, body: creating.body?.(idsA) });
+    const response = await api.request(creating.method, creating.path(idsA), { key: creating.key?.(idsA) ?? a.keys.admin, body: creating.body?.(idsA) });
     if (response.status >= 300) throw new Error(`${creating.operationId} answered ${response.status}: ${JSON.stringify(response.body)}`);
     creating.capture?.(response.body, idsA);
   }

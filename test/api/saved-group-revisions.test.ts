@@ -442,7 +442,9 @@ describe('archive, unarchive and references', () => {
     expect(references).toEqual({ features: [{ id: featureId }], experiments: [], savedGroups: [{ id: nested.id, groupName: 'Nested', projects: [] }] });
     expect(blocked.status).toBe(422);
     expect(blocked.body.message).toMatch(/ignoreWarnings/);
-    expect(blocked.body.details.references.features).toEqual([{ id: featureId }]);
+    expect(blocked.body.code).toBe('publish_blocked');
+    expect(blocked.body.details.gates).toEqual([expect.objectContaining({ type: 'archive-dependents', override: 'ignoreWarnings' })]);
+    expect(blocked.body.details.gates[0].messages[0]).toMatch(/features: 1, experiments: 0, saved groups: 1/);
     expectValid(validArchive, archived);
     expect(archived).toMatchObject({ savedGroup: { archived: true }, bypassedGates: [{ type: 'archive-dependents', outcome: 'bypassed', via: 'ignoreWarnings' }] });
     expect(unarchived.savedGroup.archived).toBe(false);

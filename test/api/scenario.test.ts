@@ -25,7 +25,7 @@ beforeAll(async () => {
 
 describe('the bench scenario', () => {
   it('answers every step, in order, with a success in the documented shape', async () => {
-    const ids: Ids = { memberId: org.admin.memberId, email: org.admin.email };
+    const ids: Ids = { memberId: org.admin.memberId, email: org.admin.email, memberToken: org.admin.token };
     const failures: { operationId: string; status: number; problem: unknown }[] = [];
     // Every handler runs held to its IAM grant (infra/local/iam.ts): no call may be refused, even one whose refusal a handler absorbs.
     const refused: string[] = [];
@@ -35,7 +35,7 @@ describe('the bench scenario', () => {
 
     for (const step of scenario) {
       await settle(org.keys.admin, step, ids);
-      const response = await call(org.keys.admin, step.method, step.path(ids), step.body?.(ids));
+      const response = await call(step.key?.(ids) ?? org.keys.admin, step.method, step.path(ids), step.body?.(ids));
       if (response.status < 200 || response.status >= 300) {
         failures.push({ operationId: step.operationId, status: response.status, problem: response.body });
         continue;
