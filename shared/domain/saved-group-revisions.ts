@@ -1,6 +1,7 @@
 import type { SavedGroup } from '../contracts/saved-groups';
 import type { ActivityAction, SavedGroupRevision, SavedGroupRevisionStatus } from '../contracts/saved-group-revisions';
 import { InvalidInputError } from '../errors';
+import { fromSavedGroupRule, ruleFor, type ApprovalSettings, type ChangeScope, type ReviewRule } from './revision-reviews';
 import { changedFields, mergeFlat, openStatuses, type FieldConflict, type FieldStrategy, type RevisionRecord, type RevisionStatus } from './revisions';
 
 /**
@@ -167,3 +168,17 @@ export function presentSavedGroupRevision(revision: StoredSavedGroupRevision): S
     proposedChanges: changes,
   };
 }
+
+/** A saved group's metadata, as GrowthBook's review rule may exempt it (`requireMetadataReview: false`). */
+const METADATA_FIELDS: ReadonlyArray<string> = ['name', 'owner', 'description', 'projects', 'archived'];
+
+/** What a change of a group's fields touches, as the review decision reads it (saved groups have no environments). */
+export function groupChangeScope(before: SavedGroupFields, after: SavedGroupFields): ChangeScope {
+  const changed = changedFields(SAVED_GROUP_FIELDS, before, after);
+  const global = changed.length === 0 ? 'none' : changed.every((field) => METADATA_FIELDS.includes(field)) ? 'metadata' : 'other';
+  return { global, ruleEnvironments: [], toggledEnvironments: [], environmentCount: 0 };
+}
+
+/** The approval rule for a saved group in `projects` (`approvalFlows.savedGroups`), in the common form. */
+export const groupReviewRule = (settings: ApprovalSettings, projects: string[]): ReviewRule | undefined =>
+  fromSavedGroupRule(ruleFor(settings.approvalFlows.savedGroups, projects));

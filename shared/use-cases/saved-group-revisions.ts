@@ -11,12 +11,14 @@ import { transact, type TransactionOp, type Versioned } from '../db/repository';
 import { authorOf, canonicalJson } from '../domain/features';
 import { paginated } from '../domain/pagination';
 import { afterEdit, discarded, openStatuses, reopened } from '../domain/revisions';
-import { recallReview, requestReview, submitReview, undoReview, type ReviewState } from '../domain/revision-reviews';
+import { needsReview, recallReview, requestReview, resetsApproval, submitReview, undoReview, type ApprovalSettings, type ReviewState } from '../domain/revision-reviews';
 import { assertConditionNotEmpty, assertValuesSize } from '../domain/saved-groups';
 import {
   assertOpen,
   changesNothing,
   fieldsOfGroup,
+  groupChangeScope,
+  groupReviewRule,
   mergeGroup,
   presentSavedGroupRevision,
   shownStatus,
@@ -31,9 +33,11 @@ import { walkGroupIds } from '../payload/saved-group-references';
 import { experiments } from '../store/experiments';
 import { features } from '../store/features';
 import { resolveOwner } from '../store/members';
+import { readOrganizationSettings } from '../store/organizations';
 import { assertProjectsExist } from '../store/projects';
 import { savedGroupRevisions as store } from '../store/saved-group-revisions';
 import { savedGroups } from '../store/saved-groups';
+import { approvalBypass, approvalSettings } from './approvals';
 import { contributorsAfter } from './feature-revisions';
 import { readableBy, readableOr404 } from './read-access';
 
@@ -189,7 +193,7 @@ async function editDraft(
     const next: StoredSavedGroupRevision = {
       ...draft,
       proposed,
-      ...(changed ? afterEdit({ status: draft.status, reviews: draft.reviews ?? [] }) : {}),
+      ...(changed ? await reviewStateAfterEdit(auth.orgId, live.entity, draft, proposed) : {}),
       contributors: contributorsAfter(draft, auth),
       activityLog: changed ? [...draft.activityLog, logEntry(auth, 'updated', change)] : draft.activityLog,
     };
@@ -197,6 +201,63 @@ async function editDraft(
   });
   return presentOne(written);
 }
+
+/**
+ * A draft's review state once an edit changed its fields: a request for changes always goes back to
+ * review; an approval only where the group's rule resets on change. Verdicts go stale whenever it goes back.
+ */
+async function reviewStateAfterEdit(orgId: string, live: SavedGroup, draft: StoredSavedGroupRevision, proposed: SavedGroupFields): Promise<ReviewState> {
+  const state = reviewState(draft);
+  if (state.status !== 'approved') return afterEdit(state);
+  const rule = groupReviewRule(await approvalSettings(orgId), projectsOf(live));
+  return afterEdit(state, resetsApproval(rule, groupChangeScope(draft.proposed, proposed)));
+}
+
+/** Whether the group's approval rule requires review of the change from `before` to `after`. */
+const needsApproval = (settings: ApprovalSettings, before: SavedGroup, after: SavedGroup) =>
+  needsReview(groupReviewRule(settings, projectsOf(before)), groupChangeScope(fieldsOfGroup(before), fieldsOfGroup(after)));
+
+/**
+ * The approval gate of a change of a live group (GrowthBook's `approval-required`): a change the
+ * group's rule requires review of needs `approved` (a draft's status) or a caller who may bypass
+ * approval, else `refuse()` is thrown; answers the gate bypassed, if one was.
+ */
+function approvalGate(auth: Principal, settings: ApprovalSettings, change: { before: SavedGroup; after: SavedGroup; approved: boolean }, refuse: () => Error) {
+  if (change.approved || !needsApproval(settings, change.before, change.after)) return [];
+  const via = approvalBypass(auth, settings, projectsOf(change.before));
+  if (!via) throw refuse();
+  return [{ type: 'approval-required', outcome: 'bypassed' as const, via }];
+}
+
+/**
+ * GrowthBook's gate on a direct update of a live group (`POST /saved-groups/{id}`): a change the
+ * group's approval rule requires review of is refused (400) unless the caller asks to bypass
+ * (`bypassApproval`), and then refused (403) unless the caller may bypass approval.
+ */
+export function assertDirectGroupChange(auth: Principal, settings: ApprovalSettings, change: { before: SavedGroup; after: SavedGroup; bypassApproval?: boolean }): void {
+  if (!needsApproval(settings, change.before, change.after)) return;
+  if (!change.bypassApproval) {
+    throw new InvalidInputError(
+      `This organization requires approvals on saved groups. Use \`POST /saved-groups-revisions/${change.before.id}\` to open a draft, or pass { "bypassApproval": true } if you may bypass approvals.`,
+    );
+  }
+  if (!approvalBypass(auth, settings, projectsOf(change.before))) throw new ForbiddenError('You do not have permission to bypass approvals on this saved group');
+}
+
+const approvalRequired = (groupId: string, version: number | undefined, status: string) =>
+  new PublishBlockedError([
+    {
+      type: 'approval-required',
+      severity: 'blocker',
+      messages: [version === undefined ? 'This organization requires approval to change this Saved Group.' : `Requires approval before publishing (status: "${status}").`],
+      override: null,
+      requiresPermission: 'bypassApprovalChecks',
+      resolution:
+        version === undefined
+          ? { action: 'create-draft', method: 'POST', path: `/saved-groups-revisions/${groupId}` }
+          : { action: 'request-review', method: 'POST', path: `/saved-groups-revisions/${groupId}/${version}/request-review` },
+    },
+  ]);
 
 function assertType(group: SavedGroup, type: SavedGroup['type']): void {
   if (group.type !== type) throw new InvalidInputError(`This action is only valid for ${type} saved groups`);
@@ -478,7 +539,10 @@ export async function publishSavedGroupDraft(auth: Principal, groupId: string, v
     const next = withGroupFields(live.entity, outcome.merged);
     // A move to other projects lands the group there: the caller must manage them too.
     assertCan(auth, MANAGE, projectsOf(next));
-    const bypassedGates = await archiveGate(auth, live.entity, next, options.ignoreWarnings);
+    const approval = approvalGate(auth, await approvalSettings(auth.orgId), { before: live.entity, after: next, approved: draft.status === 'approved' }, () =>
+      approvalRequired(groupId, draft.version, shownStatus(draft.status)),
+    );
+    const bypassedGates = [...approval, ...(await archiveGate(auth, live.entity, next, options.ignoreWarnings))];
     const update = savedGroups.prepareUpdate(auth.orgId, live, next);
     const now = new Date().toISOString();
     const { written, ...revisionOp } = store.prepareWrite(auth.orgId, draft, {
@@ -551,15 +615,23 @@ export async function postSavedGroupRevisionRevert({ auth, params, body }: UseCa
     throw new InvalidInputError(`Revision #${target.version} is already the live version — nothing to revert.`);
   }
   const text = { title: body.title ?? `Revert to v${target.version}`, comment: body.comment ?? `Revert to revision #${target.version}` };
-  if ((body.strategy ?? 'draft') === 'draft') {
+  const { approvals: settings, revertsBypassApproval } = await readOrganizationSettings(auth.orgId);
+  // As GrowthBook: a revert publishes at once by default where reverts bypass approval.
+  if ((body.strategy ?? (revertsBypassApproval ? 'publish' : 'draft')) === 'draft') {
     const draft = await createRevision(auth, params.savedGroupId, (group, version) => ({
       record: revisionRecord(auth, group.entity, version, target.proposed, { ...text, revertedFrom: target.id }),
     }));
     return presentOne(draft);
   }
+  let bypassedGates: Array<{ type: string; outcome: 'bypassed'; via: 'restApiBypassesReviews' | 'bypassApprovalPermission' | 'revertsBypassApproval' }> = [];
   const published = await createRevision(auth, params.savedGroupId, (group, version) => {
     const next = withGroupFields(group.entity, target.proposed);
     assertCan(auth, MANAGE, projectsOf(next));
+    bypassedGates = revertsBypassApproval
+      ? needsApproval(settings, group.entity, next)
+        ? [{ type: 'approval-required', outcome: 'bypassed', via: 'revertsBypassApproval' }]
+        : []
+      : approvalGate(auth, settings, { before: group.entity, after: next, approved: false }, () => approvalRequired(group.entity.id, undefined, ''));
     const record = revisionRecord(auth, group.entity, version, target.proposed, {
       ...text,
       revertedFrom: target.id,
@@ -569,7 +641,7 @@ export async function postSavedGroupRevisionRevert({ auth, params, body }: UseCa
     });
     return { record, ops: [savedGroups.prepareUpdate(auth.orgId, group, next), prepareTouch(auth.orgId, group.entity.id)] };
   });
-  return presentOne(published);
+  return { ...presentOne(published), ...(bypassedGates.length ? { bypassedGates } : {}) };
 }
 
 /**
@@ -612,7 +684,10 @@ async function setArchived(auth: Principal, groupId: string, archived: boolean, 
     // Already so: nothing to write, as GrowthBook answers it.
     if (!!current.entity.archived === archived) return { savedGroup: current.entity };
     const next = { ...current.entity, archived };
-    const bypassedGates = await archiveGate(auth, current.entity, next, ignoreWarnings);
+    const approval = approvalGate(auth, await approvalSettings(auth.orgId), { before: current.entity, after: next, approved: false }, () =>
+      approvalRequired(groupId, undefined, ''),
+    );
+    const bypassedGates = [...approval, ...(await archiveGate(auth, current.entity, next, ignoreWarnings))];
     const update = savedGroups.prepareUpdate(auth.orgId, current, next);
     const newest = await store.newestVersion(auth.orgId, groupId);
     const record =
@@ -681,9 +756,11 @@ export async function postSavedGroupRevisionRequestReview({ auth, params, body }
 export async function postSavedGroupRevisionSubmitReview({ auth, params, body }: UseCaseInput<typeof contract.postSavedGroupRevisionSubmitReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionSubmitReview> {
   const reviewer = reviewerOf(auth);
   const action = { approve: 'approved', 'request-changes': 'requested-changes', comment: 'commented' } as const;
+  const [group, settings] = await Promise.all([readGroup(auth.orgId, params.savedGroupId), approvalSettings(auth.orgId)]);
+  const blockSelfApproval = !!groupReviewRule(settings, projectsOf(group.entity))?.blockSelfApproval;
   return moveRevision(auth, params.savedGroupId, params.version, (revision) => {
     if (body.decision !== 'comment') assertOpen(revision, 'review');
-    const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision);
+    const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision, { blockSelfApproval });
     return { ...revision, ...next, activityLog: [...revision.activityLog, logEntry(auth, action[body.decision], body.comment)] };
   });
 }

@@ -361,7 +361,7 @@ describe('reviews', () => {
     return (await createApiKey({ orgId: org.orgId, role: 'user', memberId: member.id, description: 'reviewer token' })).secret;
   }
 
-  it('requests review, takes another person\'s approval, goes back to review when edited, and is published', async () => {
+  it('requests review, takes another person\'s approval, keeps it through an edit no rule resets it on, and is published', async () => {
     const { group } = await conditionGroupInUse();
     const draft = (await ok(v1('POST', revisions(group.id), {}, org.admin.token))).revision;
     const path = `${revisions(group.id)}/${draft.version}`;
@@ -384,8 +384,9 @@ describe('reviews', () => {
     expect(approved.revision.status).toBe('approved');
     expect(approved.revision.reviews).toEqual([expect.objectContaining({ decision: 'approve' })]);
     expect(approved.revision.activityLog.at(-1)).toMatchObject({ action: 'approved', description: 'fine' });
-    expect(edited.revision.status).toBe('pending-review');
-    expect(edited.revision.reviews).toEqual([expect.objectContaining({ decision: 'approve', stale: true })]);
+    // No approval rule here resets a review on change (GrowthBook's resetReviewOnChange).
+    expect(edited.revision.status).toBe('approved');
+    expect(edited.revision.reviews).toEqual([expect.not.objectContaining({ stale: true })]);
 
     const requestedChanges = await ok(v1('POST', `${path}/submit-review`, { decision: 'request-changes' }, other));
     const undone = await ok(v1('POST', `${path}/undo-review`, {}, other));
@@ -425,6 +426,93 @@ describe('reviews', () => {
     expect(responses[4]!.body.message).toMatch(/decision/);
     const after = (await ok(v1('GET', path))).revision;
     expect(after).toMatchObject({ status: 'draft', reviews: [], dateUpdated: draft.dateUpdated });
+  });
+});
+
+describe('approvals', () => {
+  // An organization of its own: its approval rule must not reach the other tests.
+  let gated: TestOrg;
+  const call = (key: string, method: string, path: string, body?: unknown) => api.request(method, `/api/v1${path}`, { key, body });
+  const engineer = () => gated.keys.engineer;
+
+  beforeAll(async () => {
+    gated = await createTestOrg('Approvals');
+    await ok(call(gated.keys.admin, 'PUT', '/settings/approvals', { approvalFlows: { savedGroups: [{ required: true, requireMetadataReview: false, resetReviewOnChange: true }] } }));
+  });
+
+  async function gatedGroup() {
+    return (await ok(call(engineer(), 'POST', '/saved-groups', { name: `Gated ${++counter}`, condition: '{"country":"US"}' }))).savedGroup;
+  }
+
+  it('blocks publishing an unapproved condition change with GrowthBook\'s approval-required gate, and publishes it once another person approved', async () => {
+    const group = await gatedGroup();
+    const draft = (await ok(call(gated.admin.token, 'PUT', `${revisions(group.id)}/new/condition`, { condition: '{"country":"FR"}' }))).revision;
+    const path = `${revisions(group.id)}/${draft.version}`;
+
+    const blocked = await call(engineer(), 'POST', `${path}/publish`, {});
+
+    expect(blocked.status).toBe(422);
+    expect(blocked.body.code).toBe('publish_blocked');
+    expect(blocked.body.details.gates).toEqual([
+      expect.objectContaining({ type: 'approval-required', requiresPermission: 'bypassApprovalChecks', resolution: expect.objectContaining({ action: 'request-review' }) }),
+    ]);
+    expect((await ok(call(engineer(), 'GET', `/saved-groups/${group.id}`))).savedGroup.condition).toBe('{"country":"US"}');
+
+    const member = await addMember(gated.orgId, { name: 'Second', email: `second${++counter}@example.com`, role: 'engineer', projectRoles: [] });
+    const second = (await createApiKey({ orgId: gated.orgId, role: 'user', memberId: member.id, description: 'second' })).secret;
+    await ok(call(gated.admin.token, 'POST', `${path}/request-review`, {}));
+    await ok(call(second, 'POST', `${path}/submit-review`, { decision: 'approve' }));
+    const edited = (await ok(call(gated.admin.token, 'PUT', `${path}/condition`, { condition: '{"country":"BE"}' }))).revision;
+    const blockedAgain = await call(engineer(), 'POST', `${path}/publish`, {});
+    await ok(call(second, 'POST', `${path}/submit-review`, { decision: 'approve' }));
+    const published = await call(engineer(), 'POST', `${path}/publish`, {});
+
+    // The rule resets a review on change: the edit sent the approved draft back, its verdict stale.
+    expect(edited.status).toBe('pending-review');
+    expect(edited.reviews).toEqual([expect.objectContaining({ decision: 'approve', stale: true })]);
+    expect(blockedAgain.status).toBe(422);
+
+    expect(published.status).toBe(200);
+    expect(published.body.bypassedGates).toBeUndefined();
+    expect((await ok(call(engineer(), 'GET', `/saved-groups/${group.id}`))).savedGroup.condition).toBe('{"country":"BE"}');
+  });
+
+  it('lets a caller who may bypass approval publish an unapproved draft, reporting the gate bypassed', async () => {
+    const group = await gatedGroup();
+    const draft = (await ok(call(engineer(), 'PUT', `${revisions(group.id)}/new/condition`, { condition: '{"country":"JP"}' }))).revision;
+
+    const published = await ok(call(gated.keys.admin, 'POST', `${revisions(group.id)}/${draft.version}/publish`, {}));
+
+    expectValid(validPublish, published);
+    expect(published.bypassedGates).toEqual([{ type: 'approval-required', outcome: 'bypassed', via: 'bypassApprovalPermission' }]);
+  });
+
+  it('publishes metadata alone without review where the rule exempts metadata', async () => {
+    const group = await gatedGroup();
+    const draft = (await ok(call(engineer(), 'PUT', `${revisions(group.id)}/new/metadata`, { name: 'Renamed freely' }))).revision;
+
+    const published = await call(engineer(), 'POST', `${revisions(group.id)}/${draft.version}/publish`, {});
+
+    expect(published.status).toBe(200);
+  });
+
+  it('refuses a direct update that needs review (400 naming bypassApproval, 403 without the permission), changing nothing; bypasses with it', async () => {
+    const group = await gatedGroup();
+
+    const refused = await call(engineer(), 'POST', `/saved-groups/${group.id}`, { condition: '{"country":"IT"}' });
+    const forbidden = await call(engineer(), 'POST', `/saved-groups/${group.id}`, { condition: '{"country":"IT"}', bypassApproval: true });
+    const archive = await call(engineer(), 'POST', `/saved-groups/${group.id}/archive`, {});
+    const metadata = await call(engineer(), 'POST', `/saved-groups/${group.id}`, { name: 'Metadata is exempt' });
+
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toMatch(/bypassApproval/);
+    expect(forbidden.status).toBe(403);
+    expect(archive.status).toBe(200);
+    expect(metadata.status).toBe(200);
+    expect((await ok(call(engineer(), 'GET', `/saved-groups/${group.id}`))).savedGroup.condition).toBe('{"country":"US"}');
+    const bypassed = await call(gated.keys.admin, 'POST', `/saved-groups/${group.id}`, { condition: '{"country":"IT"}', bypassApproval: true });
+    expect(bypassed.status).toBe(200);
+    expect(bypassed.body.savedGroup.condition).toBe('{"country":"IT"}');
   });
 });
 
