@@ -531,9 +531,14 @@ async function archiveGate(auth: Principal, before: SavedGroup, after: SavedGrou
  */
 export async function publishSavedGroupDraft(auth: Principal, groupId: string, version: number, options: { ignoreWarnings?: boolean } = {}) {
   return retryOnConflict(async () => {
-    const [live, draft] = await Promise.all([readGroup(auth.orgId, groupId), readRevisionOf(auth.orgId, groupId, version)]);
+    const [live, draft, open] = await Promise.all([
+      readGroup(auth.orgId, groupId),
+      readRevisionOf(auth.orgId, groupId, version),
+      store.latest(auth.orgId, groupId, Infinity, openStatuses),
+    ]);
     assertCan(auth, MANAGE, projectsOf(live.entity));
     assertOpen(draft, 'publish');
+    assertNotLockedByOthers(groupId, version, open);
     const outcome = mergeGroup(live.entity, draft);
     if (!outcome.success) throw mergeConflictError('Merge conflicts exist — rebase before publishing', outcome.conflicts);
     const next = withGroupFields(live.entity, outcome.merged);
@@ -546,7 +551,7 @@ export async function publishSavedGroupDraft(auth: Principal, groupId: string, v
     const update = savedGroups.prepareUpdate(auth.orgId, live, next);
     const now = new Date().toISOString();
     const { written, ...revisionOp } = store.prepareWrite(auth.orgId, draft, {
-      ...draft,
+      ...withoutSchedule(draft),
       status: 'published',
       base: live.entity,
       proposed: outcome.merged,
@@ -556,6 +561,22 @@ export async function publishSavedGroupDraft(auth: Principal, groupId: string, v
     await transact([update, revisionOp, prepareTouch(auth.orgId, groupId)]);
     return { revision: written, bypassedGates };
   });
+}
+
+/** Refuses a publish while another open revision of the group is scheduled with `lockOthers` (GrowthBook's pending-schedule guard). */
+function assertNotLockedByOthers(groupId: string, version: number, open: StoredSavedGroupRevision[]): void {
+  const lock = open.find((other) => other.version !== version && other.scheduledPublishAt && other.scheduledPublishLockOthers);
+  if (!lock) return;
+  throw new PublishBlockedError([
+    {
+      type: 'pending-schedule',
+      severity: 'blocker',
+      messages: [`Revision ${lock.version} is scheduled to publish at ${lock.scheduledPublishAt} and holds other revisions until it fires or is cancelled.`],
+      override: null,
+      requiresPermission: null,
+      resolution: { action: 'cancel-schedule', method: 'POST', path: `/saved-groups-revisions/${groupId}/${lock.version}/schedule-publish` },
+    },
+  ]);
 }
 
 /** `POST .../{version}/publish`. */

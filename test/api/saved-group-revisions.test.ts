@@ -352,6 +352,24 @@ describe('lifecycle', () => {
     expect(cancelled.revision.activityLog.map((e: any) => e.action)).toEqual(['created', 'scheduled-publish', 'scheduled-publish-canceled']);
     expect(nothingToCancel.status).toBe(400);
   });
+
+  it('holds other drafts while one is scheduled with lockOthers, and publishes a scheduled draft without its schedule', async () => {
+    const { group } = await conditionGroupInUse();
+    const [held, other] = [await newDraft(group.id), await newDraft(group.id)];
+    await ok(v1('PUT', `${revisions(group.id)}/${other.version}/condition`, { condition: '{"country":"PT"}' }));
+    const at = new Date(Date.now() + 3_600_000).toISOString();
+    await ok(v1('POST', `${revisions(group.id)}/${held.version}/schedule-publish`, { scheduledPublishAt: at, lockOthers: true }));
+
+    const blocked = await publish(group.id, other.version);
+    const published = await ok(publish(group.id, held.version));
+
+    expect(blocked.status).toBe(422);
+    expect(blocked.body.details.gates).toEqual([expect.objectContaining({ type: 'pending-schedule' })]);
+    expect((await groupOf(group.id)).condition).toBe('{"country":"US"}');
+    expect(published.revision.status).toBe('merged');
+    expect(published.revision.scheduledPublishAt).toBeUndefined();
+    expect((await publish(group.id, other.version)).status).toBe(200);
+  });
 });
 
 describe('reviews', () => {
