@@ -53,6 +53,12 @@ const v1 = '/api/v1';
 const v2 = '/api/v2';
 /** A revision's number from its id (`frev_<version>_<feature>`): ids, not bare numbers, are kept, since every id is checked for leaks. */
 const versionOf = (revisionId: string | undefined) => revisionId?.split('_')[1];
+/**
+ * A saved-group revision as the scenario remembers it: its number with its (opaque) id, since a bare
+ * number would be found in any answer (the isolation test looks for every remembered value).
+ */
+const revisionRef = (revision: { version: number; id: string }) => `${revision.version}@${revision.id}`;
+const numberOf = (ref: string | undefined) => ref?.split('@')[0];
 
 const template = {
   templateMetadata: { name: 'Bench template', description: 'For bench experiments' },
@@ -1181,7 +1187,7 @@ const updating: Step[] = [
   {
     operationId: 'postSavedGroupRevision',
     method: 'POST',
-    capture: (body, ids) => (ids.groupDraft = String(body.revision.version)),
+    capture: (body, ids) => (ids.groupDraft = revisionRef(body.revision)),
     path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}`,
     body: () => ({ title: 'Bench draft' }),
     minimum: { calls: 3, why: "group + newest number (parallel) + one transaction (the live state's revision, the draft, the group unchanged)" },
@@ -1201,41 +1207,41 @@ const updating: Step[] = [
   {
     operationId: 'getSavedGroupRevision',
     method: 'GET',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}`,
     minimum: { calls: 2, why: 'group + revision' },
   },
   {
     operationId: 'putSavedGroupRevisionMetadata',
     method: 'PUT',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/metadata`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/metadata`,
     body: () => ({ description: 'Described by the bench' }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
   },
   {
     operationId: 'putSavedGroupRevisionValues',
     method: 'PUT',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/values`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/values`,
     body: () => ({ values: ['a', 'b', 'c', 'd'] }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
   },
   {
     operationId: 'postSavedGroupRevisionItemsAdd',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/items/add`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/items/add`,
     body: () => ({ items: ['e'] }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
   },
   {
     operationId: 'postSavedGroupRevisionItemsRemove',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/items/remove`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/items/remove`,
     body: () => ({ items: ['d'] }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
   },
   {
     operationId: 'putSavedGroupRevisionArchive',
     method: 'PUT',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/archive`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/archive`,
     body: () => ({ archived: false }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
   },
@@ -1255,20 +1261,20 @@ const updating: Step[] = [
   {
     operationId: 'getSavedGroupRevisionMergeStatus',
     method: 'GET',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/merge-status`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/merge-status`,
     minimum: { calls: 2, why: 'group + draft (parallel); the draft holds its base' },
   },
   {
     operationId: 'postSavedGroupRevisionRebase',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/rebase`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/rebase`,
     body: () => ({}),
     minimum: { calls: 3, why: 'group + draft (parallel) + one transaction (draft, group unchanged)' },
   },
   {
     operationId: 'postSavedGroupRevisionRequestReview',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/request-review`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/request-review`,
     body: () => ({}),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
   },
@@ -1276,7 +1282,7 @@ const updating: Step[] = [
     operationId: 'postSavedGroupRevisionSubmitReview',
     method: 'POST',
     key: (ids) => ids.memberToken,
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/submit-review`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/submit-review`,
     body: () => ({ decision: 'approve', comment: 'Looks good' }),
     minimum: { calls: 5, why: 'group + approval settings (parallel, for blockSelfApproval) + group + draft (parallel) + draft write' },
   },
@@ -1284,28 +1290,28 @@ const updating: Step[] = [
     operationId: 'postSavedGroupRevisionUndoReview',
     method: 'POST',
     key: (ids) => ids.memberToken,
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/undo-review`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/undo-review`,
     body: () => ({}),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
   },
   {
     operationId: 'postSavedGroupRevisionRecallReview',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/recall-review`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/recall-review`,
     body: () => ({}),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
   },
   {
     operationId: 'postSavedGroupRevisionSchedulePublish',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/schedule-publish`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/schedule-publish`,
     body: () => ({ scheduledPublishAt: new Date(Date.now() + 86_400_000).toISOString() }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
   },
   {
     operationId: 'postSavedGroupRevisionPublish',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupDraft}/publish`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/publish`,
     body: () => ({}),
     minimum: { calls: 5, why: "group + draft + the group's open revisions (parallel, for lockOthers) + approval settings + one transaction (group, revision, payload references version)" },
   },
@@ -1313,7 +1319,7 @@ const updating: Step[] = [
     operationId: 'postSavedGroupRevisionRevert',
     method: 'POST',
     // As a draft: the scenario's organization lets reverts publish at once (revertsBypassApproval).
-    capture: (body, ids) => (ids.groupRevertDraft = String(body.revision.version)),
+    capture: (body, ids) => (ids.groupRevertDraft = revisionRef(body.revision)),
     path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/1/revert`,
     body: () => ({ strategy: 'draft' }),
     minimum: { calls: 6, why: 'group + revision 1 (parallel) + settings + group + newest number (parallel) + one transaction (draft, group unchanged)' },
@@ -1321,14 +1327,14 @@ const updating: Step[] = [
   {
     operationId: 'postSavedGroupRevisionDiscard',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupRevertDraft}/discard`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupRevertDraft)}/discard`,
     body: () => ({ reason: 'Bench' }),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
   },
   {
     operationId: 'postSavedGroupRevisionReopen',
     method: 'POST',
-    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${ids.groupRevertDraft}/reopen`,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupRevertDraft)}/reopen`,
     body: () => ({}),
     minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
   },
