@@ -35,10 +35,12 @@ import { features } from '../store/features';
 import { resolveOwner } from '../store/members';
 import { readOrganizationSettings } from '../store/organizations';
 import { assertProjectsExist } from '../store/projects';
+import { matches } from '../store/revisions';
 import { savedGroupRevisions as store } from '../store/saved-group-revisions';
 import { savedGroups } from '../store/saved-groups';
 import { approvalBypass, approvalSettings } from './approvals';
 import { contributorsAfter } from './feature-revisions';
+import { skipPaginationAllowed } from './features';
 import { readableBy, readableOr404 } from './read-access';
 
 /**
@@ -278,8 +280,9 @@ export async function listSavedGroupRevisions({ auth, query }: UseCaseInput<type
       return group && canRead(auth, projectsOf(group));
     })
     .sort((a, b) => (a.date !== b.date ? (a.date < b.date ? 1 : -1) : b.version - a.version));
-  const items = query.skipPagination ? visible : visible.slice(query.offset, query.offset + query.limit);
-  return paginated('revisions', { items: items.map(presentSavedGroupRevision), total: visible.length }, query.skipPagination ? { limit: visible.length, offset: 0 } : query);
+  const skip = query.skipPagination && skipPaginationAllowed();
+  const items = skip ? visible : visible.slice(query.offset, query.offset + query.limit);
+  return paginated('revisions', { items: items.map(presentSavedGroupRevision), total: visible.length }, skip ? { limit: visible.length, offset: 0 } : query);
 }
 
 function revisionFilter(auth: Principal, query: { status?: contract.SavedGroupRevisionStatus[]; author?: string; mine?: boolean }) {
@@ -295,11 +298,12 @@ async function groupRevisionPage(
   filter: ReturnType<typeof revisionFilter>,
 ) {
   await readableGroup(auth, groupId);
-  const page = query.skipPagination
-    ? await store.listPage(auth.orgId, groupId, { limit: Number.MAX_SAFE_INTEGER, offset: 0, filter: { ...filter, statuses: filter.statuses ?? [...openStatuses, 'published', 'discarded'] } })
-    : await store.listPage(auth.orgId, groupId, { limit: query.limit, offset: query.offset, filter });
-  const pageQuery = query.skipPagination ? { limit: page.items.length, offset: 0 } : query;
-  return paginated('revisions', { items: page.items.map(presentSavedGroupRevision), total: page.total }, pageQuery);
+  if (query.skipPagination && skipPaginationAllowed()) {
+    const all = (await store.latest(auth.orgId, groupId, Infinity)).filter((revision) => matches(revision, filter));
+    return paginated('revisions', { items: all.map(presentSavedGroupRevision), total: all.length }, { limit: all.length, offset: 0 });
+  }
+  const page = await store.listPage(auth.orgId, groupId, { limit: query.limit, offset: query.offset, filter });
+  return paginated('revisions', { items: page.items.map(presentSavedGroupRevision), total: page.total }, query);
 }
 
 /** `GET /saved-groups-revisions/{savedGroupId}`: one group's revisions, newest first. */

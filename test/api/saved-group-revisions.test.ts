@@ -223,6 +223,10 @@ describe('drafts', () => {
     expectValid(referenceResponse('/v1/saved-groups-revisions', 'get'), merged);
     expect(mineWithKey.status).toBe(400);
     expect(mineWithKey.body.message).toMatch(/mine/);
+    const page = await ok(v1('GET', `${revisions(group.id)}?limit=1&offset=1&skipPagination=true`));
+    // skipPagination is honoured only where the deployment allows it (API_ALLOW_SKIP_PAGINATION), as GrowthBook does.
+    expect(page).toMatchObject({ limit: 1, offset: 1, count: 1, total: 3, hasMore: true, nextOffset: 2 });
+    expect(page.revisions[0].version).toBe(second.version - 1);
   });
 });
 
