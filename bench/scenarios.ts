@@ -1256,7 +1256,7 @@ const updating: Step[] = [
     }),
     path: (ids) => `${v1}/saved-groups-revisions/${ids.conditionGroupId}/new/condition`,
     body: () => ({ condition: '{"country":"FR"}', revisionTitle: 'France' }),
-    minimum: { calls: 6, why: 'group + newest number + one transaction creating the draft ("new") + group + draft (parallel) + draft write' },
+    minimum: { calls: 7, why: 'group (the edit checked before a draft exists) + group + newest number (parallel) + one transaction creating the draft ("new") + group + draft (parallel) + draft write' },
   },
   {
     operationId: 'getSavedGroupRevisionMergeStatus',
