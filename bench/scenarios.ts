@@ -873,7 +873,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}`,
     body: () => ({ values: ['a', 'b', 'c'] }),
-    minimum: { calls: 2, why: 'read + write conditional on its version' },
+    minimum: { calls: 3, why: 'read + approval settings (parallel) + write conditional on its version' },
   },
   {
     operationId: 'putAttribute',

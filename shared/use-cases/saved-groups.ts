@@ -80,13 +80,16 @@ export async function updateSavedGroup({
 }: UseCaseInput<typeof contract.updateSavedGroup>): UseCaseOutput<typeof contract.updateSavedGroup> {
   const { bypassApproval, owner: ownerInput, ...fields } = body;
   const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
-  const [settings] = await Promise.all([approvalSettings(auth.orgId), assertProjectsExist(auth.orgId, fields.projects)]);
-  const savedGroup = await savedGroups.update(auth.orgId, params.id, (current) => {
+  await assertProjectsExist(auth.orgId, fields.projects);
+  // Read beside the group (the update's read), so the approval gate adds no round trip to the critical path.
+  const settings = approvalSettings(auth.orgId);
+  settings.catch(() => undefined); // awaited in the change; a group that is not there never awaits it
+  const savedGroup = await savedGroups.update(auth.orgId, params.id, async (current) => {
     assertCan(auth, contract.updateSavedGroup.permission, current.projects);
     if (fields.projects) assertCan(auth, contract.updateSavedGroup.permission, fields.projects);
     assertFitsType(current, fields);
     const next = withOwner({ ...current, ...fields }, owner);
-    assertDirectGroupChange(auth, settings, { before: current, after: next, bypassApproval });
+    assertDirectGroupChange(auth, await settings, { before: current, after: next, bypassApproval });
     return next;
   });
   return { savedGroup };
