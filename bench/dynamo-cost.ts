@@ -23,8 +23,14 @@ export async function call(key: string, method: string, url: string, body?: unkn
   return { status: result.statusCode ?? 200, body: result.body ? (json ? JSON.parse(result.body) : result.body) : undefined };
 }
 
-/** Waits (polling, at most a minute) for the background work a step depends on. */
+/** Makes what a step needs (its `setup`), then waits (polling, at most a minute) for the background work it depends on. */
 export async function settle(key: string, step: Step, ids: Ids): Promise<void> {
+  if (step.setup) {
+    const { path, body, capture } = step.setup(ids);
+    const response = await call(key, 'POST', path, body);
+    if (response.status !== 200) throw new Error(`the setup of ${step.operationId} answered ${response.status}: ${JSON.stringify(response.body)}`);
+    capture(response.body, ids);
+  }
   if (!step.settle) return;
   const { path, done } = step.settle(ids);
   for (let i = 0; i < 600; i++) {

@@ -21,6 +21,12 @@ export interface Step {
   key?: (ids: Ids) => string | undefined;
   minimum: { calls: number; why: string };
   /**
+   * A resource this step needs that no earlier step makes (a second saved group, of the other type),
+   * created with one POST outside the measurement (`settle` in dynamo-cost.ts sends it; the latency
+   * runner does not, and the step may then answer 404).
+   */
+  setup?: (ids: Ids) => { path: string; body: unknown; capture: (body: any, ids: Ids) => void };
+  /**
    * Work this step must wait for (a snapshot run in the background): the runner polls `path` with
    * GET until `done` holds, outside the measurement. Runners that serve each request from a fresh
    * process (latency) skip it, and the step may then answer 404.
@@ -47,6 +53,12 @@ const v1 = '/api/v1';
 const v2 = '/api/v2';
 /** A revision's number from its id (`frev_<version>_<feature>`): ids, not bare numbers, are kept, since every id is checked for leaks. */
 const versionOf = (revisionId: string | undefined) => revisionId?.split('_')[1];
+/**
+ * A saved-group revision as the scenario remembers it: its number with its (opaque) id, since a bare
+ * number would be found in any answer (the isolation test looks for every remembered value).
+ */
+const revisionRef = (revision: { version: number; id: string }) => `${revision.version}@${revision.id}`;
+const numberOf = (ref: string | undefined) => ref?.split('@')[0];
 
 const template = {
   templateMetadata: { name: 'Bench template', description: 'For bench experiments' },
@@ -886,7 +898,7 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}`,
     body: () => ({ values: ['a', 'b', 'c'] }),
-    minimum: { calls: 2, why: 'read + write conditional on its version' },
+    minimum: { calls: 3, why: 'read + approval settings (parallel) + write conditional on its version' },
   },
   {
     operationId: 'putAttribute',
@@ -1252,6 +1264,187 @@ const updating: Step[] = [
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleB}/ramp-schedule`,
     body: () => ({ name: 'Bench draft ramp', steps: [{ interval: 3600, actions: [{ patch: { coverage: 0.5 } }] }] }),
     minimum: { calls: 7, why: "as the default value + the rule's lock (no live schedule may control it)" },
+  },
+  // Revisions of the saved group (GrowthBook 5's /saved-groups-revisions), after the features that name it.
+  {
+    operationId: 'postSavedGroupRevision',
+    method: 'POST',
+    capture: (body, ids) => (ids.groupDraft = revisionRef(body.revision)),
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}`,
+    body: () => ({ title: 'Bench draft' }),
+    minimum: { calls: 3, why: "group + newest number (parallel) + one transaction (the live state's revision, the draft, the group unchanged)" },
+  },
+  {
+    operationId: 'getSavedGroupRevisions',
+    method: 'GET',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}?limit=5`,
+    minimum: { calls: 3, why: 'group + newest number + one key range of revisions' },
+  },
+  {
+    operationId: 'getSavedGroupRevisionLatest',
+    method: 'GET',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/latest`,
+    minimum: { calls: 2, why: "group + the group's open revisions" },
+  },
+  {
+    operationId: 'getSavedGroupRevision',
+    method: 'GET',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}`,
+    minimum: { calls: 2, why: 'group + revision' },
+  },
+  {
+    operationId: 'putSavedGroupRevisionMetadata',
+    method: 'PUT',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/metadata`,
+    body: () => ({ description: 'Described by the bench' }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
+  },
+  {
+    operationId: 'putSavedGroupRevisionValues',
+    method: 'PUT',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/values`,
+    body: () => ({ values: ['a', 'b', 'c', 'd'] }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionItemsAdd',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/items/add`,
+    body: () => ({ items: ['e'] }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionItemsRemove',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/items/remove`,
+    body: () => ({ items: ['d'] }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
+  },
+  {
+    operationId: 'putSavedGroupRevisionArchive',
+    method: 'PUT',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/archive`,
+    body: () => ({ archived: false }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write conditional on its change count' },
+  },
+  {
+    operationId: 'putSavedGroupRevisionCondition',
+    method: 'PUT',
+    // The scenario's group is a list group; a condition needs a condition group.
+    setup: () => ({
+      path: `${v1}/saved-groups`,
+      body: { name: 'Bench condition group', condition: '{"country":"US"}' },
+      capture: (body, ids) => (ids.conditionGroupId = body.savedGroup.id),
+    }),
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.conditionGroupId}/new/condition`,
+    body: () => ({ condition: '{"country":"FR"}', revisionTitle: 'France' }),
+    minimum: { calls: 7, why: 'group (the edit checked before a draft exists) + group + newest number (parallel) + one transaction creating the draft ("new") + group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'getSavedGroupRevisionMergeStatus',
+    method: 'GET',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/merge-status`,
+    minimum: { calls: 2, why: 'group + draft (parallel); the draft holds its base' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionRebase',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/rebase`,
+    body: () => ({}),
+    minimum: { calls: 3, why: 'group + draft (parallel) + one transaction (draft, group unchanged)' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionRequestReview',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/request-review`,
+    body: () => ({}),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionSubmitReview',
+    method: 'POST',
+    key: (ids) => ids.memberToken,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/submit-review`,
+    body: () => ({ decision: 'approve', comment: 'Looks good' }),
+    minimum: { calls: 5, why: 'group + approval settings (parallel, for blockSelfApproval) + group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionUndoReview',
+    method: 'POST',
+    key: (ids) => ids.memberToken,
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/undo-review`,
+    body: () => ({}),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionRecallReview',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/recall-review`,
+    body: () => ({}),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionSchedulePublish',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/schedule-publish`,
+    body: () => ({ scheduledPublishAt: new Date(Date.now() + 86_400_000).toISOString() }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionPublish',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/publish`,
+    body: () => ({}),
+    minimum: { calls: 5, why: "group + draft + the group's open revisions (parallel, for lockOthers) + approval settings + one transaction (group, revision, payload references version)" },
+  },
+  {
+    operationId: 'postSavedGroupRevisionRevert',
+    method: 'POST',
+    // As a draft: the scenario's organization lets reverts publish at once (revertsBypassApproval).
+    capture: (body, ids) => (ids.groupRevertDraft = revisionRef(body.revision)),
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/1/revert`,
+    body: () => ({ strategy: 'draft' }),
+    minimum: { calls: 6, why: 'group + revision 1 (parallel) + settings + group + newest number (parallel) + one transaction (draft, group unchanged)' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionDiscard',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupRevertDraft)}/discard`,
+    body: () => ({ reason: 'Bench' }),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'postSavedGroupRevisionReopen',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupRevertDraft)}/reopen`,
+    body: () => ({}),
+    minimum: { calls: 3, why: 'group + draft (parallel) + draft write' },
+  },
+  {
+    operationId: 'listSavedGroupRevisions',
+    method: 'GET',
+    path: () => `${v1}/saved-groups-revisions?limit=5`,
+    minimum: { calls: 2, why: "the organization's saved-group revisions (one Query of a key prefix) + their groups (BatchGet)" },
+  },
+  {
+    operationId: 'getSavedGroupReferences',
+    method: 'GET',
+    path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}/references`,
+    minimum: { calls: 4, why: "group + the organization's features, experiments and saved groups (parallel Queries; no reference index)" },
+  },
+  {
+    operationId: 'archiveSavedGroup',
+    method: 'POST',
+    // A feature's rule names the group: archiving it needs the acknowledgement.
+    path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}/archive`,
+    body: () => ({ ignoreWarnings: true }),
+    minimum: { calls: 7, why: 'group + approval settings + references (3 parallel Queries) + newest number + one transaction (group, merged revision, payload references version)' },
+  },
+  {
+    operationId: 'unarchiveSavedGroup',
+    method: 'POST',
+    path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}/unarchive`,
+    minimum: { calls: 4, why: 'group + approval settings + newest number + one transaction (group, merged revision, payload references version)' },
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {

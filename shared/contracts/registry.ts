@@ -29,6 +29,7 @@ import { rampScheduleTemplateEndpoints } from './ramp-schedule-templates';
 import { memberEndpoints } from './members';
 import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
+import { savedGroupRevisionEndpoints } from './saved-group-revisions';
 import { systemEndpoints } from './system';
 import { dataSourceEndpoints } from './data-sources';
 import { codeRefEndpoints } from './code-refs';
@@ -62,6 +63,7 @@ export const routes: Route[] = [
   ...inFolder('members', memberEndpoints),
   ...inFolder('members', memberChangeEndpoints),
   ...inFolder('saved-groups', savedGroupEndpoints),
+  ...inFolder('saved-group-revisions', savedGroupRevisionEndpoints),
   ...inFolder('teams', teamEndpoints),
   ...inFolder('attributes', attributeEndpoints),
   ...inFolder('archetypes', archetypeEndpoints),

@@ -12,6 +12,7 @@
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
  * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
+ * | saved group revision     | ORG#<org>           | SAVED_GROUP_REVISION#<group>#<0-padded version> | |             |
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
  * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
  * | SDK payload version of everything else (groups, experiments, attributes, environments, connections), 16 shards | ORG#<org> | SDK_VERSION!<shard> |  |  |
@@ -90,6 +91,9 @@ export interface ItemKey {
   SK: string;
 }
 
+/** The types whose changes go through revisions (drafts, publishes), each stored next to its resource. */
+export type RevisionOf = Extract<EntityType, 'FEATURE' | 'SAVED_GROUP'>;
+
 export const orgPk = (orgId: string) => `ORG#${orgId}`;
 
 export const keys = {
@@ -107,11 +111,16 @@ export const keys = {
   pageIndex: (orgId: string, type: EntityType): ItemKey => ({ PK: orgPk(orgId), SK: `PAGEINDEX#${type}` }),
   listPartition: (orgId: string, type: EntityType) => `${orgPk(orgId)}#${type}`,
   listSort: (dateCreated: string, id: string) => `${dateCreated}#${id}`,
-  featureRevision: (orgId: string, featureId: string, version: number): ItemKey => ({
+  /** A revision of a resource of type T (features, saved groups): `T_REVISION#<id>#<0-padded version>`. */
+  revision: (orgId: string, type: RevisionOf, id: string, version: number): ItemKey => ({
     PK: orgPk(orgId),
-    SK: `FEATURE_REVISION#${featureId}#${String(version).padStart(10, '0')}`,
+    SK: `${type}_REVISION#${id}#${String(version).padStart(10, '0')}`,
   }),
-  featureRevisionPrefix: (featureId: string) => `FEATURE_REVISION#${featureId}#`,
+  revisionPrefix: (type: RevisionOf, id: string) => `${type}_REVISION#${id}#`,
+  /** Every revision of every resource of type T in the organization. */
+  revisionTypePrefix: (type: RevisionOf) => `${type}_REVISION#`,
+  featureRevision: (orgId: string, featureId: string, version: number): ItemKey => keys.revision(orgId, 'FEATURE', featureId, version),
+  featureRevisionPrefix: (featureId: string): string => keys.revisionPrefix('FEATURE', featureId),
   sdkEntry: (orgId: string, environment: string, shard: string, featureId: string): ItemKey => ({
     PK: orgPk(orgId),
     SK: `SDK_ENTRY#${environment}#${shard}#${featureId}`,

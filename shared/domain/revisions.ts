@@ -2,7 +2,7 @@ import { InvalidInputError } from '../errors';
 import type { FeatureRule } from '../contracts/features';
 import type { RevisionStatus } from '../contracts/feature-revisions';
 import { canonicalJson, defaultSettings, type FeatureContent } from './features';
-import type { ChangeScope } from './revision-reviews';
+import type { ChangeScope, RevisionReview } from './revision-reviews';
 
 /**
  * The revision engine's pure part: what a revision holds, how a draft merges against the live version
@@ -18,6 +18,20 @@ export const openStatuses: RevisionStatus[] = ['draft', 'pending-review', 'appro
 
 export type { ReviewVerdict, RevisionReview } from './revision-reviews';
 export { afterEdit, staleReviews } from './revision-reviews';
+
+/** What every stored revision carries, whatever its resource (features, saved groups). */
+export interface RevisionRecord {
+  version: number;
+  status: RevisionStatus;
+  date: string;
+  dateUpdated?: string;
+  createdBy?: string;
+  reviews?: RevisionReview[];
+  /** Who edited the draft besides its author (member or key ids), for `mine`. */
+  contributors?: string[];
+  /** Edits so far: each draft write is conditional on it, so concurrent edits never lose one another. */
+  changeCount?: number;
+}
 
 /** The metadata a feature revision carries, compared field by field. */
 export interface RevisionMetadata {
@@ -130,19 +144,78 @@ const shown = (value: unknown) => (value === undefined ? '' : JSON.stringify(val
 /**
  * One value merged three ways, as GrowthBook merges every field: the draft's value when only the
  * draft changed it (or both changed it alike), the live one when only live changed it, a conflict
- * when both changed it differently (settled by `strategy` if one is given).
+ * when both changed it differently. The engine's one merge rule; each resource reports conflicts its way.
  */
+export function mergeThreeWay<T>(values: { base: T; live: T; revision: T }): { value: T; conflict: boolean } {
+  const { base, live, revision } = values;
+  if (same(revision, base) || same(revision, live)) return { value: live, conflict: false };
+  if (same(live, base)) return { value: revision, conflict: false };
+  return { value: live, conflict: true };
+}
+
+/** `mergeThreeWay` with a feature conflict recorded (settled by `strategy` if one is given). */
 function mergeValue<T>(
   field: { name: string; key: string },
   values: { base: T; live: T; revision: T },
   conflicts: MergeConflict[],
   strategy?: MergeStrategy,
 ): T {
-  const { base, live, revision } = values;
-  if (same(revision, base) || same(revision, live)) return live;
-  if (same(live, base)) return revision;
-  conflicts.push({ ...field, resolved: !!strategy, base: shown(base), live: shown(live), revision: shown(revision) });
-  return strategy === 'overwrite' ? revision : live;
+  const { value, conflict } = mergeThreeWay(values);
+  if (!conflict) return value;
+  conflicts.push({ ...field, resolved: !!strategy, base: shown(values.base), live: shown(values.live), revision: shown(values.revision) });
+  return strategy === 'overwrite' ? values.revision : values.live;
+}
+
+/** One top-level field of a flat revision both sides changed differently, with the three values as they are. */
+export interface FieldConflict {
+  field: string;
+  base: unknown;
+  live: unknown;
+  revision: unknown;
+  resolved: boolean;
+}
+
+/**
+ * How a flat field's conflict is settled on rebase: the draft's value (`overwrite`), the live one
+ * (`discard`), or for lists both, live's first then the draft's others (`union`).
+ */
+export type FieldStrategy = MergeStrategy | 'union';
+
+/**
+ * GrowthBook's merge of a flat revision (saved groups, and later configs and constants): each of
+ * `fields` merged three ways as `mergeThreeWay` merges a value; a conflict is settled by
+ * `strategies[field]` (with `customValues[field]` taking the place of a union when given).
+ */
+export function mergeFlat<F extends Record<string, unknown>>(
+  fields: ReadonlyArray<keyof F & string>,
+  versions: { live: F; base: F; revision: F },
+  settle: { strategies?: Record<string, FieldStrategy>; customValues?: Record<string, unknown[]> } = {},
+): { success: true; merged: F; conflicts: FieldConflict[] } | { success: false; conflicts: FieldConflict[] } {
+  const { live, base, revision } = versions;
+  const conflicts: FieldConflict[] = [];
+  const merged = { ...live };
+  for (const field of fields) {
+    const values = { base: base[field], live: live[field], revision: revision[field] };
+    const { value, conflict } = mergeThreeWay(values);
+    if (!conflict) {
+      merged[field] = value;
+      continue;
+    }
+    const strategy = settle.strategies?.[field];
+    conflicts.push({ field, ...values, resolved: !!strategy });
+    if (strategy === 'overwrite') merged[field] = values.revision;
+    if (strategy === 'union') {
+      const union = settle.customValues?.[field] ?? [...new Set([...((values.live as unknown[]) ?? []), ...((values.revision as unknown[]) ?? [])])];
+      merged[field] = union as F[typeof field];
+    }
+  }
+  if (conflicts.some((conflict) => !conflict.resolved)) return { success: false, conflicts };
+  return { success: true, merged, conflicts };
+}
+
+/** The fields of `next` that differ from `previous`, by name (what a flat revision proposes). */
+export function changedFields<F extends Record<string, unknown>>(fields: ReadonlyArray<keyof F & string>, previous: F, next: F): Array<keyof F & string> {
+  return fields.filter((field) => !same(previous[field], next[field]));
 }
 
 /** The ids of `rules` that are also in every list of `others`, in `rules`' order. */
@@ -266,6 +339,18 @@ export function assertStatus(status: RevisionStatus, allowed: RevisionStatus[], 
     // As GrowthBook answers it: a bad request naming the status.
     throw new InvalidInputError(`Cannot ${action} a revision with status "${status}"`);
   }
+}
+
+/** The revision set aside: only an open one can be (it can be reopened). */
+export function discarded<R extends { status: RevisionStatus }>(revision: R): R {
+  assertStatus(revision.status, openStatuses, 'discard');
+  return { ...revision, status: 'discarded' };
+}
+
+/** A discarded revision open again as a plain draft, its verdicts cleared. */
+export function reopened<R extends { status: RevisionStatus; reviews?: RevisionReview[] }>(revision: R): R {
+  assertStatus(revision.status, ['discarded'], 'reopen');
+  return { ...revision, status: 'draft', reviews: [] };
 }
 
 /** The rule ids of a revision, each once, in the order GrowthBook's flat list shows them (environment by environment). */

@@ -13,7 +13,7 @@ import type { PayloadReferences, SdkFeature } from './types';
 export type SavedGroupValues = Record<string, Array<string | number>>;
 
 /** Calls `visit` with the group id of every `$inGroup` / `$notInGroup` below `node`. */
-function walkGroupIds(node: unknown, visit: (id: string) => void): void {
+export function walkGroupIds(node: unknown, visit: (id: string) => void): void {
   if (Array.isArray(node)) node.forEach((item) => walkGroupIds(item, visit));
   else if (node && typeof node === 'object') {
     for (const [key, value] of Object.entries(node)) {

@@ -12,10 +12,12 @@ import { prepareRampScheduleCreate } from '../store/ramp-schedules';
 import {
   assertStatus,
   completeFields,
+  discarded,
   fieldsOf,
   mergeChanges,
   mergeRevision,
   openStatuses,
+  reopened,
   reorderRules,
   sameFields,
   withoutRule,
@@ -339,7 +341,7 @@ export function assertEditable(draft: StoredRevision): void {
 }
 
 /** The draft's contributors once the caller has edited it (its author is not listed). */
-export function contributorsAfter(draft: StoredRevision, auth: Principal): string[] {
+export function contributorsAfter(draft: Pick<StoredRevision, 'createdBy' | 'contributors'>, auth: Principal): string[] {
   const by = authorOf(auth, '').by;
   const contributors = draft.contributors ?? [];
   return by === draft.createdBy || contributors.includes(by) ? contributors : [...contributors, by];
@@ -666,18 +668,8 @@ export async function postFeatureRevisionDiscardV2({
   auth,
   params,
 }: UseCaseInput<typeof contract.postFeatureRevisionDiscardV2>): UseCaseOutput<typeof contract.postFeatureRevisionDiscardV2> {
-  return moveRevision(
-    auth,
-    params.id,
-    params.version,
-    (revision) => {
-      assertStatus(revision.status, openStatuses, 'discard');
-      // A discarded draft keeps no pending schedule.
-      return { ...withoutSchedule(revision), status: 'discarded' };
-    },
-    'discard',
-    'discarded',
-  );
+  // A discarded draft keeps no pending schedule.
+  return moveRevision(auth, params.id, params.version, (revision) => withoutSchedule(discarded(revision)), 'discard', 'discarded');
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/reopen`: a discarded draft open again, its verdicts cleared. */
@@ -685,17 +677,7 @@ export async function postFeatureRevisionReopenV2({
   auth,
   params,
 }: UseCaseInput<typeof contract.postFeatureRevisionReopenV2>): UseCaseOutput<typeof contract.postFeatureRevisionReopenV2> {
-  return moveRevision(
-    auth,
-    params.id,
-    params.version,
-    (revision) => {
-      assertStatus(revision.status, ['discarded'], 'reopen');
-      return { ...revision, status: 'draft', reviews: [] };
-    },
-    'reopen',
-    'reopened',
-  );
+  return moveRevision(auth, params.id, params.version, reopened, 'reopen', 'reopened');
 }
 
 /**

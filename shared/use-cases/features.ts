@@ -257,7 +257,7 @@ export async function getFeature({ auth, params, query }: UseCaseInput<typeof co
 }
 
 /** `skipPagination` is a self-hosting escape hatch: honoured only when the deployment opts in. */
-const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW_SKIP_PAGINATION ?? '');
+export const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW_SKIP_PAGINATION ?? '');
 
 /** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
 export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {

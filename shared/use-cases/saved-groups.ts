@@ -10,7 +10,9 @@ import { attributes } from '../store/attributes';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { assertProjectsExist } from '../store/projects';
 import { savedGroups } from '../store/saved-groups';
+import { approvalSettings } from './approvals';
 import { readableOr404, readablePage } from './read-access';
+import { assertDirectGroupChange } from './saved-group-revisions';
 
 /**
  * A list group matches one attribute by id, so a defined attribute must have an id-like type (as in
@@ -76,14 +78,19 @@ export async function updateSavedGroup({
   body,
   auth,
 }: UseCaseInput<typeof contract.updateSavedGroup>): UseCaseOutput<typeof contract.updateSavedGroup> {
-  const { bypassApproval: _noApprovalFlow, owner: ownerInput, ...fields } = body;
+  const { bypassApproval, owner: ownerInput, ...fields } = body;
   const owner = ownerInput !== undefined ? await resolveOwner(auth.orgId, ownerInput) : undefined;
   await assertProjectsExist(auth.orgId, fields.projects);
-  const savedGroup = await savedGroups.update(auth.orgId, params.id, (current) => {
+  // Read beside the group (the update's read), so the approval gate adds no round trip to the critical path.
+  const settings = approvalSettings(auth.orgId);
+  settings.catch(() => undefined); // awaited in the change; a group that is not there never awaits it
+  const savedGroup = await savedGroups.update(auth.orgId, params.id, async (current) => {
     assertCan(auth, contract.updateSavedGroup.permission, current.projects);
     if (fields.projects) assertCan(auth, contract.updateSavedGroup.permission, fields.projects);
     assertFitsType(current, fields);
-    return withOwner({ ...current, ...fields }, owner);
+    const next = withOwner({ ...current, ...fields }, owner);
+    assertDirectGroupChange(auth, await settings, { before: current, after: next, bypassApproval });
+    return next;
   });
   return { savedGroup };
 }

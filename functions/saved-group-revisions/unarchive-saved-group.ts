@@ -1,0 +1,5 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { unarchiveSavedGroup } from '../../shared/contracts/saved-group-revisions';
+import * as revisions from '../../shared/use-cases/saved-group-revisions';
+
+export const handler = endpoint(unarchiveSavedGroup, revisions.unarchiveSavedGroup);
