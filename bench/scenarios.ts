@@ -1257,7 +1257,7 @@ const updating: Step[] = [
     body: () => ({}),
     minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
   },
-  // A pending ramp on the reopened revert draft; it is removed among the deletes, before the release publishes the draft.
+  // A pending ramp on the reopened revert draft, which is never published; it is removed among the deletes.
   {
     operationId: 'putFeatureRevisionRuleRampScheduleV2',
     method: 'PUT',
@@ -1595,6 +1595,22 @@ const updating: Step[] = [
     body: (ids) => ({ results: 'won', winnerVariationId: ids.variationId, enableTemporaryRollout: true }),
     minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
+  {
+    operationId: 'postReleasePublishRevisions',
+    method: 'POST',
+    path: () => `${v1}/releases/publish-revisions`,
+    // A draft of its own (the scenario's other drafts have edits still to come), made outside the measurement.
+    setup: (ids) => ({
+      path: `${v2}/features/${ids.featureId}/revisions/new/rules`,
+      body: { rule: { type: 'force', value: 'true', condition: '{"plan":"team"}', environments: ['production'] } },
+      capture: (body, ids) => (ids.releaseDraftId = body.revision.id),
+    }),
+    body: (ids) => ({ revisions: [{ entityType: 'feature', revisionId: ids.releaseDraftId }], comment: 'Bench release' }),
+    minimum: {
+      calls: 6,
+      why: 'environments + approval settings + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
+    },
+  },
 ];
 
 /** Deletes, each after everything that names what it deletes. */
@@ -1667,17 +1683,6 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/rules/${ids.ruleA}`,
     minimum: { calls: 5, why: 'as a draft default value edit, one read fewer: the rules left name no saved group' },
-  },
-  {
-    operationId: 'postReleasePublishRevisions',
-    method: 'POST',
-    path: () => `${v1}/releases/publish-revisions`,
-    // The revert draft, once its last edit (the rule delete) is done; it must still differ from live.
-    body: (ids) => ({ revisions: [{ entityType: 'feature', revisionId: ids.revertDraftId }], comment: 'Bench release' }),
-    minimum: {
-      calls: 6,
-      why: 'environments + approval settings + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
-    },
   },
   {
     operationId: 'deleteFeature',

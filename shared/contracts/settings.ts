@@ -96,6 +96,8 @@ export const getSettings = defineEndpoint({
   summary: 'Get organization settings',
   tag: 'settings',
   permission: 'read',
+  // No parameters: an unknown one is refused, as on every route.
+  query: z.object({}),
   response: z.object({ settings }),
 });
 
