@@ -18,6 +18,8 @@ import { dashboardEndpoints } from './dashboards';
 import { featureEndpoints } from './features';
 import { featureCleanupEndpoints } from './feature-cleanup';
 import { featureRevisionEndpoints } from './feature-revisions';
+import { featureV2Endpoints } from './features-v2';
+import { featureRevisionV1Endpoints } from './feature-revisions-v1';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -75,6 +77,8 @@ export const routes: Route[] = [
   ...inFolder('features', featureEndpoints),
   ...inFolder('features', featureCleanupEndpoints),
   ...inFolder('feature-revisions', featureRevisionEndpoints),
+  ...inFolder('features', featureV2Endpoints),
+  ...inFolder('feature-revisions', featureRevisionV1Endpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),

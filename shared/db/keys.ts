@@ -11,7 +11,7 @@
  * | API key / access token   | APIKEY#<sha256>     | APIKEY                 | ORG#<org>#APIKEY        | <dateCreated>#<id>  |
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
- * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
+ * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> | ORG#<org>#FEATURE_REVISION | <date>#<feature>#<0-padded version> |
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
  * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
  * | SDK payload version of everything else (groups, experiments, attributes, environments, connections), 16 shards | ORG#<org> | SDK_VERSION!<shard> |  |  |
@@ -66,6 +66,7 @@ export const entityTypes = [
   'DATA_SOURCE',
   'DASHBOARD',
   'FEATURE',
+  'FEATURE_REVISION',
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
   'SCHEDULE_BOUNDARY',

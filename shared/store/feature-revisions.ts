@@ -3,7 +3,8 @@ import type { FeatureRevisionRecord } from '../contracts/features';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
-import { getItems, queryAll, transact, type Versioned } from '../db/repository';
+import { getItems, queryAll, transact, type TransactionOp, type Versioned } from '../db/repository';
+import { pageKeys, prepareAppend, prepareMarkStale, readPageIndex, type PageIndex } from '../db/page-index';
 import type { StoredFeature } from '../domain/features';
 
 /**
@@ -28,7 +29,49 @@ export type StoredRevision = Omit<FeatureRevisionRecord, 'status'> &
 /** A draft's record with all its fields (drafts always hold every field). */
 export type StoredDraft = StoredRevision & RevisionFields & { changeCount: number; reviews: RevisionReview[]; dateUpdated: string };
 
-const toRecord = ({ PK: _pk, SK: _sk, entityType: _type, ...record }: Record<string, unknown>) => record as unknown as StoredRevision;
+const toRecord = ({ PK: _pk, SK: _sk, GSI1PK: _lpk, GSI1SK: _lsk, listTags: _tags, entityType: _type, ...record }: Record<string, unknown>) =>
+  record as unknown as StoredRevision;
+
+/** A revision's place on the organization's revision list (GSI1): by creation date, which never changes. */
+const revisionListSort = (record: Pick<StoredRevision, 'date' | 'featureId' | 'version'>) =>
+  `${record.date}#${keys.featureRevision('', record.featureId, record.version).SK.slice('FEATURE_REVISION#'.length)}`;
+
+/** What the revision list filters on without reading whole revisions: the feature, the status, the author and the contributors. */
+const revisionListTags = (record: StoredRevision) => [
+  `feature:${record.featureId}`,
+  `status:${record.status}`,
+  ...(record.createdBy ? [`author:${record.createdBy}`] : []),
+  ...(record.contributors ?? []).map((by) => `contributor:${by}`),
+];
+
+/** The stored item of a revision: its keys, and its entry on the organization's revision list (GSI1). */
+export function revisionItem(orgId: string, record: StoredRevision): Record<string, unknown> {
+  return {
+    ...keys.featureRevision(orgId, record.featureId, record.version),
+    GSI1PK: keys.listPartition(orgId, 'FEATURE_REVISION'),
+    GSI1SK: revisionListSort(record),
+    listTags: revisionListTags(record),
+    entityType: 'FEATURE_REVISION',
+    ...record,
+  };
+}
+
+/** The revision list's page index, to be read before a write that creates revisions (`prepareRevisionListChange`). */
+export const readRevisionListIndex = (orgId: string) => readPageIndex(orgId, 'FEATURE_REVISION');
+
+/**
+ * The transaction op that keeps the revision list's page index right when `created` revisions are
+ * written: one created revision appends to it (exact, given the index as read); several, or an
+ * index that keeps moving under concurrent writes (`exact` false), mark it stale for the scheduler's rebuild.
+ */
+export function prepareRevisionListChange(orgId: string, index: PageIndex | undefined, created: StoredRevision[], exact = true): TransactionOp[] {
+  if (created.length === 0) return [];
+  if (exact && created.length === 1) return [prepareAppend(orgId, 'FEATURE_REVISION', index, revisionListSort(created[0]!))];
+  return [prepareMarkStale(orgId, 'FEATURE_REVISION')];
+}
+
+/** The op that marks the revision list's page index stale: revisions were deleted. */
+export const prepareRevisionListRemoval = (orgId: string): TransactionOp => prepareMarkStale(orgId, 'FEATURE_REVISION');
 
 const revisionQuery = (orgId: string, featureId: string) => ({
   KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
@@ -53,22 +96,23 @@ export async function readRevision(orgId: string, featureId: string, version: nu
  * drafts created at once, or a draft and a change, never share a number (the loser gets
  * ConflictError `conflict`, to read again). The feature's content, and so what SDKs see, is untouched.
  */
-export async function createDraft(orgId: string, current: Versioned<StoredFeature>, draft: Omit<StoredDraft, 'version' | 'featureId'>): Promise<StoredDraft> {
+export async function createDraft(
+  orgId: string,
+  current: Versioned<StoredFeature>,
+  draft: Omit<StoredDraft, 'version' | 'featureId'>,
+  list: { index: PageIndex | undefined; exact?: boolean },
+): Promise<StoredDraft> {
+  const { index: listIndex, exact = true } = list;
   const featureId = current.entity.id;
   const version = (current.entity.newestRevision ?? current.entity.revision.version) + 1;
   const record: StoredDraft = { ...draft, featureId, version };
   const taken = () => new ConflictError('conflict', `Revision ${version} of feature ${featureId} was taken by another request; retry`);
   await transact([
     {
-      op: {
-        Put: {
-          TableName: tableName(),
-          Item: { ...keys.featureRevision(orgId, featureId, version), entityType: 'FEATURE_REVISION', ...record },
-          ConditionExpression: 'attribute_not_exists(PK)',
-        },
-      },
+      op: { Put: { TableName: tableName(), Item: revisionItem(orgId, record), ConditionExpression: 'attribute_not_exists(PK)' } },
       onConditionFailed: taken,
     },
+    ...prepareRevisionListChange(orgId, listIndex, [record], exact),
     {
       op: {
         Update: {
@@ -96,7 +140,7 @@ export async function writeDraft(orgId: string, read: StoredRevision, next: Stor
       op: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.featureRevision(orgId, read.featureId, read.version), entityType: 'FEATURE_REVISION', ...written },
+          Item: revisionItem(orgId, written),
           ConditionExpression: 'changeCount = :changeCount AND #status = :status',
           ExpressionAttributeNames: { '#status': 'status' },
           ExpressionAttributeValues: { ':changeCount': read.changeCount ?? 0, ':status': read.status },
@@ -170,4 +214,74 @@ export async function latestRevisions(orgId: string, featureId: string, max: num
     ConsistentRead: true,
   }, max);
   return items.map(toRecord);
+}
+
+/** Which revisions a list across features keeps: a `RevisionFilter`, one feature, and the features the caller may read. */
+export interface OrganizationRevisionFilter extends RevisionFilter {
+  featureId?: string;
+  /** Only revisions of these features (the ones the caller may read); absent: every feature. */
+  features?: Set<string>;
+}
+
+/** The list-index filter of a revision filter: each entry a tag the key must carry, or tags of which it must carry one. */
+function filterTags({ statuses, author, mine, featureId }: OrganizationRevisionFilter): Array<string | string[]> {
+  return [
+    ...(featureId ? [`feature:${featureId}`] : []),
+    ...(statuses?.length ? [statuses.map((status) => `status:${status}`)] : []),
+    ...(author ? [`author:${author}`] : []),
+    ...(mine ? [[`author:${mine}`, `contributor:${mine}`]] : []),
+  ];
+}
+
+/** The keys of the organization's revisions carrying the filter's tags, oldest first, from the keys-only list index. */
+async function revisionKeys(orgId: string, filter: OrganizationRevisionFilter): Promise<Array<{ PK: string; SK: string }>> {
+  const values: Record<string, string> = { ':pk': keys.listPartition(orgId, 'FEATURE_REVISION') };
+  const clauses = filterTags(filter).map((tag, i) => {
+    const anyOf = (Array.isArray(tag) ? tag : [tag]).map((one, j) => {
+      values[`:tag${i}_${j}`] = one;
+      return `contains(listTags, :tag${i}_${j})`;
+    });
+    return anyOf.length === 1 ? anyOf[0]! : `(${anyOf.join(' OR ')})`;
+  });
+  const found = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
+    ExpressionAttributeValues: values,
+    ProjectionExpression: 'PK, SK, listTags',
+  });
+  const wanted = filter.features;
+  return found
+    .filter((key) => !wanted || (key.listTags as string[]).some((tag) => tag.startsWith('feature:') && wanted.has(tag.slice('feature:'.length))))
+    .map(({ PK, SK }) => ({ PK: PK as string, SK: SK as string }));
+}
+
+const readRevisions = async (itemKeys: Array<{ PK: string; SK: string }>) =>
+  (await getItems(itemKeys)).flatMap((item) => (item ? [toRecord(item)] : []));
+
+/**
+ * One page of the organization's revisions (every feature), newest first, with the total. Unfiltered,
+ * it goes through the revision list's page index (page-index.ts): the index item, at most STRIDE +
+ * limit keys from the nearest mark, and the page's items, the same cost at any offset. Filtered, or
+ * while the index is stale, it walks the keys-only list index and reads the page's items alone.
+ */
+export async function listOrganizationRevisionPage(
+  orgId: string,
+  page: { limit: number; offset: number; filter?: OrganizationRevisionFilter },
+): Promise<{ items: StoredRevision[]; total: number }> {
+  const filter = page.filter ?? {};
+  const filtered = filterTags(filter).length > 0 || !!filter.features;
+  const index = filtered ? undefined : await readRevisionListIndex(orgId);
+  if (index && !index.stale) {
+    // The index counts oldest first; the list is newest first, so the page is counted from the end.
+    const end = index.count - page.offset;
+    if (end <= 0 || page.limit < 1) return { items: [], total: index.count };
+    const start = Math.max(0, end - page.limit);
+    const found = await pageKeys(keys.listPartition(orgId, 'FEATURE_REVISION'), index, { offset: start, limit: end - start });
+    return { items: (await readRevisions(found)).reverse(), total: index.count };
+  }
+  const all = await revisionKeys(orgId, filter);
+  const end = all.length - page.offset;
+  const chosen = end <= 0 ? [] : all.slice(Math.max(0, end - page.limit), end).reverse();
+  return { items: chosen.length ? await readRevisions(chosen) : [], total: all.length };
 }

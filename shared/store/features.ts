@@ -3,7 +3,15 @@ import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
 import { fieldsOf } from '../domain/revisions';
-import { latestRevisions, readRevision, type StoredRevision } from './feature-revisions';
+import {
+  latestRevisions,
+  prepareRevisionListChange,
+  prepareRevisionListRemoval,
+  readRevision,
+  readRevisionListIndex,
+  revisionItem,
+  type StoredRevision,
+} from './feature-revisions';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
 import { environments } from './environments';
@@ -81,7 +89,7 @@ function prepareRevision(orgId: string, record: StoredRevision, published?: Stor
     op: {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.featureRevision(orgId, record.featureId, record.version), entityType: 'FEATURE_REVISION', ...record },
+        Item: revisionItem(orgId, record),
         ...condition,
       },
     },
@@ -104,6 +112,7 @@ export async function prepareFeatureChanges(
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
+  const createdRevisions: StoredRevision[] = [];
   changes.forEach(({ current, next, author, publishes }) => {
     if (!next) {
       const id = current!.entity.id;
@@ -135,15 +144,18 @@ export async function prepareFeatureChanges(
       ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published' as const, publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
       : revisionRecord(prepared.entity, baseVersion);
     ops.push(prepared, prepareRevision(orgId, record, publishes));
+    if (!publishes) createdRevisions.push(record);
     written.push(prepared.entity);
   });
-  const [listOps, parents] = await Promise.all([
+  const [listOps, parents, revisionListIndex] = await Promise.all([
     prepareListChanges(orgId, changes, written, options.exactList ?? true),
     // Child environments without settings of their own take their parent's entries.
     // A feature on in no environment (before and after) has no entry anywhere, inherited or not.
     options.parents ?? (changes.some(({ current, next }) => servedSomewhere(current?.entity) || servedSomewhere(next)) ? readEnvironmentParents(orgId) : new Map()),
+    // Read beside the others: one created revision appends to the revision list's page index.
+    createdRevisions.length === 1 && (options.exactList ?? true) ? readRevisionListIndex(orgId) : undefined,
   ]);
-  ops.push(...listOps);
+  ops.push(...listOps, ...prepareRevisionListChange(orgId, revisionListIndex, createdRevisions, options.exactList ?? true));
   const transitions = changes.map(({ current, next }, i) => ({
     id: current?.entity.id ?? next!.id,
     before: current?.entity,
@@ -201,6 +213,8 @@ const TRANSACTION_MAX_ITEMS = 100;
 export async function removeFeature(orgId: string, current: Versioned<StoredFeature>): Promise<void> {
   const id = current.entity.id;
   const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
+  // Its revisions leave the revision list: positions move, so the list's page index is rebuilt.
+  ops.push(prepareRevisionListRemoval(orgId));
   // Drafts may hold numbers past the live one.
   const revisions = current.entity.newestRevision ?? current.entity.revision.version;
   const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;

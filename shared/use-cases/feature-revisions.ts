@@ -22,7 +22,7 @@ import {
 import { paginated } from '../domain/pagination';
 import { presentFeatures } from '../payload/definitions';
 import { environmentIds, features } from '../store/features';
-import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
+import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, readRevisionListIndex, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
 
@@ -60,10 +60,15 @@ export function flatRules(rules: Record<string, FeatureRule[]>, environments: st
 
 /** Revisions as the v2 API answers them, with each one's SDK definitions; one presentation for all. */
 export async function presentRevisions(orgId: string, live: StoredFeature, revisions: StoredRevision[], environments: string[]) {
-  const fields = revisions.map((revision) => fieldsOfRevision(revision, live));
+  return presentRevisionsOf(orgId, () => live, revisions, environments);
+}
+
+/** `presentRevisions` for revisions of several features: `liveOf` gives each one's live feature. */
+export async function presentRevisionsOf(orgId: string, liveOf: (revision: StoredRevision) => StoredFeature, revisions: StoredRevision[], environments: string[]) {
+  const fields = revisions.map((revision) => fieldsOfRevision(revision, liveOf(revision)));
   const served = await presentFeatures(
     orgId,
-    fields.map((f, i) => featureAtRevision(live, { ...revisions[i]!, defaultValue: f.defaultValue, rules: f.rules }, environments)),
+    fields.map((f, i) => featureAtRevision(liveOf(revisions[i]!), { ...revisions[i]!, defaultValue: f.defaultValue, rules: f.rules }, environments)),
     { environments },
   );
   return revisions.map((revision, i): contract.FeatureRevisionV2 => {
@@ -127,8 +132,8 @@ export function newDraft(
   fieldsFrom: (live: StoredFeature) => RevisionFields,
   text: { comment?: string; title?: string },
 ) {
-  return retryOnConflict(async () => {
-    const current = await readFeature(auth.orgId, featureId);
+  return retryOnConflict(async (attempt) => {
+    const [current, listIndex] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionListIndex(auth.orgId)]);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const now = new Date().toISOString();
     const draft = await createDraft(auth.orgId, current, {
@@ -142,7 +147,7 @@ export function newDraft(
       ...fieldsFrom(current.entity),
       changeCount: 0,
       reviews: [],
-    });
+    }, { index: listIndex, exact: attempt <= 2 });
     return { live: current.entity, draft };
   });
 }

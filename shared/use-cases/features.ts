@@ -90,7 +90,8 @@ export async function changeLiveFeature(
     const { next, read, publishes } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
+    // Past the second lost race, the revision list's page index is marked stale rather than raced for.
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all), exactList: attempt <= 2 });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
@@ -215,10 +216,10 @@ export async function getFeature({ auth, params, query }: UseCaseInput<typeof co
 }
 
 /** `skipPagination` is a self-hosting escape hatch: honoured only when the deployment opts in. */
-const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW_SKIP_PAGINATION ?? '');
+export const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW_SKIP_PAGINATION ?? '');
 
-/** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
-export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
+/** The list filter of `GET /features`' query: the project, what an SDK connection serves, and what the caller may read. */
+export async function featureListFilter(auth: Principal, query: { projectId?: string; clientKey?: string }): Promise<FeatureFilter> {
   const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) };
   if (query.clientKey) {
     const connection = await findSdkKey(query.clientKey);
@@ -229,6 +230,12 @@ export async function listFeatures({ auth, query }: UseCaseInput<typeof contract
     filter.all.push(`env:${connection.environment}`);
     if (connection.projects.length) filter.any = connection.projects.map((project) => `project:${project}`);
   }
+  return filter;
+}
+
+/** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
+export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
+  const filter = await featureListFilter(auth, query);
   if (query.skipPagination && skipPaginationAllowed()) {
     const [all, environments] = await Promise.all([allFeatures(auth.orgId, filter), environmentIds(auth.orgId)]);
     const items = await presentFeatures(auth.orgId, all, { environments });
