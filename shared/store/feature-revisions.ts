@@ -224,9 +224,8 @@ export interface OrganizationRevisionFilter extends RevisionFilter {
 }
 
 /** The list-index filter of a revision filter: each entry a tag the key must carry, or tags of which it must carry one. */
-function filterTags({ statuses, author, mine, featureId }: OrganizationRevisionFilter): Array<string | string[]> {
+function filterTags({ statuses, author, mine }: OrganizationRevisionFilter): Array<string | string[]> {
   return [
-    ...(featureId ? [`feature:${featureId}`] : []),
     ...(statuses?.length ? [statuses.map((status) => `status:${status}`)] : []),
     ...(author ? [`author:${author}`] : []),
     ...(mine ? [[`author:${mine}`, `contributor:${mine}`]] : []),
@@ -262,14 +261,21 @@ const readRevisions = async (itemKeys: Array<{ PK: string; SK: string }>) =>
 /**
  * One page of the organization's revisions (every feature), newest first, with the total. Unfiltered,
  * it goes through the revision list's page index (page-index.ts): the index item, at most STRIDE +
- * limit keys from the nearest mark, and the page's items, the same cost at any offset. Filtered, or
- * while the index is stale, it walks the keys-only list index and reads the page's items alone.
+ * limit keys from the nearest mark, and the page's items, the same cost at any offset. One feature's
+ * are its own key range (`listRevisionPage`). Otherwise filtered, or while the index is stale, it walks
+ * the keys-only list index and reads the page's items alone.
  */
 export async function listOrganizationRevisionPage(
   orgId: string,
   page: { limit: number; offset: number; filter?: OrganizationRevisionFilter },
 ): Promise<{ items: StoredRevision[]; total: number }> {
   const filter = page.filter ?? {};
+  // One feature's revisions are one key range of its own (numbered, newest first, as the list orders them).
+  if (filter.featureId) {
+    if (filter.features && !filter.features.has(filter.featureId)) return { items: [], total: 0 };
+    const { statuses, author, mine } = filter;
+    return listRevisionPage(orgId, filter.featureId, { limit: page.limit, offset: page.offset, filter: { statuses, author, mine } });
+  }
   const filtered = filterTags(filter).length > 0 || !!filter.features;
   const index = filtered ? undefined : await readRevisionListIndex(orgId);
   if (index && !index.stale) {
