@@ -4,7 +4,7 @@ import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/r
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { getItems, queryAll, transact, type TransactionOp, type Versioned } from '../db/repository';
-import { pageKeys, prepareAppend, prepareMarkStale, readPageIndex, type PageIndex } from '../db/page-index';
+import { pageKeys, prepareEnsureExtendable, prepareMarkStale, readPageIndex, tailKeys } from '../db/page-index';
 import type { StoredFeature } from '../domain/features';
 
 /**
@@ -56,22 +56,16 @@ export function revisionItem(orgId: string, record: StoredRevision): Record<stri
   };
 }
 
-/** The revision list's page index, to be read before a write that creates revisions (`prepareRevisionListChange`). */
-export const readRevisionListIndex = (orgId: string) => readPageIndex(orgId, 'FEATURE_REVISION');
-
 /**
- * The transaction op that keeps the revision list's page index right when `created` revisions are
- * written: one created revision appends to it (exact, given the index as read); several, or an
- * index that keeps moving under concurrent writes (`exact` false), mark it stale for the scheduler's rebuild.
+ * The op a feature's create writes beside its first revision: the organization's revision list gets
+ * its (extendable) page index if it has none. Other revision writes touch no index: a list counts the
+ * revisions since the index was last extended itself (page-index.ts, EXTEND_EVERY_MS), so concurrent
+ * changes of different features never meet on one item.
  */
-export function prepareRevisionListChange(orgId: string, index: PageIndex | undefined, created: StoredRevision[], exact = true): TransactionOp[] {
-  if (created.length === 0) return [];
-  if (exact && created.length === 1) return [prepareAppend(orgId, 'FEATURE_REVISION', index, revisionListSort(created[0]!))];
-  return [prepareMarkStale(orgId, 'FEATURE_REVISION')];
-}
+export const prepareRevisionListStart = (orgId: string): TransactionOp => prepareEnsureExtendable(orgId, 'FEATURE_REVISION');
 
-/** The op that marks the revision list's page index stale: revisions were deleted. */
-export const prepareRevisionListRemoval = (orgId: string): TransactionOp => prepareMarkStale(orgId, 'FEATURE_REVISION');
+/** The op that marks the revision list's page index stale: revisions were deleted (or written in bulk). */
+export const prepareRevisionListRemoval = (orgId: string): TransactionOp => prepareMarkStale(orgId, 'FEATURE_REVISION', { extendable: true });
 
 const revisionQuery = (orgId: string, featureId: string) => ({
   KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
@@ -96,13 +90,7 @@ export async function readRevision(orgId: string, featureId: string, version: nu
  * drafts created at once, or a draft and a change, never share a number (the loser gets
  * ConflictError `conflict`, to read again). The feature's content, and so what SDKs see, is untouched.
  */
-export async function createDraft(
-  orgId: string,
-  current: Versioned<StoredFeature>,
-  draft: Omit<StoredDraft, 'version' | 'featureId'>,
-  list: { index: PageIndex | undefined; exact?: boolean },
-): Promise<StoredDraft> {
-  const { index: listIndex, exact = true } = list;
+export async function createDraft(orgId: string, current: Versioned<StoredFeature>, draft: Omit<StoredDraft, 'version' | 'featureId'>): Promise<StoredDraft> {
   const featureId = current.entity.id;
   const version = (current.entity.newestRevision ?? current.entity.revision.version) + 1;
   const record: StoredDraft = { ...draft, featureId, version };
@@ -112,7 +100,6 @@ export async function createDraft(
       op: { Put: { TableName: tableName(), Item: revisionItem(orgId, record), ConditionExpression: 'attribute_not_exists(PK)' } },
       onConditionFailed: taken,
     },
-    ...prepareRevisionListChange(orgId, listIndex, [record], exact),
     {
       op: {
         Update: {
@@ -260,10 +247,10 @@ const readRevisions = async (itemKeys: Array<{ PK: string; SK: string }>) =>
 
 /**
  * One page of the organization's revisions (every feature), newest first, with the total. Unfiltered,
- * it goes through the revision list's page index (page-index.ts): the index item, at most STRIDE +
- * limit keys from the nearest mark, and the page's items, the same cost at any offset. One feature's
- * are its own key range (`listRevisionPage`). Otherwise filtered, or while the index is stale, it walks
- * the keys-only list index and reads the page's items alone.
+ * it goes through the revision list's page index (page-index.ts): the index item, the keys written
+ * since it was last extended, at most STRIDE + limit keys from the nearest mark, and the page's items:
+ * the same cost at any offset. One feature's are its own key range (`listRevisionPage`). Otherwise
+ * filtered, or while the index is stale, it walks the keys-only list index and reads the page's items alone.
  */
 export async function listOrganizationRevisionPage(
   orgId: string,
@@ -277,14 +264,18 @@ export async function listOrganizationRevisionPage(
     return listRevisionPage(orgId, filter.featureId, { limit: page.limit, offset: page.offset, filter: { statuses, author, mine } });
   }
   const filtered = filterTags(filter).length > 0 || !!filter.features;
-  const index = filtered ? undefined : await readRevisionListIndex(orgId);
+  const partition = keys.listPartition(orgId, 'FEATURE_REVISION');
+  const index = filtered ? undefined : await readPageIndex(orgId, 'FEATURE_REVISION');
   if (index && !index.stale) {
-    // The index counts oldest first; the list is newest first, so the page is counted from the end.
-    const end = index.count - page.offset;
-    if (end <= 0 || page.limit < 1) return { items: [], total: index.count };
-    const start = Math.max(0, end - page.limit);
-    const found = await pageKeys(keys.listPartition(orgId, 'FEATURE_REVISION'), index, { offset: start, limit: end - start });
-    return { items: (await readRevisions(found)).reverse(), total: index.count };
+    // Newest first: the revisions since the index was extended (its tail), then the indexed ones from the end.
+    const tail = (await tailKeys(partition, index)).reverse();
+    const fromTail = tail.slice(page.offset, page.offset + page.limit);
+    const wanted = page.limit - fromTail.length;
+    const end = index.count - Math.max(0, page.offset - tail.length);
+    const start = Math.max(0, end - wanted);
+    const indexed = wanted > 0 && end > 0 ? (await pageKeys(partition, index, { offset: start, limit: end - start })).reverse() : [];
+    const chosen = [...fromTail, ...indexed].map(({ PK, SK }) => ({ PK, SK }));
+    return { items: chosen.length ? await readRevisions(chosen) : [], total: index.count + tail.length };
   }
   const all = await revisionKeys(orgId, filter);
   const end = all.length - page.offset;

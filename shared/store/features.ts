@@ -3,15 +3,7 @@ import { ConflictError } from '../errors';
 import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/features';
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
 import { fieldsOf } from '../domain/revisions';
-import {
-  latestRevisions,
-  prepareRevisionListChange,
-  prepareRevisionListRemoval,
-  readRevision,
-  readRevisionListIndex,
-  revisionItem,
-  type StoredRevision,
-} from './feature-revisions';
+import { latestRevisions, prepareRevisionListRemoval, prepareRevisionListStart, readRevision, revisionItem, type StoredRevision } from './feature-revisions';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
 import { environments } from './environments';
@@ -112,7 +104,6 @@ export async function prepareFeatureChanges(
 ): Promise<{ features: Array<StoredFeature | undefined>; ops: TransactionOp[] }> {
   const ops: TransactionOp[] = [];
   const written: Array<StoredFeature | undefined> = [];
-  const createdRevisions: StoredRevision[] = [];
   changes.forEach(({ current, next, author, publishes }) => {
     if (!next) {
       const id = current!.entity.id;
@@ -144,18 +135,17 @@ export async function prepareFeatureChanges(
       ? { ...publishes, ...fieldsOf(prepared.entity), status: 'published' as const, publishedBy: author.by, datePublished: date, dateUpdated: date, comment: author.comment || publishes.comment }
       : revisionRecord(prepared.entity, baseVersion);
     ops.push(prepared, prepareRevision(orgId, record, publishes));
-    if (!publishes) createdRevisions.push(record);
     written.push(prepared.entity);
   });
-  const [listOps, parents, revisionListIndex] = await Promise.all([
+  const [listOps, parents] = await Promise.all([
     prepareListChanges(orgId, changes, written, options.exactList ?? true),
     // Child environments without settings of their own take their parent's entries.
     // A feature on in no environment (before and after) has no entry anywhere, inherited or not.
     options.parents ?? (changes.some(({ current, next }) => servedSomewhere(current?.entity) || servedSomewhere(next)) ? readEnvironmentParents(orgId) : new Map()),
-    // Read beside the others: one created revision appends to the revision list's page index.
-    createdRevisions.length === 1 && (options.exactList ?? true) ? readRevisionListIndex(orgId) : undefined,
   ]);
-  ops.push(...listOps, ...prepareRevisionListChange(orgId, revisionListIndex, createdRevisions, options.exactList ?? true));
+  ops.push(...listOps);
+  // A feature's first revision may be its organization's first: the revision list then gets its page index.
+  if (changes.some((change) => !change.current)) ops.push(prepareRevisionListStart(orgId));
   const transitions = changes.map(({ current, next }, i) => ({
     id: current?.entity.id ?? next!.id,
     before: current?.entity,

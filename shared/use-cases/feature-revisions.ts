@@ -22,7 +22,7 @@ import {
 import { paginated } from '../domain/pagination';
 import { presentFeatures } from '../payload/definitions';
 import { environmentIds, features } from '../store/features';
-import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, readRevisionListIndex, writeDraft, type StoredRevision } from '../store/feature-revisions';
+import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature } from './features';
 
@@ -132,8 +132,8 @@ export function newDraft(
   fieldsFrom: (live: StoredFeature) => RevisionFields,
   text: { comment?: string; title?: string },
 ) {
-  return retryOnConflict(async (attempt) => {
-    const [current, listIndex] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionListIndex(auth.orgId)]);
+  return retryOnConflict(async () => {
+    const current = await readFeature(auth.orgId, featureId);
     assertCan(auth, 'manageFeatures', projectsOf(current.entity));
     const now = new Date().toISOString();
     const draft = await createDraft(auth.orgId, current, {
@@ -147,7 +147,7 @@ export function newDraft(
       ...fieldsFrom(current.entity),
       changeCount: 0,
       reviews: [],
-    }, { index: listIndex, exact: attempt <= 2 });
+    });
     return { live: current.entity, draft };
   });
 }

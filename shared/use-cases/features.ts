@@ -90,8 +90,7 @@ export async function changeLiveFeature(
     const { next, read, publishes } = await decided(() => decide(current.entity, ids));
     if (sameContent(current.entity, next)) return { changed: current.entity, read, ids };
     assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-    // Past the second lost race, the revision list's page index is marked stale rather than raced for.
-    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all), exactList: attempt <= 2 });
+    const [changed] = await writeFeatureChanges(auth.orgId, [{ current, next, author, publishes }], { parents: environmentParents(all) });
     return { changed: changed!, read, ids };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
