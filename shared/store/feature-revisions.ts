@@ -1,7 +1,7 @@
 import { ConflictError } from '../errors';
 import type { FeatureRevisionRecord } from '../contracts/features';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
-import { tableName } from '../db/client';
+import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { getItems, queryAll, transact, type TransactionOp, type Versioned } from '../db/repository';
 import { pageKeys, prepareEnsureExtendable, prepareMarkStale, readPageIndex, tailKeys } from '../db/page-index';
@@ -34,7 +34,7 @@ const toRecord = ({ PK: _pk, SK: _sk, GSI1PK: _lpk, GSI1SK: _lsk, listTags: _tag
 
 /** A revision's place on the organization's revision list (GSI1): by creation date, which never changes. */
 const revisionListSort = (record: Pick<StoredRevision, 'date' | 'featureId' | 'version'>) =>
-  `${record.date}#${keys.featureRevision('', record.featureId, record.version).SK.slice('FEATURE_REVISION#'.length)}`;
+  `${record.date}#${keys.featureRevision('', record.featureId, record.version).SK.slice(keys.entityPrefix('FEATURE_REVISION').length)}`;
 
 /** What the revision list filters on without reading whole revisions: the feature, the status, the author and the contributors. */
 const revisionListTags = (record: StoredRevision) => [
@@ -281,4 +281,29 @@ export async function listOrganizationRevisionPage(
   const end = all.length - page.offset;
   const chosen = end <= 0 ? [] : all.slice(Math.max(0, end - page.limit), end).reverse();
   return { items: chosen.length ? await readRevisions(chosen) : [], total: all.length };
+}
+
+/**
+ * Puts every revision the organization stored before revisions were listed across features on that
+ * list (GSI1 keys and tags), each Put conditional on the revision still being off it (an edit since
+ * put it on), then marks the list's page index stale for the scheduler's rebuild. Answers how many it put on.
+ */
+export async function migrateRevisionList(orgId: string): Promise<number> {
+  const unlisted = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: 'attribute_not_exists(GSI1PK)',
+    ExpressionAttributeValues: { ':pk': keys.organization(orgId).PK, ':prefix': keys.entityPrefix('FEATURE_REVISION') },
+    ConsistentRead: true,
+  });
+  let listed = 0;
+  for (const item of unlisted) {
+    try {
+      await db.put({ TableName: tableName(), Item: revisionItem(orgId, toRecord(item)), ConditionExpression: 'attribute_not_exists(GSI1PK)' });
+      listed += 1;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+  await transact([prepareRevisionListRemoval(orgId)]);
+  return listed;
 }
