@@ -8,7 +8,9 @@ import type { Ids, Step } from './scenarios';
 const v1 = '/api/v1';
 const v2 = '/api/v2';
 const feature = (ids: Ids) => `${ids.featureV2Id}`;
-const draft = (ids: Ids, path = '') => `${v1}/features/${feature(ids)}/revisions/${ids.v1DraftVersion}${path}`;
+/** A revision's number from its id (`frev_<version>_<feature>`): ids, not bare numbers, are what the steps remember. */
+const versionOf = (revisionId: string | undefined) => revisionId?.split('_')[1];
+const draft = (ids: Ids, path = '') => `${v1}/features/${feature(ids)}/revisions/${versionOf(ids.v1DraftId)}${path}`;
 
 /** Run after the other steps that change features, before any deletes. */
 export const featureV2Steps: Step[] = [
@@ -94,7 +96,7 @@ export const featureV2Steps: Step[] = [
     path: (ids) => `${v1}/features/${feature(ids)}/revisions`,
     body: () => ({ comment: 'Bench v1 draft' }),
     capture: (body, ids) => {
-      ids.v1DraftVersion = String(body.revision.version);
+      ids.v1DraftId = body.revision.id;
     },
     minimum: { calls: 6, why: "as postFeatureRevisionV2 (feature, one transaction, environments) + the draft read back for v1's rules (feature, draft, environments)" },
   },
@@ -177,14 +179,14 @@ export const featureV2Steps: Step[] = [
     path: (ids) => `${v1}/features/${feature(ids)}/revisions/1/revert`,
     body: () => ({}),
     capture: (body, ids) => {
-      ids.v1RevertVersion = String(body.revision.version);
+      ids.v1RevertId = body.revision.id;
     },
     minimum: { calls: 8, why: "as postFeatureRevisionRevertV2 to a draft + the draft read back for v1's rules" },
   },
   {
     operationId: 'postFeatureRevisionDiscard',
     method: 'POST',
-    path: (ids) => `${v1}/features/${feature(ids)}/revisions/${ids.v1RevertVersion}/discard`,
+    path: (ids) => `${v1}/features/${feature(ids)}/revisions/${versionOf(ids.v1RevertId)}/discard`,
     body: () => ({}),
     minimum: { calls: 7, why: "as postFeatureRevisionDiscardV2 (feature + draft, draft write, environments) + the draft read back for v1's rules" },
   },

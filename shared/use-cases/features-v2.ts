@@ -200,7 +200,9 @@ export const getFeatureKeysV2 = ({ auth, query }: UseCaseInput<typeof contract.g
  * the caller may read (the others are left out, as GrowthBook leaves them out).
  */
 export async function getFeatureStaleV2({ auth, query }: UseCaseInput<typeof contract.getFeatureStaleV2>): UseCaseOutput<typeof contract.getFeatureStaleV2> {
-  if (!query.ids.length) return { features: {} };
+  if (!query.ids) throw new InvalidInputError('Querystring: [ids] is required: the ids of the features, comma-separated');
+  const ids = query.ids;
+  if (!ids.length) return { features: {} };
   const visible = visibleTo(auth);
   // Dependents and experiments are looked for among everything the caller may read, as GrowthBook does.
   const [all, found, environments] = await Promise.all([
@@ -208,7 +210,7 @@ export async function getFeatureStaleV2({ auth, query }: UseCaseInput<typeof con
     experiments.allTagged(auth.orgId, [], visible),
     environmentStore.all(auth.orgId),
   ]);
-  const wanted = all.filter((feature) => query.ids.includes(feature.id));
+  const wanted = all.filter((feature) => ids.includes(feature.id));
   const drafts = await Promise.all(wanted.map((feature) => latestRevisions(auth.orgId, feature.id, Infinity, openStatuses)));
   const lastDraft = new Map(
     wanted.flatMap((feature, i) => {
