@@ -50,7 +50,7 @@ export const featureV2Steps: Step[] = [
     method: 'POST',
     path: (ids) => `${v2}/features/${feature(ids)}`,
     body: () => ({ description: 'Updated through v2 by the bench' }),
-    minimum: { calls: 4, why: 'the environments (to place the flat rules) + as updateFeature: environments + feature + one transaction' },
+    minimum: { calls: 3, why: 'as updateFeature: environments + feature + one transaction (the body has no rules to place)' },
   },
   {
     operationId: 'toggleFeatureV2',

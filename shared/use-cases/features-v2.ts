@@ -162,7 +162,7 @@ export async function postFeatureV2({ auth, body }: UseCaseInput<typeof contract
 export async function updateFeatureV2({ auth, params, body }: UseCaseInput<typeof contract.updateFeatureV2>): UseCaseOutput<typeof contract.updateFeatureV2> {
   const { rules, environments, targetingAllProjects: _all, targetingProjects: _projects, baseConfig: _base, defaultValueConfig: _defaultConfig, ...rest } = body;
   const { ignoreWarnings: _warnings, skipSchemaValidation: _schema, skipHooks: _hooks, ...v1Body } = rest;
-  const envInput = environmentsInput({ environments, rules }, await environmentIds(auth.orgId));
+  const envInput = rules || environments ? environmentsInput({ environments, rules }, await environmentIds(auth.orgId)) : undefined;
   const update: FeatureUpdate = { ...v1Body, ...(envInput ? { environments: envInput } : {}) };
   const { feature } = await v1.updateFeature({ auth, params, body: update, query: undefined });
   return { feature: toFeatureV2(feature) };
