@@ -5,7 +5,7 @@
  */
 import { benchDynamo, benchOrganization } from './environment';
 
-const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load', 'payload', 'snapshot', 'publish'] as const;
+const all = ['bundles', 'cost', 'latency', 'features', 'revisions', 'ramp', 'load', 'payload', 'snapshot', 'publish'] as const;
 const chosen = new Set(process.argv.slice(2).length ? process.argv.slice(2) : all);
 
 async function main() {
@@ -32,6 +32,10 @@ async function main() {
     if (chosen.has('features')) {
       const { benchFeaturesList } = await import('./features-list');
       await benchFeaturesList();
+    }
+    if (chosen.has('revisions')) {
+      const { benchRevisionsList } = await import('./revisions-list');
+      await benchRevisionsList();
     }
     if (chosen.has('ramp')) {
       const { benchRampAdvancer } = await import('./ramp-advancer');

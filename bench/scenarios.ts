@@ -4,6 +4,7 @@
  * fewest DynamoDB round trips each request can take and why.
  */
 import { randomBytes } from 'node:crypto';
+import { featureV2Deletes, featureV2Steps } from './scenarios-features-v2';
 
 export type Ids = Record<string, string>;
 
@@ -1785,4 +1786,4 @@ const deleting: Step[] = [
   },
 ];
 
-export const scenario: Step[] = [...creating, ...updating, ...deleting];
+export const scenario: Step[] = [...creating, ...updating, ...featureV2Steps, ...featureV2Deletes, ...deleting];

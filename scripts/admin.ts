@@ -20,6 +20,7 @@ import {
 import { touchSdkPayloads } from '../shared/payload/write';
 import { allOrganizationIds, migratePayloads } from '../shared/payload/migration';
 import { storedCatastrophicPatterns } from '../shared/store/condition-patterns';
+import { migrateRevisionList } from '../shared/store/feature-revisions';
 
 export const usage = `Usage: npm run admin -- <command>
 
@@ -32,6 +33,7 @@ export const usage = `Usage: npm run admin -- <command>
   salt show --org O                                      the secure-attribute salt (SDKs hash secureString values with it)
   salt set --org O [--salt S]                            set it (a new random one without --salt); payloads follow at once
   migrate-payloads [--org O]                             store SDK payloads per feature (every organization, or one); run before upgrading
+  migrate-revisions [--org O]                            list revisions stored before GET /revisions existed (every organization, or one)
   check-patterns [--org O]                               list stored conditions whose regular expressions may backtrack catastrophically
 
 Roles: ${roles.join(', ')}`;
@@ -78,6 +80,13 @@ export async function runAdmin(argv: string[]): Promise<string> {
           (done.attributeTypesWritten ? ', attribute types written' : ''),
       );
     }
+    return [...lines, `${orgIds.length} organizations migrated`].join('\n');
+  }
+  if (argv[0] === 'migrate-revisions') {
+    const values = options(argv.slice(1), ['org']);
+    const orgIds = values.org ? [await existingOrg(values.org)] : await allOrganizationIds();
+    const lines: string[] = [];
+    for (const orgId of orgIds) lines.push(`${orgId}: ${await migrateRevisionList(orgId)} revisions listed`);
     return [...lines, `${orgIds.length} organizations migrated`].join('\n');
   }
   if (argv[0] === 'check-patterns') {

@@ -7,7 +7,7 @@ export const revisionStatuses = ['draft', 'pending-review', 'approved', 'changes
 export type RevisionStatus = (typeof revisionStatuses)[number];
 
 /** GrowthBook's `EventUser`: who did something (a member, an API key). */
-const eventUser = z.object({ type: z.enum(['dashboard', 'api_key', 'system']), id: z.optional(z.string()) });
+export const eventUser = z.object({ type: z.enum(['dashboard', 'api_key', 'system']), id: z.optional(z.string()) });
 
 /**
  * A revision as GrowthBook 5's v2 API answers it (`FeatureRevisionV2`). Rules are one flat list, each
@@ -74,7 +74,8 @@ const revisionOrNewParams = z.object({
 
 const comment = z.optional(z.string().check(z.maxLength(10_000)));
 const ignoreWarnings = z.optional(z.boolean());
-const statusList = z.pipe(
+/** A `status` query: one status, a comma-separated list, or the parameter repeated; `all-drafts` means every open status. */
+export const statusList = z.pipe(
   z.union([z.string(), z.array(z.string())]),
   z.transform((value, ctx) => {
     const listed = (Array.isArray(value) ? value : [value]).flatMap((v) => v.split(',')).map((v) => v.trim()).filter(Boolean);

@@ -21,6 +21,8 @@ import { featureRevisionEndpoints } from './feature-revisions';
 import { featureRevisionEditEndpoints } from './feature-revision-edits';
 import { scheduledPublishEndpoints } from './scheduled-publish';
 import { releaseEndpoints } from './releases';
+import { featureV2Endpoints } from './features-v2';
+import { featureRevisionV1Endpoints } from './feature-revisions-v1';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
@@ -87,6 +89,8 @@ export const routes: Route[] = [
   ...inFolder('feature-revisions', featureRevisionEditEndpoints),
   ...inFolder('feature-revisions', scheduledPublishEndpoints),
   ...inFolder('releases', releaseEndpoints),
+  ...inFolder('features', featureV2Endpoints),
+  ...inFolder('feature-revisions', featureRevisionV1Endpoints),
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),

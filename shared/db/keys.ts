@@ -11,7 +11,7 @@
  * | API key / access token   | APIKEY#<sha256>     | APIKEY                 | ORG#<org>#APIKEY        | <dateCreated>#<id>  |
  * | event (expires by TTL)   | ORG#<org>           | EVENT#<date>#<id>      |                         |                     |
  * | page index of type T     | ORG#<org>           | PAGEINDEX#T            |                         |                     |
- * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> |  |              |
+ * | feature revision         | ORG#<org>           | FEATURE_REVISION#<feature>#<0-padded version> | ORG#<org>#FEATURE_REVISION | <date>#<feature>#<0-padded version> |
  * | saved group revision     | ORG#<org>           | SAVED_GROUP_REVISION#<group>#<0-padded version> | |             |
  * | SDK payload entry of a feature in an environment | ORG#<org> | SDK_ENTRY#<env>#<shard>#<feature> |  |     |
  * | SDK payload version of a shard | ORG#<org> | SDK_VERSION#<env>#<shard> |         |                     |
@@ -69,6 +69,7 @@ export const entityTypes = [
   'DATA_SOURCE',
   'DASHBOARD',
   'FEATURE',
+  'FEATURE_REVISION',
   'SDK_CONNECTION',
   'RAMP_SCHEDULE',
   'RAMP_SCHEDULE_TEMPLATE',

@@ -17,6 +17,13 @@ import { keys, type EntityType, type ItemKey } from './keys';
  */
 export const STRIDE = 100;
 
+/**
+ * An extendable index records no creates: lists count the keys after `lastSort` (the tail) beside it,
+ * and the scheduler folds the tail in this often. For lists whose creates ride on writes too frequent
+ * and too concurrent to share one item (every feature change makes a revision): creates then write nothing.
+ */
+export const EXTEND_EVERY_MS = 60_000;
+
 /** An index is rebuilt only when nothing changed for this long, so list-index lag cannot creep in. */
 const settleMs = () => Number(process.env.PAGE_INDEX_SETTLE_MS ?? 5_000);
 
@@ -26,6 +33,8 @@ export interface PageIndex {
   /** The greatest list sort key, to tell an append from an insert. */
   lastSort: string;
   stale: boolean;
+  /** Creates are not recorded: the keys after `lastSort` follow the marks (see EXTEND_EVERY_MS). */
+  extendable?: boolean;
   changedAt: string;
   version: number;
 }
@@ -42,11 +51,11 @@ export async function readPageIndex(orgId: string, type: EntityType): Promise<Pa
   return Item as PageIndex | undefined;
 }
 
-/** The attributes that put a stale index on the due index, to be rebuilt once the list index has settled. */
-function due(orgId: string, type: EntityType, changedAt: string) {
+/** The attributes that put an index on the due index: a stale one to be rebuilt once the list index has settled. */
+function due(orgId: string, type: EntityType, changedAt: string, after = settleMs()) {
   return {
     GSI2PK: keys.pageIndexDuePartition(),
-    GSI2SK: new Date(Date.parse(changedAt) + settleMs()).toISOString(),
+    GSI2SK: new Date(Date.parse(changedAt) + after).toISOString(),
     organization: orgId,
     entityId: type,
   };
@@ -61,7 +70,8 @@ function put(orgId: string, type: EntityType, index: Omit<PageIndex, 'version' |
       ...index,
       changedAt,
       version: (previous?.version ?? 0) + 1,
-      ...(index.stale ? due(orgId, type, changedAt) : {}),
+      // An extendable index stays due: the scheduler folds its tail in every EXTEND_EVERY_MS.
+      ...(index.stale ? due(orgId, type, changedAt) : index.extendable ? due(orgId, type, new Date().toISOString(), EXTEND_EVERY_MS) : {}),
     },
     ...(previous
       ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': previous.version } }
@@ -83,8 +93,11 @@ export function prepareAppend(orgId: string, type: EntityType, current: PageInde
   return { op: { Put: put(orgId, type, next, current) }, onConditionFailed: () => new PageIndexMovedError() };
 }
 
-/** The transaction op that marks the page index stale (no read needed): for deletes and transactional creates. */
-export function prepareMarkStale(orgId: string, type: EntityType) {
+/**
+ * The transaction op that marks the page index stale (no read needed): for deletes and transactional
+ * creates. `extendable` makes (or keeps) it an extendable index once rebuilt.
+ */
+export function prepareMarkStale(orgId: string, type: EntityType, options: { extendable?: boolean } = {}) {
   const now = new Date().toISOString();
   const { GSI2PK, GSI2SK, organization, entityId } = due(orgId, type, now);
   return {
@@ -93,7 +106,9 @@ export function prepareMarkStale(orgId: string, type: EntityType) {
         TableName: tableName(),
         Key: keys.pageIndex(orgId, type),
         UpdateExpression:
-          'SET stale = :true, changedAt = :now, entityType = :type, GSI2PK = :due, GSI2SK = :dueAt, organization = :org, entityId = :entity ADD version :one',
+          'SET stale = :true, changedAt = :now, entityType = :type, GSI2PK = :due, GSI2SK = :dueAt, organization = :org, entityId = :entity' +
+          (options.extendable ? ', extendable = :true' : '') +
+          ' ADD version :one',
         ExpressionAttributeValues: {
           ':true': true,
           ':now': now,
@@ -111,12 +126,68 @@ export function prepareMarkStale(orgId: string, type: EntityType) {
 }
 
 /**
+ * The transaction op that makes an extendable page index where there is none (stale, due for its
+ * first build) and changes nothing where there is one: no version is bumped, so it never moves an
+ * index another writer read. For the creates that may be a list's first (a feature's first revision).
+ */
+export function prepareEnsureExtendable(orgId: string, type: EntityType) {
+  const now = new Date().toISOString();
+  const { GSI2PK, GSI2SK, organization, entityId } = due(orgId, type, now);
+  const missing = (name: string) => `${name} = if_not_exists(${name}, :${name.replace('#', '')})`;
+  return {
+    op: {
+      Update: {
+        TableName: tableName(),
+        Key: keys.pageIndex(orgId, type),
+        UpdateExpression: `SET ${['#count', 'marks', 'lastSort', 'stale', 'extendable', 'changedAt', 'entityType', 'version', 'GSI2PK', 'GSI2SK', 'organization', 'entityId'].map(missing).join(', ')}`,
+        ExpressionAttributeNames: { '#count': 'count' },
+        ExpressionAttributeValues: {
+          ':count': 0,
+          ':marks': [],
+          ':lastSort': '',
+          ':stale': true,
+          ':extendable': true,
+          ':changedAt': now,
+          ':entityType': 'PAGEINDEX',
+          ':version': 1,
+          ':GSI2PK': GSI2PK,
+          ':GSI2SK': GSI2SK,
+          ':organization': organization,
+          ':entityId': entityId,
+        },
+      },
+    },
+    onConditionFailed: () => new PageIndexMovedError(),
+  };
+}
+
+/** The keys of a list index after `index.lastSort` (an extendable index's tail), oldest first. */
+export async function tailKeys(listPartition: string, index: PageIndex): Promise<Array<ItemKey & { sort: string }>> {
+  const found: Array<ItemKey & { sort: string }> = [];
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  do {
+    const result = await db.query({
+      TableName: tableName(),
+      IndexName: 'GSI1',
+      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK > :last',
+      ExpressionAttributeValues: { ':pk': listPartition, ':last': index.lastSort },
+      ProjectionExpression: 'PK, SK, GSI1SK',
+      ExclusiveStartKey,
+    });
+    for (const item of result.Items ?? []) found.push({ PK: item.PK, SK: item.SK, sort: item.GSI1SK });
+    ExclusiveStartKey = result.LastEvaluatedKey;
+  } while (ExclusiveStartKey);
+  return found;
+}
+
+/**
  * Rebuilds a stale index from a walk of every key of the list index, unless the list changed too
  * recently (the list index may still lag) or changes meanwhile (the write is conditional on the
  * version read). Answers whether it saved one.
  */
 export async function rebuildPageIndex(orgId: string, type: EntityType): Promise<boolean> {
   const previous = await readPageIndex(orgId, type);
+  if (previous && !previous.stale && previous.extendable) return extendPageIndex(orgId, type, previous);
   if (!previous?.stale || Date.now() - Date.parse(previous.changedAt) < settleMs()) return false;
   const sorts: string[] = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
@@ -137,9 +208,27 @@ export async function rebuildPageIndex(orgId: string, type: EntityType): Promise
     marks: sorts.filter((_, position) => position % STRIDE === 0),
     lastSort: sorts.at(-1) ?? '',
     stale: false,
+    ...(previous.extendable ? { extendable: true } : {}),
   };
+  return saveRebuilt(orgId, type, index, previous);
+}
+
+/**
+ * Folds an extendable index's tail in (reading only the tail's keys); saved, and due again, even when
+ * the tail is empty. Keys sorted after the settle time ago stay in the tail: one written just before
+ * may not be on the list index yet, and counted after a later one it would shift every position.
+ */
+async function extendPageIndex(orgId: string, type: EntityType, previous: PageIndex): Promise<boolean> {
+  const settled = new Date(Date.now() - settleMs()).toISOString();
+  const tail = (await tailKeys(keys.listPartition(orgId, type), previous)).filter(({ sort }) => sort < settled);
+  const marks = [...previous.marks, ...tail.flatMap(({ sort }, i) => ((previous.count + i) % STRIDE === 0 ? [sort] : []))];
+  const index = { count: previous.count + tail.length, marks, lastSort: tail.at(-1)?.sort ?? previous.lastSort, stale: false, extendable: true };
+  return saveRebuilt(orgId, type, index, previous);
+}
+
+async function saveRebuilt(orgId: string, type: EntityType, index: Omit<PageIndex, 'version' | 'changedAt'>, previous: PageIndex): Promise<boolean> {
   try {
-    // A Put without the due attributes: the rebuilt index leaves the due index.
+    // A Put without the due attributes: the rebuilt index leaves the due index (an extendable one is due again later).
     await db.put(put(orgId, type, index, previous, previous.changedAt));
     return true;
   } catch (error) {

@@ -20,7 +20,7 @@ const targeted = (rule: FeatureRule) =>
   (!!rule.condition && rule.condition.trim() !== '{}') || (rule.savedGroupTargeting?.length ?? 0) > 0;
 
 /** Every rule gives everyone the same value: force rules and full rollouts, none of them targeted. */
-function oneSided(rules: FeatureRule[]): boolean {
+export function oneSided(rules: FeatureRule[]): boolean {
   return rules.every((rule) => {
     if (rule.type === 'force') return !targeted(rule);
     if (rule.type === 'rollout') return rule.coverage === 1 && !targeted(rule);

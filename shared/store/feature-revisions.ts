@@ -3,9 +3,10 @@ import type { FeatureRevisionRecord } from '../contracts/features';
 import type { PendingRamp } from '../contracts/feature-revision-edits';
 import type { RevisionFields, RevisionReview, RevisionStatus } from '../domain/revisions';
 import type { RevisionLogEntry } from '../domain/revision-reviews';
-import { tableName } from '../db/client';
+import { db, tableName } from '../db/client';
 import { keys } from '../db/keys';
-import { transact, type TransactionOp, type Versioned } from '../db/repository';
+import { getItems, queryAll, transact, type TransactionOp, type Versioned } from '../db/repository';
+import { pageKeys, prepareEnsureExtendable, prepareMarkStale, readPageIndex, tailKeys } from '../db/page-index';
 import { revisionStore, type RevisionFilter } from './revisions';
 import type { StoredFeature } from '../domain/features';
 
@@ -53,7 +54,48 @@ export interface ScheduledPublish {
 /** A draft's record with all its fields (drafts always hold every field). */
 export type StoredDraft = StoredRevision & RevisionFields & { changeCount: number; reviews: RevisionReview[]; dateUpdated: string };
 
-const store = revisionStore<StoredRevision>('FEATURE', 'featureId');
+/** A revision's place on the organization's revision list (GSI1): by creation date, which never changes. */
+const revisionListSort = (record: Pick<StoredRevision, 'date' | 'featureId' | 'version'>) =>
+  `${record.date}#${keys.featureRevision('', record.featureId, record.version).SK.slice(keys.entityPrefix('FEATURE_REVISION').length)}`;
+
+/** What the revision list filters on without reading whole revisions: the feature, the status, the author and the contributors. */
+const revisionListTags = (record: StoredRevision) => [
+  `feature:${record.featureId}`,
+  `status:${record.status}`,
+  ...(record.createdBy ? [`author:${record.createdBy}`] : []),
+  ...(record.contributors ?? []).map((by) => `contributor:${by}`),
+];
+
+/** A revision's entry on the organization's revision list (GSI1), written on its item. */
+const revisionListEntry = (orgId: string, record: StoredRevision) => ({
+  GSI1PK: keys.listPartition(orgId, 'FEATURE_REVISION'),
+  GSI1SK: revisionListSort(record),
+  listTags: revisionListTags(record),
+});
+
+/** The stored item of a revision: its keys, and its entry on the organization's revision list (GSI1). */
+export function revisionItem(orgId: string, record: StoredRevision): Record<string, unknown> {
+  return {
+    ...keys.featureRevision(orgId, record.featureId, record.version),
+    entityType: 'FEATURE_REVISION',
+    ...record,
+    ...revisionListEntry(orgId, record),
+  };
+}
+
+const store = revisionStore<StoredRevision>('FEATURE', 'featureId', revisionListEntry);
+const toRecord = store.toRecord;
+
+/**
+ * The op a feature's create writes beside its first revision: the organization's revision list gets
+ * its (extendable) page index if it has none. Other revision writes touch no index: a list counts the
+ * revisions since the index was last extended itself (page-index.ts, EXTEND_EVERY_MS), so concurrent
+ * changes of different features never meet on one item.
+ */
+export const prepareRevisionListStart = (orgId: string): TransactionOp => prepareEnsureExtendable(orgId, 'FEATURE_REVISION');
+
+/** The op that marks the revision list's page index stale: revisions were deleted (or written in bulk). */
+export const prepareRevisionListRemoval = (orgId: string): TransactionOp => prepareMarkStale(orgId, 'FEATURE_REVISION', { extendable: true });
 
 /** The number of a feature's newest revision (draft or published), 0 when it has none. One Query of one key. */
 export const newestRevisionVersion = (orgId: string, featureId: string): Promise<number> => store.newestVersion(orgId, featureId);
@@ -131,3 +173,108 @@ export const listRevisionPage = (
 /** The newest `max` revisions of a feature whose status is one of `statuses` (all when absent), newest first. */
 export const latestRevisions = (orgId: string, featureId: string, max: number, statuses?: string[]): Promise<StoredRevision[]> =>
   store.latest(orgId, featureId, max, statuses);
+
+/** Which revisions a list across features keeps: a `RevisionFilter`, one feature, and the features the caller may read. */
+export interface OrganizationRevisionFilter extends RevisionFilter {
+  featureId?: string;
+  /** Only revisions of these features (the ones the caller may read); absent: every feature. */
+  features?: Set<string>;
+}
+
+/** The list-index filter of a revision filter: each entry a tag the key must carry, or tags of which it must carry one. */
+function filterTags({ statuses, author, mine }: OrganizationRevisionFilter): Array<string | string[]> {
+  return [
+    ...(statuses?.length ? [statuses.map((status) => `status:${status}`)] : []),
+    ...(author ? [`author:${author}`] : []),
+    ...(mine ? [[`author:${mine}`, `contributor:${mine}`]] : []),
+  ];
+}
+
+/** The keys of the organization's revisions carrying the filter's tags, oldest first, from the keys-only list index. */
+async function revisionKeys(orgId: string, filter: OrganizationRevisionFilter): Promise<Array<{ PK: string; SK: string }>> {
+  const values: Record<string, string> = { ':pk': keys.listPartition(orgId, 'FEATURE_REVISION') };
+  const clauses = filterTags(filter).map((tag, i) => {
+    const anyOf = (Array.isArray(tag) ? tag : [tag]).map((one, j) => {
+      values[`:tag${i}_${j}`] = one;
+      return `contains(listTags, :tag${i}_${j})`;
+    });
+    return anyOf.length === 1 ? anyOf[0]! : `(${anyOf.join(' OR ')})`;
+  });
+  const found = await queryAll({
+    IndexName: 'GSI1',
+    KeyConditionExpression: 'GSI1PK = :pk',
+    ...(clauses.length ? { FilterExpression: clauses.join(' AND ') } : {}),
+    ExpressionAttributeValues: values,
+    ProjectionExpression: 'PK, SK, listTags',
+  });
+  const wanted = filter.features;
+  return found
+    .filter((key) => !wanted || (key.listTags as string[]).some((tag) => tag.startsWith('feature:') && wanted.has(tag.slice('feature:'.length))))
+    .map(({ PK, SK }) => ({ PK: PK as string, SK: SK as string }));
+}
+
+const readRevisions = async (itemKeys: Array<{ PK: string; SK: string }>) =>
+  (await getItems(itemKeys)).flatMap((item) => (item ? [toRecord(item)] : []));
+
+/**
+ * One page of the organization's revisions (every feature), newest first, with the total. Unfiltered,
+ * it goes through the revision list's page index (page-index.ts): the index item, the keys written
+ * since it was last extended, at most STRIDE + limit keys from the nearest mark, and the page's items:
+ * the same cost at any offset. One feature's are its own key range (`listRevisionPage`). Otherwise
+ * filtered, or while the index is stale, it walks the keys-only list index and reads the page's items alone.
+ */
+export async function listOrganizationRevisionPage(
+  orgId: string,
+  page: { limit: number; offset: number; filter?: OrganizationRevisionFilter },
+): Promise<{ items: StoredRevision[]; total: number }> {
+  const filter = page.filter ?? {};
+  // One feature's revisions are one key range of its own (numbered, newest first, as the list orders them).
+  if (filter.featureId) {
+    if (filter.features && !filter.features.has(filter.featureId)) return { items: [], total: 0 };
+    const { statuses, author, mine } = filter;
+    return listRevisionPage(orgId, filter.featureId, { limit: page.limit, offset: page.offset, filter: { statuses, author, mine } });
+  }
+  const filtered = filterTags(filter).length > 0 || !!filter.features;
+  const partition = keys.listPartition(orgId, 'FEATURE_REVISION');
+  const index = filtered ? undefined : await readPageIndex(orgId, 'FEATURE_REVISION');
+  if (index && !index.stale) {
+    // Newest first: the revisions since the index was extended (its tail), then the indexed ones from the end.
+    const tail = (await tailKeys(partition, index)).reverse();
+    const fromTail = tail.slice(page.offset, page.offset + page.limit);
+    const wanted = page.limit - fromTail.length;
+    const end = index.count - Math.max(0, page.offset - tail.length);
+    const start = Math.max(0, end - wanted);
+    const indexed = wanted > 0 && end > 0 ? (await pageKeys(partition, index, { offset: start, limit: end - start })).reverse() : [];
+    const chosen = [...fromTail, ...indexed].map(({ PK, SK }) => ({ PK, SK }));
+    return { items: chosen.length ? await readRevisions(chosen) : [], total: index.count + tail.length };
+  }
+  const all = await revisionKeys(orgId, filter);
+  const end = all.length - page.offset;
+  const chosen = end <= 0 ? [] : all.slice(Math.max(0, end - page.limit), end).reverse();
+  return { items: chosen.length ? await readRevisions(chosen) : [], total: all.length };
+}
+
+/**
+ * Puts every revision the organization stored before revisions were listed across features on that
+ * list (GSI1 keys and tags), each Put conditional on the revision still being off it (an edit since
+ * put it on), then marks the list's page index stale for the scheduler's rebuild. Answers how many it put on.
+ */
+export async function migrateRevisionList(orgId: string): Promise<number> {
+  const unlisted = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
+    FilterExpression: 'attribute_not_exists(GSI1PK)',
+    ExpressionAttributeValues: { ':pk': keys.organization(orgId).PK, ':prefix': keys.entityPrefix('FEATURE_REVISION') },
+    ConsistentRead: true,
+  });
+  let listed = 0;
+  for (const item of unlisted) {
+    try {
+      await db.put({ TableName: tableName(), Item: revisionItem(orgId, toRecord(item)), ConditionExpression: 'attribute_not_exists(GSI1PK)' });
+      listed += 1;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  }
+  await transact([prepareRevisionListRemoval(orgId)]);
+  return listed;
+}

@@ -4,7 +4,7 @@ import type { FeatureRevision, FeatureRevisionRecord } from '../contracts/featur
 import { featureListTags, type FeatureContent, type StoredFeature } from '../domain/features';
 import { fieldsOf } from '../domain/revisions';
 import type { RevisionLogEntry } from '../domain/revision-reviews';
-import { latestRevisions, readRevision, type StoredRevision } from './feature-revisions';
+import { latestRevisions, prepareRevisionListRemoval, prepareRevisionListStart, readRevision, revisionItem, type StoredRevision } from './feature-revisions';
 import { environmentParents, type EnvironmentParents } from '../payload/environment-inheritance';
 import { db, tableName } from '../db/client';
 import { environments } from './environments';
@@ -84,7 +84,7 @@ function prepareRevision(orgId: string, record: StoredRevision, published?: Stor
     op: {
       Put: {
         TableName: tableName(),
-        Item: { ...keys.featureRevision(orgId, record.featureId, record.version), entityType: 'FEATURE_REVISION', ...record },
+        Item: revisionItem(orgId, record),
         ...condition,
       },
     },
@@ -147,6 +147,8 @@ export async function prepareFeatureChanges(
     options.parents ?? (changes.some(({ current, next }) => servedSomewhere(current?.entity) || servedSomewhere(next)) ? readEnvironmentParents(orgId) : new Map()),
   ]);
   ops.push(...listOps);
+  // A feature's first revision may be its organization's first: the revision list then gets its page index.
+  if (changes.some((change) => !change.current)) ops.push(prepareRevisionListStart(orgId));
   const transitions = changes.map(({ current, next }, i) => ({
     id: current?.entity.id ?? next!.id,
     before: current?.entity,
@@ -205,6 +207,8 @@ const TRANSACTION_MAX_ITEMS = 100;
 export async function removeFeature(orgId: string, current: Versioned<StoredFeature>): Promise<void> {
   const id = current.entity.id;
   const { ops } = await prepareFeatureChanges(orgId, [{ current, author: { by: '', comment: '' } }]);
+  // Its revisions leave the revision list: positions move, so the list's page index is rebuilt.
+  ops.push(prepareRevisionListRemoval(orgId));
   // Drafts may hold numbers past the live one.
   const revisions = current.entity.newestRevision ?? current.entity.revision.version;
   const fits = ops.length + revisions <= TRANSACTION_MAX_ITEMS;

@@ -37,9 +37,15 @@ const hasFilter = (filter: RevisionFilter) => !!(filter.statuses?.length || filt
  * The revisions of one resource type, stored as `R`; `idField` names the attribute that holds the
  * resource's id in the record (`featureId`, `savedGroupId`).
  */
-export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idField: keyof R & string) {
+export function revisionStore<R extends RevisionRecord>(
+  type: RevisionOf,
+  idField: keyof R & string,
+  /** Attributes the item carries besides the record (a list index's keys), from the record as stored. */
+  listed: (orgId: string, record: R) => Record<string, unknown> = () => ({}),
+) {
   const entityType = `${type}_REVISION`;
-  const toRecord = ({ PK: _pk, SK: _sk, entityType: _type, ...record }: Record<string, unknown>) => record as unknown as R;
+  const toRecord = ({ PK: _pk, SK: _sk, GSI1PK: _lpk, GSI1SK: _lsk, listTags: _tags, entityType: _type, ...record }: Record<string, unknown>) =>
+    record as unknown as R;
   const idOf = (record: R) => record[idField] as unknown as string;
   const query = (orgId: string, id: string) => ({
     KeyConditionExpression: 'PK = :pk AND begins_with(SK, :prefix)',
@@ -65,7 +71,7 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
       op: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.revision(orgId, type, idOf(record), record.version), entityType, ...record },
+          Item: { ...keys.revision(orgId, type, idOf(record), record.version), entityType, ...record, ...listed(orgId, record) },
           ConditionExpression: 'attribute_not_exists(PK)',
         },
       },
@@ -79,18 +85,28 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
    */
   function prepareWrite(orgId: string, read: R, next: R, options: { touch?: boolean } = {}): { written: R } & TransactionOp {
     // `touch: false` keeps `dateUpdated` (a comment is no change of the draft).
-    const written = { ...next, changeCount: (read.changeCount ?? 0) + 1, dateUpdated: options.touch === false ? next.dateUpdated : new Date().toISOString() };
+    const written = {
+      ...next,
+      changeCount: (read.changeCount ?? 0) + 1,
+      dateUpdated: options.touch === false ? next.dateUpdated : new Date().toISOString(),
+    };
     assertStorable(written);
     return {
       written,
       op: {
         Put: {
           TableName: tableName(),
-          Item: { ...keys.revision(orgId, type, idOf(read), read.version), entityType, ...written },
+          Item: { ...keys.revision(orgId, type, idOf(read), read.version), entityType, ...written, ...listed(orgId, written) },
           // A revision published without ever being a draft has no count yet.
           ...(read.changeCount === undefined
-            ? { ConditionExpression: 'attribute_not_exists(changeCount) AND #status = :status', ExpressionAttributeValues: { ':status': read.status } }
-            : { ConditionExpression: 'changeCount = :changeCount AND #status = :status', ExpressionAttributeValues: { ':changeCount': read.changeCount, ':status': read.status } }),
+            ? {
+                ConditionExpression: 'attribute_not_exists(changeCount) AND #status = :status',
+                ExpressionAttributeValues: { ':status': read.status },
+              }
+            : {
+                ConditionExpression: 'changeCount = :changeCount AND #status = :status',
+                ExpressionAttributeValues: { ':changeCount': read.changeCount, ':status': read.status },
+              }),
           ExpressionAttributeNames: { '#status': 'status' },
         },
       },
@@ -101,6 +117,7 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
   return {
     prepareCreate,
     prepareWrite,
+    toRecord,
 
     /** The number of a resource's newest revision (draft or published), 0 when it has none. One Query of one key. */
     newestVersion,
@@ -123,7 +140,11 @@ export function revisionStore<R extends RevisionRecord>(type: RevisionOf, idFiel
      * Query of a key range (numbers run 1..newest, so offset and limit name the range): the same cost
      * at any offset. A filter reads the resource's revisions and filters them.
      */
-    async listPage(orgId: string, id: string, page: { limit: number; offset: number; filter?: RevisionFilter }): Promise<{ items: R[]; total: number }> {
+    async listPage(
+      orgId: string,
+      id: string,
+      page: { limit: number; offset: number; filter?: RevisionFilter },
+    ): Promise<{ items: R[]; total: number }> {
       const filter = page.filter ?? {};
       if (hasFilter(filter)) {
         const all = (await queryAll({ ...query(orgId, id), ScanIndexForward: false, ConsistentRead: true })).map(toRecord);

@@ -68,10 +68,15 @@ export function flatRules(rules: Record<string, FeatureRule[]>, environments: st
 
 /** Revisions as the v2 API answers them, with each one's SDK definitions; one presentation for all. */
 export async function presentRevisions(orgId: string, live: StoredFeature, revisions: StoredRevision[], environments: string[]) {
-  const fields = revisions.map((revision) => fieldsOfRevision(revision, live));
+  return presentRevisionsOf(orgId, () => live, revisions, environments);
+}
+
+/** `presentRevisions` for revisions of several features: `liveOf` gives each one's live feature. */
+export async function presentRevisionsOf(orgId: string, liveOf: (revision: StoredRevision) => StoredFeature, revisions: StoredRevision[], environments: string[]) {
+  const fields = revisions.map((revision) => fieldsOfRevision(revision, liveOf(revision)));
   const served = await presentFeatures(
     orgId,
-    fields.map((f, i) => featureAtRevision(live, { ...revisions[i]!, defaultValue: f.defaultValue, rules: f.rules }, environments)),
+    fields.map((f, i) => featureAtRevision(liveOf(revisions[i]!), { ...revisions[i]!, defaultValue: f.defaultValue, rules: f.rules }, environments)),
     { environments },
   );
   return revisions.map((revision, i): contract.FeatureRevisionV2 => {

@@ -259,8 +259,8 @@ export async function getFeature({ auth, params, query }: UseCaseInput<typeof co
 /** `skipPagination` is a self-hosting escape hatch: honoured only when the deployment opts in. */
 export const skipPaginationAllowed = () => ['true', '1'].includes(process.env.API_ALLOW_SKIP_PAGINATION ?? '');
 
-/** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
-export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
+/** The list filter of `GET /features`' query: the project, what an SDK connection serves, and what the caller may read. */
+export async function featureListFilter(auth: Principal, query: { projectId?: string; clientKey?: string }): Promise<FeatureFilter> {
   const filter: FeatureFilter = { all: query.projectId ? [`project:${query.projectId}`] : [], visible: visibleTo(auth) };
   if (query.clientKey) {
     const connection = await findSdkKey(query.clientKey);
@@ -271,6 +271,12 @@ export async function listFeatures({ auth, query }: UseCaseInput<typeof contract
     filter.all.push(`env:${connection.environment}`);
     if (connection.projects.length) filter.any = connection.projects.map((project) => `project:${project}`);
   }
+  return filter;
+}
+
+/** `GET /features`: a page (or, where allowed, all) of the features matching the filters, with the total. */
+export async function listFeatures({ auth, query }: UseCaseInput<typeof contract.listFeatures>): Response<typeof contract.listFeatures> {
+  const filter = await featureListFilter(auth, query);
   if (query.skipPagination && skipPaginationAllowed()) {
     const [all, environments] = await Promise.all([allFeatures(auth.orgId, filter), environmentIds(auth.orgId)]);
     const items = await presentFeatures(auth.orgId, all, { environments });

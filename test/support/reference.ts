@@ -20,6 +20,15 @@ export function referenceDocument(file: ReferenceFile): any {
  * parts' fields; each such `allOf` is merged into one object first, as the document means it.
  */
 export function referenceSchemaValidator(name: string, file: ReferenceFile = 'growthbook-v1-openapi.yaml') {
+  return compileReference(file, () => ({ $ref: `#/components/schemas/${name}` }));
+}
+
+/** A validator of the 200 answer of one operation of a reference document (`GET /v2/stale-features`, say), schemas merged as above. */
+export function referenceResponseValidator(method: string, path: string, file: ReferenceFile = 'growthbook-5.0.1-openapi.yaml') {
+  return compileReference(file, (document) => document.paths[path][method.toLowerCase()].responses['200'].content['application/json'].schema);
+}
+
+function compileReference(file: ReferenceFile, root: (document: any) => Schema) {
   const document = referenceDocument(file);
   const schemas = document.components.schemas as Record<string, Schema>;
   const resolve = (schema: Schema): Schema => (schema.$ref ? resolve(schemas[schema.$ref.split('/').pop()!]!) : schema);
@@ -47,5 +56,5 @@ export function referenceSchemaValidator(name: string, file: ReferenceFile = 'gr
     };
   };
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-  return ajv.compile({ $ref: `#/components/schemas/${name}`, components: { ...document.components, schemas: merge(schemas) } });
+  return ajv.compile({ ...merge(root(document)), components: { ...document.components, schemas: merge(schemas) } });
 }

@@ -1,0 +1,5 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { revertFeatureV2 } from '../../shared/contracts/features-v2';
+import * as features from '../../shared/use-cases/features-v2';
+
+export const handler = endpoint(revertFeatureV2, features.revertFeatureV2);
