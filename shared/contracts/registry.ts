@@ -21,6 +21,7 @@ import { featureRevisionEndpoints } from './feature-revisions';
 import { sdkConnectionEndpoints } from './sdk-connections';
 import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
+import { rampMonitoringEndpoints } from './ramp-monitoring-endpoints';
 import { memberEndpoints } from './members';
 import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
@@ -78,6 +79,7 @@ export const routes: Route[] = [
   ...inFolder('sdk-connections', sdkConnectionEndpoints),
   ...inFolder('sdk-payload', sdkPayloadEndpoints),
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
+  ...inFolder('ramp-schedules', rampMonitoringEndpoints),
   ...inFolder('code-refs', codeRefEndpoints),
   ...inFolder('namespaces', namespaceEndpoints),
   ...inFolder('dimensions', dimensionEndpoints),
