@@ -222,7 +222,7 @@ export async function startMonitoringSnapshot(orgId: string, world: RampWorld, n
   const next = startedSnapshot(schedule, created.entity.id, now);
   const written = await commitRampOutcome(orgId, world, { schedule: next, writes: [], comment: '' }, schedule.id, [
     created,
-    prepareSnapshotWatch(orgId, created.entity.id, snapshotDeadline(new Date())),
+    prepareSnapshotWatch(orgId, created.entity.id, snapshotDeadline(now)),
   ]);
   await startSnapshotRun(orgId, created.entity.id);
   return written!;
