@@ -361,9 +361,9 @@ function finish(work: Work, rules: TargetRules, comment: string): Transition {
     const found = changesRules ? rulesOf(schedule, target, rules) : (rules[target.id] ?? {});
     for (const [environment, rule] of Object.entries(found)) {
       if (work.restore && !captured[environment]) continue;
-      // A restore brings back the captured state, which has no bucketing of this run.
-      const wanted = work.restore ? undefined : bucketing;
-      const changesBucketing = wanted !== undefined && JSON.stringify(rule.rampBucketing ?? null) !== JSON.stringify(wanted);
+      // A restore (rollback, jump) first brings back the captured state; the bucketing of the run, if any, goes on top.
+      const before = work.restore ? captured[environment]?.rampBucketing : rule.rampBucketing;
+      const changesBucketing = bucketing !== undefined && JSON.stringify(before ?? null) !== JSON.stringify(bucketing);
       if (!work.restore && Object.keys(patch).length === 0 && !changesBucketing) continue;
       writes.push({
         targetId: target.id,
@@ -372,7 +372,7 @@ function finish(work: Work, rules: TargetRules, comment: string): Transition {
         environment,
         ...(work.restore ? { restore: structuredClone(captured[environment]) } : {}),
         patch,
-        ...(changesBucketing ? { bucketing: wanted } : {}),
+        ...(changesBucketing ? { bucketing } : {}),
       });
     }
   }
