@@ -5,7 +5,7 @@
  */
 import { benchDynamo, benchOrganization } from './environment';
 
-const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load', 'payload', 'snapshot'] as const;
+const all = ['bundles', 'cost', 'latency', 'features', 'ramp', 'load', 'payload', 'snapshot', 'monitoring'] as const;
 const chosen = new Set(process.argv.slice(2).length ? process.argv.slice(2) : all);
 
 async function main() {
@@ -48,6 +48,10 @@ async function main() {
     if (chosen.has('snapshot')) {
       const { benchSnapshot } = await import('./snapshot');
       await benchSnapshot();
+    }
+    if (chosen.has('monitoring')) {
+      const { benchRampMonitoring } = await import('./ramp-monitoring');
+      await benchRampMonitoring();
     }
     if (chosen.has('payload')) {
       const { benchSdkPayload } = await import('./sdk-payload');
