@@ -1,14 +1,14 @@
 /**
  * `npx tsx bench/ramp-monitoring.ts [exposure rows...]`: what monitoring a ramp costs. Part one, for
  * each size: one monitoring evaluation of a monitored step over N exposure rows (and 2N events, as
- * Parquet): the scheduler starts the snapshot, the snapshot runs on DuckDB in this process and stores
+ * CSV): the scheduler starts the snapshot, the snapshot runs on DuckDB in this process and stores
  * its results, the next scheduler run judges it and applies the verdict. Counted: DuckDB queries, wall
  * time of each part, and every DynamoDB call and written item. Part two: the scheduler's throughput
  * with 100 monitored ramps due at once, starting their snapshots, then judging them (each verdict an
  * advance, so each writes its feature, revision, payload and schedule). Run by `npm run bench`
  * (`monitoring`, 1M rows by default), which starts DynamoDB Local; alone, set DYNAMODB_ENDPOINT.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { printTable, round, saveResults, type Row } from './report';
@@ -46,39 +46,36 @@ async function countDynamo() {
   };
 }
 
-/** `n` exposures of the ramp's tracking key (half per arm, 1% also seen in the other arm) and 2n events, as Parquet. */
+/** `n` exposures of the ramp's tracking key (half per arm, 1% also seen in the other arm) and 2n events, as CSV. */
 async function generate(n: number, trackingKey: string): Promise<string> {
-  const folder = `ramp-n${n}`;
-  if (existsSync(path.join(dataDir, folder, 'events.parquet'))) return folder;
+  const folder = `ramp-n${n}-${trackingKey}`;
+  if (existsSync(path.join(dataDir, folder, 'events.csv'))) return folder;
   mkdirSync(path.join(dataDir, folder), { recursive: true });
-  const { runDuckDbQueries } = await import('../shared/analysis/engines/duckdb');
+  // mulberry32: the same data on every run.
+  let seed = n >>> 0;
+  const random = () => {
+    seed = (seed + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(seed ^ (seed >>> 15), seed | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
   const units = Math.max(1, Math.floor(n * 0.8));
-  const seconds = 20 * HOUR_SECONDS;
-  await runDuckDbQueries(
-    [
-      {
-        id: 'exposures',
-        sql: `COPY (
-  SELECT 'u' || (i % ${units}) AS user_id,
-    TIMESTAMP '2034-01-01' + to_seconds(CAST(hash(i, 1) % ${seconds} AS BIGINT)) AS timestamp,
-    '${trackingKey}' AS experiment_id,
-    CAST(CASE WHEN hash(i, 2) % 100 = 0 THEN 1 - hash(i % ${units}, 3) % 2 ELSE hash(i % ${units}, 3) % 2 END AS VARCHAR) AS variation_id
-  FROM range(${n}) t(i)
-) TO '${folder}/exposures.parquet' (FORMAT parquet)`,
-      },
-      {
-        id: 'events',
-        sql: `COPY (
-  SELECT 'u' || (hash(i, 4) % ${units}) AS user_id,
-    TIMESTAMP '2034-01-01' + to_seconds(CAST(hash(i, 5) % ${seconds} AS BIGINT)) AS timestamp,
-    CASE WHEN hash(i, 6) % 4 = 0 THEN 'purchase' ELSE 'pageview' END AS event_type,
-    (hash(i, 7) % 10000) / 100.0 AS amount
-  FROM range(${2 * n}) t(i)
-) TO '${folder}/events.parquet' (FORMAT parquet)`,
-      },
-    ],
-    { dataDir },
-  );
+  const time = () => new Date(START + Math.floor(random() * 20 * HOUR_SECONDS * 1000)).toISOString().slice(0, 23).replace('T', ' ');
+  const write = async (file: string, header: string, rows: number, row: (i: number) => string) => {
+    const out = createWriteStream(path.join(dataDir, folder, file));
+    out.write(`${header}\n`);
+    for (let i = 0; i < rows; i++) if (!out.write(`${row(i)}\n`)) await new Promise<void>((resolve) => out.once('drain', () => resolve()));
+    await new Promise<void>((resolve) => out.end(() => resolve()));
+  };
+  await write('exposures.csv', 'user_id,timestamp,experiment_id,variation_id', n, (i) => {
+    const unit = i % units;
+    const arm = unit % 2 === 0 ? (random() < 0.01 ? 1 : 0) : random() < 0.01 ? 0 : 1;
+    return `u${unit},${time()},${trackingKey},${arm}`;
+  });
+  await write('events.csv', 'user_id,timestamp,event_type,amount', 2 * n, () => {
+    const kind = random() < 0.25 ? 'purchase' : 'pageview';
+    return `u${Math.floor(random() * units)},${time()},${kind},${Math.floor(random() * 10000) / 100}`;
+  });
   return folder;
 }
 
@@ -106,13 +103,13 @@ async function seedOrganization(folder: string) {
     type: 'duckdb',
     params: {},
     identifierTypes: [{ id: 'user_id' }],
-    assignmentQueries: [{ id: 'users', name: 'Users', identifierType: 'user_id', sql: `SELECT * FROM read_parquet('${folder}/exposures.parquet')` }],
+    assignmentQueries: [{ id: 'users', name: 'Users', identifierType: 'user_id', sql: `SELECT * FROM read_csv('${folder}/exposures.csv')` }],
   });
   const { factTable } = await call('POST', '/fact-tables', {
     name: 'Events',
     datasource: dataSource.id,
     userIdTypes: ['user_id'],
-    sql: `SELECT * FROM read_parquet('${folder}/events.parquet')`,
+    sql: `SELECT * FROM read_csv('${folder}/events.csv')`,
   });
   const purchased = (
     await call('POST', '/fact-metrics', {
@@ -190,10 +187,10 @@ async function oneEvaluation(n: number): Promise<Row> {
   // Point the organization's data source and fact table at the generated files.
   await dataSources.update(probe.orgId, probe.config.datasourceId, (ds) => ({
     ...ds,
-    assignmentQueries: ds.assignmentQueries.map((q) => ({ ...q, sql: `SELECT * FROM read_parquet('${folder}/exposures.parquet')` })),
+    assignmentQueries: ds.assignmentQueries.map((q) => ({ ...q, sql: `SELECT * FROM read_csv('${folder}/exposures.csv')` })),
   }));
   const [table] = (await factTables.list(probe.orgId, { limit: 10, offset: 0 })).items;
-  await factTables.update(probe.orgId, table!.id, (current) => ({ ...current, sql: `SELECT * FROM read_parquet('${folder}/events.parquet')` }));
+  await factTables.update(probe.orgId, table!.id, (current) => ({ ...current, sql: `SELECT * FROM read_csv('${folder}/events.csv')` }));
 
   const now = new Date(START + HOUR_SECONDS * 1000 + 60_000);
   await placeInTime(probe.orgId, id!, now);
@@ -213,7 +210,7 @@ async function oneEvaluation(n: number): Promise<Row> {
   const judgeSeconds = (performance.now() - t) / 1000;
   const judgeCounts = { ...dynamo.counts };
   const schedule = await rampSchedules.get(probe.orgId, id!);
-  const snapshot = await snapshots.get(probe.orgId, schedule.monitoring!.lastSnapshotId!);
+  const snapshot = await snapshots.get(probe.orgId, schedule.monitoring!.verdict!.snapshotId!);
   if (started !== 'started' || verdict === 'failed') throw new Error(`evaluation did not run: ${started}, ${verdict}: ${schedule.monitoring?.lastError}`);
   return {
     'exposure rows': n,

@@ -1101,10 +1101,39 @@ const updating: Step[] = [
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {
+    operationId: 'updateRampScheduleMonitoring',
+    method: 'PUT',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/monitoring`,
+    body: (ids) => ({ datasourceId: scenarioDataSourceId, exposureQueryId: 'user_id', guardrailMetricIds: [ids.factMetricId], updateScheduleMinutes: 60 }),
+    minimum: { calls: 4, why: 'data source + metrics (parallel), schedule + feature (project permission) + conditional write' },
+  },
+  {
+    operationId: 'setMonitoringModeRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/set-monitoring-mode`,
+    body: () => ({ monitoringMode: 'manual' }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
+  },
+  {
+    operationId: 'setAutoUpdateRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/set-auto-update`,
+    body: () => ({ enabled: true }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
+  },
+  {
     operationId: 'updateRampSchedule',
     method: 'PUT',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}`,
-    body: () => ({ name: 'Bench ramp, renamed' }),
+    // A third, monitored step at 40% (jumped to below, where a monitoring refresh runs).
+    body: (ids) => ({
+      name: 'Bench ramp, renamed',
+      steps: [
+        { trigger: { type: 'approval' }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
+        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 1 } }] },
+        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.4 } }], monitored: true },
+      ],
+    }),
     minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
   },
   {
@@ -1142,8 +1171,20 @@ const updating: Step[] = [
     operationId: 'jumpRampSchedule',
     method: 'POST',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/jump`,
-    body: () => ({ targetStepIndex: 0 }),
+    body: () => ({ targetStepIndex: 2 }),
     minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'refreshMonitoringRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/refresh-monitoring`,
+    minimum: { calls: 6, why: 'schedule + feature, data source + metrics + fact tables, one transaction (snapshot, watch, schedule)' },
+  },
+  {
+    operationId: 'getRampScheduleStatus',
+    method: 'GET',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/status`,
+    minimum: { calls: 1, why: 'one get by id' },
   },
   {
     operationId: 'completeRampSchedule',
