@@ -1184,7 +1184,12 @@ const updating: Step[] = [
     operationId: 'getRampScheduleStatus',
     method: 'GET',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/status`,
-    minimum: { calls: 1, why: 'one get by id' },
+    // The refresh's snapshot runs on: it has finished once the status says so (nothing else changes after).
+    settle: (ids) => ({
+      path: `${v1}/ramp-schedules/${ids.rampScheduleId}/status`,
+      done: (body) => !/^Waiting for snapshot/.test(body?.healthSummary?.decisionReason ?? ''),
+    }),
+    minimum: { calls: 2, why: 'one get by id + the snapshot in flight' },
   },
   {
     operationId: 'completeRampSchedule',

@@ -78,6 +78,8 @@ export async function updateRampScheduleMonitoring({
   auth,
 }: UseCaseInput<typeof contract.updateRampScheduleMonitoring>): UseCaseOutput<typeof contract.updateRampScheduleMonitoring> {
   const config = normalizeMonitoringConfig(body);
+  // The schedule first: another organization's id is a 404, whatever the config names.
+  await rampSchedules.get(auth.orgId, params.id);
   await assertMonitoringReferences(auth.orgId, config);
   const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampScheduleMonitoring.permission), (schedule, feature) => {
     assertConfigChangeAllowed(schedule, config);
@@ -144,7 +146,10 @@ export async function getRampScheduleStatus({
   const mode = monitoringModeOf(config);
   const effective = effectiveAutoUpdate(schedule);
   const verdict = schedule.monitoring?.verdict;
-  const waiting = currentStepMonitored(schedule) && (!verdict || verdict.stepIndex !== schedule.currentStepIndex);
+  const inFlight = schedule.monitoring?.snapshotId;
+  const waiting = currentStepMonitored(schedule) && (!!inFlight || !verdict || verdict.stepIndex !== schedule.currentStepIndex);
+  // A snapshot in flight may have finished already: its verdict comes with the scheduler's next run.
+  const finished = inFlight ? (await snapshots.read(auth.orgId, inFlight))?.entity.status : undefined;
   return {
     id: schedule.id,
     status: schedule.status,
@@ -172,9 +177,11 @@ export async function getRampScheduleStatus({
           healthSummary: {
             safeToAdvance: false,
             decision: 'hold' as const,
-            decisionReason: schedule.monitoring?.snapshotId
-              ? `Waiting for snapshot ${schedule.monitoring.snapshotId} to finish`
-              : 'Waiting for analysis results that cover the current monitored step',
+            decisionReason: !inFlight
+              ? 'Waiting for analysis results that cover the current monitored step'
+              : finished && finished !== 'running'
+                ? `Snapshot ${inFlight} has finished (${finished}); its verdict is applied on the scheduler's next run`
+                : `Waiting for snapshot ${inFlight} to finish`,
             signals: ['awaiting-data' as const],
             metrics: {},
           },

@@ -195,7 +195,11 @@ export async function updateRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.updateRampSchedule>): UseCaseOutput<typeof contract.updateRampSchedule> {
-  if (body.monitoringConfig) await assertMonitoringReferences(auth.orgId, body.monitoringConfig);
+  if (body.monitoringConfig) {
+    // The schedule first: another organization's id is a 404, whatever the config names.
+    await rampSchedules.get(auth.orgId, params.id);
+    await assertMonitoringReferences(auth.orgId, body.monitoringConfig);
+  }
   const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampSchedule.permission, true), (schedule, feature) => {
     const next = updateDefinition(schedule, body, feature ? [feature] : []);
     if (feature) assertForcedValuesFit(next, feature.valueType);

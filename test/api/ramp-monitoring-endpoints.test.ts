@@ -190,7 +190,7 @@ describe('the monitoring operations', () => {
     expect(refreshed.rampSchedule.id).toBe(schedule.id);
     const status = await ok('GET', `/ramp-schedules/${schedule.id}/status`);
     expect(status.healthSummary).toMatchObject({ decision: 'hold', safeToAdvance: false, signals: ['awaiting-data'] });
-    expect(status.healthSummary.decisionReason).toMatch(/^Waiting for snapshot snp_/);
+    expect(status.healthSummary.decisionReason).toMatch(/^(Waiting for snapshot|Snapshot) snp_/);
     const again = await call('POST', `/ramp-schedules/${schedule.id}/actions/refresh-monitoring`);
     expect(again.status).toBe(409);
     expect(again.body.message).toMatch(/already running/);
