@@ -147,7 +147,8 @@ export async function getRampScheduleStatus({
   const effective = effectiveAutoUpdate(schedule);
   const verdict = schedule.monitoring?.verdict;
   const inFlight = schedule.monitoring?.snapshotId;
-  const waiting = currentStepMonitored(schedule) && (!!inFlight || !verdict || verdict.stepIndex !== schedule.currentStepIndex);
+  // The latest verdict on this step stands while the next snapshot runs (GrowthBook: poll until snapshotAt moves).
+  const waiting = currentStepMonitored(schedule) && (!verdict || verdict.stepIndex !== schedule.currentStepIndex);
   // A snapshot in flight may have finished already: its verdict comes with the scheduler's next run.
   const finished = inFlight ? (await snapshots.read(auth.orgId, inFlight))?.entity.status : undefined;
   return {
