@@ -5,7 +5,7 @@
  */
 import { benchDynamo, benchOrganization } from './environment';
 
-const all = ['bundles', 'cost', 'latency', 'features', 'revisions', 'ramp', 'load', 'payload', 'snapshot', 'publish'] as const;
+const all = ['bundles', 'cost', 'latency', 'features', 'revisions', 'ramp', 'load', 'payload', 'snapshot', 'publish', 'monitoring'] as const;
 const chosen = new Set(process.argv.slice(2).length ? process.argv.slice(2) : all);
 
 async function main() {
@@ -56,6 +56,10 @@ async function main() {
     if (chosen.has('publish')) {
       const { benchPublishFlows } = await import('./publish-flows');
       await benchPublishFlows();
+    }
+    if (chosen.has('monitoring')) {
+      const { benchRampMonitoring } = await import('./ramp-monitoring');
+      await benchRampMonitoring();
     }
     if (chosen.has('payload')) {
       const { benchSdkPayload } = await import('./sdk-payload');

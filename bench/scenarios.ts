@@ -267,7 +267,9 @@ const creating: Step[] = [
       type: 'athena',
       params: { workGroup: 'primary', database: 'events' },
       identifierTypes: [{ id: 'user_id' }],
-      assignmentQueries: [{ id: 'user_id', name: 'Users', identifierType: 'user_id', sql: 'SELECT user_id, timestamp, experiment_id, variation_id FROM exposures' }],
+      assignmentQueries: [
+        { id: 'user_id', name: 'Users', identifierType: 'user_id', sql: 'SELECT user_id, timestamp, experiment_id, variation_id FROM exposures' },
+      ],
     }),
     capture: (body, ids) => (ids.dataSourceId = body.dataSource.id),
     minimum: { calls: 1, why: 'one conditional put' },
@@ -383,7 +385,9 @@ const creating: Step[] = [
       factTables: [
         { id: `ftb_import_${run(ids)}`, data: { name: 'Imported', datasource: 'ds_bench', userIdTypes: ['user_id'], sql: 'SELECT * FROM visits' } },
       ],
-      factTableFilters: [{ factTableId: `ftb_import_${run(ids)}`, id: `flt_import_${run(ids)}`, data: { name: 'Mobile', value: "device = 'mobile'" } }],
+      factTableFilters: [
+        { factTableId: `ftb_import_${run(ids)}`, id: `flt_import_${run(ids)}`, data: { name: 'Mobile', value: "device = 'mobile'" } },
+      ],
       factMetrics: [
         {
           id: `import_${run(ids)}`,
@@ -494,7 +498,10 @@ const creating: Step[] = [
     path: () => `${v1}/holdouts`,
     body: () => ({ name: 'Bench holdout', holdoutSize: 0.05, environments: { production: { enabled: true } } }),
     capture: (body, ids) => (ids.holdoutId = body.holdout.id),
-    minimum: { calls: 4, why: 'environments query + conditional put + touch the payloads (environments query, then one bump per environment side by side)' },
+    minimum: {
+      calls: 4,
+      why: 'environments query + conditional put + touch the payloads (environments query, then one bump per environment side by side)',
+    },
   },
   {
     operationId: 'getHoldout',
@@ -559,7 +566,10 @@ const creating: Step[] = [
     operationId: 'getStaleFeatures',
     method: 'GET',
     path: () => `${v1}/stale-features`,
-    minimum: { calls: 4, why: 'feature keys + feature items + experiment keys and items (staleness looks at dependents) + environments, in parallel' },
+    minimum: {
+      calls: 4,
+      why: 'feature keys + feature items + experiment keys and items (staleness looks at dependents) + environments, in parallel',
+    },
   },
   {
     operationId: 'postCodeRefs',
@@ -570,7 +580,7 @@ const creating: Step[] = [
       repoName: 'acme/web',
       refs: [{ filePath: 'src/app.ts', startingLineNumber: 16, lines: 'gb.isOn("bench")', flagKey: 'bench', contentHash: 'abc' }],
     }),
-    minimum: { calls: 2, why: 'BatchGet of the flags\' items (versions) + one transaction' },
+    minimum: { calls: 2, why: "BatchGet of the flags' items (versions) + one transaction" },
   },
   {
     operationId: 'listCodeRefs',
@@ -602,7 +612,10 @@ const creating: Step[] = [
     path: (ids) => `${v1}/experiments/${ids.experimentId}/snapshot`,
     body: () => ({ triggeredBy: 'manual' }),
     capture: (body, ids) => (ids.snapshotId = body.snapshot.id),
-    minimum: { calls: 5, why: 'experiment read + data source and metrics (parallel) + fact tables + one transaction (locally the in-process DuckDB run starts inside the request and its first read counts here; in AWS it is a Step Functions start)' },
+    minimum: {
+      calls: 5,
+      why: 'experiment read + data source and metrics (parallel) + fact tables + one transaction (locally the in-process DuckDB run starts inside the request and its first read counts here; in AWS it is a Step Functions start)',
+    },
   },
   {
     operationId: 'getExperimentSnapshot',
@@ -650,7 +663,10 @@ const creating: Step[] = [
       ],
     }),
     capture: (body, ids) => (ids.urlRedirectId = body.urlRedirect.id),
-    minimum: { calls: 3, why: 'served redirects (one Query; their experiments when there are some) + experiment read + one transaction (redirect, experiment flag)' },
+    minimum: {
+      calls: 3,
+      why: 'served redirects (one Query; their experiments when there are some) + experiment read + one transaction (redirect, experiment flag)',
+    },
   },
   {
     operationId: 'getUrlRedirect',
@@ -997,7 +1013,10 @@ const updating: Step[] = [
     method: 'PUT',
     path: (ids) => `${v1}/url-redirects/${ids.urlRedirectId}`,
     body: () => ({ persistQueryString: true }),
-    minimum: { calls: 3, why: 'redirect read + its experiment + conditional write (a new pattern or destination also reads the served redirects, alongside)' },
+    minimum: {
+      calls: 3,
+      why: 'redirect read + its experiment + conditional write (a new pattern or destination also reads the served redirects, alongside)',
+    },
   },
   {
     operationId: 'putVisualChange',
@@ -1035,7 +1054,10 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/features/${ids.featureId}/revert`,
     body: () => ({ revision: 1, comment: 'Bench revert' }),
-    minimum: { calls: 5, why: 'environments + read + approval settings (beside the read) + revision read + (no content change: nothing written) + saved groups named' },
+    minimum: {
+      calls: 5,
+      why: 'environments + read + approval settings (beside the read) + revision read + (no content change: nothing written) + saved groups named',
+    },
   },
   {
     operationId: 'putSdkConnection',
@@ -1049,7 +1071,10 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `/api/eval/${ids.sdkKey}`,
     body: () => ({ attributes: { id: 'bench-user', plan: 'pro' }, forcedVariations: {}, forcedFeatures: [], url: 'https://example.com/' }),
-    minimum: { calls: 3, why: 'key item + version Query + one BatchGet of references (groups, experiments, attribute types, environment); entries cached per container' },
+    minimum: {
+      calls: 3,
+      why: 'key item + version Query + one BatchGet of references (groups, experiments, attribute types, environment); entries cached per container',
+    },
   },
   // Drafts of a feature (GrowthBook 5's /api/v2), after the remote evaluation above, whose cached entries they would change.
   {
@@ -1061,7 +1086,10 @@ const updating: Step[] = [
       ids.draftId = body.revision.id;
       ids.draftRuleOrder = JSON.stringify(body.revision.rules.map((rule: { id: string }) => rule.id).reverse());
     },
-    minimum: { calls: 5, why: "read + environments (parallel; the created event's environments) + one transaction (draft, feature's newest number, event) + environments + saved groups named (definitions)" },
+    minimum: {
+      calls: 5,
+      why: "read + environments (parallel; the created event's environments) + one transaction (draft, feature's newest number, event) + environments + saved groups named (definitions)",
+    },
   },
   {
     operationId: 'getFeatureRevisionsV2',
@@ -1169,14 +1197,20 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/rebase`,
     body: () => ({}),
-    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the rebased event) + one transaction (draft, event) + environments + saved groups named' },
+    minimum: {
+      calls: 6,
+      why: 'feature + draft + environments (parallel; the rebased event) + one transaction (draft, event) + environments + saved groups named',
+    },
   },
   {
     operationId: 'postFeatureRevisionSchedulePublishV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.draftId)}/schedule-publish`,
     body: () => ({ scheduledPublishAt: '2040-01-01T00:00:00Z' }),
-    minimum: { calls: 6, why: 'feature + draft + environments (parallel) + one transaction (draft, boundary, event) + environments + saved groups named' },
+    minimum: {
+      calls: 6,
+      why: 'feature + draft + environments (parallel) + one transaction (draft, boundary, event) + environments + saved groups named',
+    },
   },
   // The draft's review: requested with the organization key, reviewed by the admin member (a person).
   {
@@ -1242,21 +1276,30 @@ const updating: Step[] = [
     capture: (body, ids) => {
       ids.revertDraftId = body.revision.id;
     },
-    minimum: { calls: 7, why: 'feature + revision 1 + approval settings (parallel: whether reverts bypass approval) + feature again + environments (parallel; the created event) + one transaction (draft, newest number, event) + environments + saved groups named' },
+    minimum: {
+      calls: 7,
+      why: 'feature + revision 1 + approval settings (parallel: whether reverts bypass approval) + feature again + environments (parallel; the created event) + one transaction (draft, newest number, event) + environments + saved groups named',
+    },
   },
   {
     operationId: 'postFeatureRevisionDiscardV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/discard`,
     body: () => ({}),
-    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
+    minimum: {
+      calls: 6,
+      why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named',
+    },
   },
   {
     operationId: 'postFeatureRevisionReopenV2',
     method: 'POST',
     path: (ids) => `${v2}/features/${ids.featureId}/revisions/${versionOf(ids.revertDraftId)}/reopen`,
     body: () => ({}),
-    minimum: { calls: 6, why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named' },
+    minimum: {
+      calls: 6,
+      why: 'feature + draft + environments (parallel; the event) + one transaction (draft, event) + environments + saved groups named',
+    },
   },
   // A pending ramp on the reopened revert draft, which is never published; it is removed among the deletes.
   {
@@ -1339,7 +1382,10 @@ const updating: Step[] = [
     }),
     path: (ids) => `${v1}/saved-groups-revisions/${ids.conditionGroupId}/new/condition`,
     body: () => ({ condition: '{"country":"FR"}', revisionTitle: 'France' }),
-    minimum: { calls: 7, why: 'group (the edit checked before a draft exists) + group + newest number (parallel) + one transaction creating the draft ("new") + group + draft (parallel) + draft write' },
+    minimum: {
+      calls: 7,
+      why: 'group (the edit checked before a draft exists) + group + newest number (parallel) + one transaction creating the draft ("new") + group + draft (parallel) + draft write',
+    },
   },
   {
     operationId: 'getSavedGroupRevisionMergeStatus',
@@ -1396,7 +1442,10 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/${numberOf(ids.groupDraft)}/publish`,
     body: () => ({}),
-    minimum: { calls: 5, why: "group + draft + the group's open revisions (parallel, for lockOthers) + approval settings + one transaction (group, revision, payload references version)" },
+    minimum: {
+      calls: 5,
+      why: "group + draft + the group's open revisions (parallel, for lockOthers) + approval settings + one transaction (group, revision, payload references version)",
+    },
   },
   {
     operationId: 'postSavedGroupRevisionRevert',
@@ -1405,7 +1454,10 @@ const updating: Step[] = [
     capture: (body, ids) => (ids.groupRevertDraft = revisionRef(body.revision)),
     path: (ids) => `${v1}/saved-groups-revisions/${ids.savedGroupId}/1/revert`,
     body: () => ({ strategy: 'draft' }),
-    minimum: { calls: 6, why: 'group + revision 1 (parallel) + settings + group + newest number (parallel) + one transaction (draft, group unchanged)' },
+    minimum: {
+      calls: 6,
+      why: 'group + revision 1 (parallel) + settings + group + newest number (parallel) + one transaction (draft, group unchanged)',
+    },
   },
   {
     operationId: 'postSavedGroupRevisionDiscard',
@@ -1439,7 +1491,10 @@ const updating: Step[] = [
     // A feature's rule names the group: archiving it needs the acknowledgement.
     path: (ids) => `${v1}/saved-groups/${ids.savedGroupId}/archive`,
     body: () => ({ ignoreWarnings: true }),
-    minimum: { calls: 7, why: 'group + approval settings + references (3 parallel Queries) + newest number + one transaction (group, merged revision, payload references version)' },
+    minimum: {
+      calls: 7,
+      why: 'group + approval settings + references (3 parallel Queries) + newest number + one transaction (group, merged revision, payload references version)',
+    },
   },
   {
     operationId: 'unarchiveSavedGroup',
@@ -1449,17 +1504,53 @@ const updating: Step[] = [
   },
   // A ramp schedule through its whole lifecycle, each action valid in the status the one before left.
   {
+    operationId: 'updateRampScheduleMonitoring',
+    method: 'PUT',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/monitoring`,
+    body: (ids) => ({
+      datasourceId: scenarioDataSourceId,
+      exposureQueryId: 'user_id',
+      guardrailMetricIds: [ids.factMetricId],
+      updateScheduleMinutes: 60,
+    }),
+    minimum: { calls: 4, why: 'data source + metrics (parallel), schedule + feature (project permission) + conditional write' },
+  },
+  {
+    operationId: 'setMonitoringModeRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/set-monitoring-mode`,
+    body: () => ({ monitoringMode: 'manual' }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
+  },
+  {
+    operationId: 'setAutoUpdateRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/set-auto-update`,
+    body: () => ({ enabled: true }),
+    minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
+  },
+  {
     operationId: 'updateRampSchedule',
     method: 'PUT',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}`,
-    body: () => ({ name: 'Bench ramp, renamed' }),
+    // A third, monitored step at 40% (jumped to below, where a monitoring refresh runs).
+    body: (ids) => ({
+      name: 'Bench ramp, renamed',
+      steps: [
+        { trigger: { type: 'approval' }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
+        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 1 } }] },
+        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.4 } }], monitored: true },
+      ],
+    }),
     minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },
   },
   {
     operationId: 'updateRampScheduleSteps',
     method: 'PUT',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/steps`,
-    body: () => ({ steps: [{ interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' }, { interval: 3600 }] }),
+    body: () => ({
+      steps: [{ interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' }, { interval: 3600 }],
+    }),
     minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (schedule, event)' },
   },
   {
@@ -1511,8 +1602,25 @@ const updating: Step[] = [
     operationId: 'jumpRampSchedule',
     method: 'POST',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/jump`,
-    body: () => ({ targetStepIndex: 0 }),
+    body: () => ({ targetStepIndex: 2 }),
     minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule)' },
+  },
+  {
+    operationId: 'refreshMonitoringRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/refresh-monitoring`,
+    minimum: { calls: 6, why: 'schedule + feature, data source + metrics + fact tables, one transaction (snapshot, watch, schedule)' },
+  },
+  {
+    operationId: 'getRampScheduleStatus',
+    method: 'GET',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/status`,
+    // The refresh's snapshot runs on: it has finished once the status says so (nothing else changes after).
+    settle: (ids) => ({
+      path: `${v1}/ramp-schedules/${ids.rampScheduleId}/status`,
+      done: (body) => !/^Waiting for snapshot/.test(body?.healthSummary?.decisionReason ?? ''),
+    }),
+    minimum: { calls: 2, why: 'one get by id + the snapshot in flight' },
   },
   {
     // Paused at the approval step by the jump: passing it needs `force` (the bench's key may bypass approvals).
@@ -1552,7 +1660,10 @@ const updating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/features/${ids.featureId}/toggle`,
     body: () => ({ environments: { production: false }, reason: 'Bench' }),
-    minimum: { calls: 4, why: 'environments, the feature and the approval settings (parallel) + one transaction (feature, revision, payload entries)' },
+    minimum: {
+      calls: 4,
+      why: 'environments, the feature and the approval settings (parallel) + one transaction (feature, revision, payload entries)',
+    },
   },
   {
     operationId: 'updateDimension',
@@ -1620,7 +1731,10 @@ const deleting: Step[] = [
     operationId: 'deleteUrlRedirect',
     method: 'DELETE',
     path: (ids) => `${v1}/url-redirects/${ids.urlRedirectId}`,
-    minimum: { calls: 4, why: "redirect read + its experiment and the organization's redirects (parallel) + one transaction (delete, experiment flag)" },
+    minimum: {
+      calls: 4,
+      why: "redirect read + its experiment and the organization's redirects (parallel) + one transaction (delete, experiment flag)",
+    },
   },
   {
     operationId: 'deleteRampScheduleTemplate',
@@ -1689,7 +1803,10 @@ const deleting: Step[] = [
     operationId: 'deleteFeature',
     method: 'DELETE',
     path: (ids) => `${v1}/features/${ids.featureId}`,
-    minimum: { calls: 3, why: "read + environments' parents, only when the feature is served (its child environments' entries go too) + one transaction (feature, its numbered revisions, list index)" },
+    minimum: {
+      calls: 3,
+      why: "read + environments' parents, only when the feature is served (its child environments' entries go too) + one transaction (feature, its numbered revisions, list index)",
+    },
   },
   {
     operationId: 'deleteFactMetric',

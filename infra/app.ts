@@ -32,7 +32,12 @@ export function createApp(props: AppProps = {}) {
   });
   // `cdk deploy --all` deploys the web ACL before the distribution that names it.
   if (waf) api.addStackDependency(waf);
-  const scheduler = new SchedulerStack(app, name('scheduler'), { config, table, description: 'Switchyard: ramp schedule advancer' });
+  const scheduler = new SchedulerStack(app, name('scheduler'), {
+    config,
+    table,
+    snapshotStateMachine: analysis.stateMachine,
+    description: 'Switchyard: ramp schedule advancer',
+  });
   const events = new EventsStack(app, name('events'), { config, table, description: 'Switchyard: events to EventBridge' });
   const monitoring = new MonitoringStack(app, name('monitoring'), {
     config,

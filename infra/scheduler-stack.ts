@@ -3,6 +3,7 @@ import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import { alarm, deadLetterAlarm } from './alarms';
 import type { SwitchyardConfig } from './config';
@@ -11,6 +12,8 @@ import { rampAdvancerHandler, ServiceFunction } from './lambda';
 export interface SchedulerStackProps extends StackProps {
   config: SwitchyardConfig;
   table: ITable;
+  /** The snapshot state machine, which the scheduler starts for monitored ramp steps. */
+  snapshotStateMachine?: IStateMachine;
 }
 
 /**
@@ -42,7 +45,17 @@ export class SchedulerStack extends Stack {
       deadLetterQueue: this.deadLetterQueue,
       retryAttempts: 0,
       maxEventAge: Duration.minutes(1),
+      // Monitored ramp steps: their snapshots run on the state machine, whose time limit sets each one's watch deadline.
+      ...(props.snapshotStateMachine
+        ? {
+            environment: {
+              SNAPSHOT_STATE_MACHINE_ARN: props.snapshotStateMachine.stateMachineArn,
+              SNAPSHOT_TIMEOUT_MS: String(config.analysisTimeoutMinutes * 60_000),
+            },
+          }
+        : {}),
     });
+    props.snapshotStateMachine?.grantStartExecution(this.advancer);
 
     new Rule(this, 'EveryMinute', {
       description: 'Runs the ramp schedule advancer',

@@ -5,17 +5,16 @@ import type { AthenaParams } from '../../shared/contracts/data-sources';
 import { planSnapshot } from '../../shared/analysis/snapshot-run';
 import { athenaAllowance, athenaParamsProblems } from '../../shared/domain/athena-tenants';
 import { dataSources } from '../../shared/store/data-sources';
-import { experiments } from '../../shared/store/experiments';
 import { snapshots } from '../../shared/store/snapshots';
 
 /**
  * First state of the snapshot state machine: the snapshot's SQL (Athena dialect) and where Athena
- * runs it, from the experiment's data source. An experiment's data source never changes once set.
+ * runs it, from the data source its frozen inputs name (an experiment's, or a monitored ramp's).
  */
 export async function handler(input: SnapshotRunInput): Promise<SnapshotPlan> {
   const snapshot = await snapshots.get(input.orgId, input.snapshotId);
-  const experiment = await experiments.get(input.orgId, snapshot.experiment);
-  const dataSource = await dataSources.get(input.orgId, experiment.settings.datasourceId);
+  if (!snapshot.inputs) throw new InvalidInputError(`Snapshot ${snapshot.id} has no frozen analysis inputs`);
+  const dataSource = await dataSources.get(input.orgId, snapshot.inputs.datasourceId);
   if (dataSource.type !== 'athena') {
     throw new InvalidInputError(`Data source ${dataSource.id} is ${dataSource.type}; this deployment runs Athena data sources only`);
   }

@@ -5,6 +5,7 @@ import { emitMetrics } from '../../shared/metrics';
 import { advance, due, type FailurePolicy, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
 import { fireDueBoundaries, type FireResult } from './fire-schedule-boundaries';
 import { sweepLostSnapshots, type SweepResult } from './sweep-lost-snapshots';
+import { monitorDueRampSchedules, type MonitorResult } from './monitor-ramp-schedules';
 import type { EnvironmentParents } from '../../shared/payload/environment-inheritance';
 import {
   commitRampOutcome,
@@ -292,10 +293,14 @@ async function fail(ref: DueRef, world: RampWorld, now: Date, error: Error, poli
   }
 }
 
-/** One scheduler run: ramp schedules first (their steps rewrite payloads), then schedule boundaries, lost snapshots and stale page indexes. */
+/**
+ * One scheduler run: monitored ramp steps (snapshots started, verdicts applied), then ramp schedules
+ * (their steps rewrite payloads), then schedule boundaries, lost snapshots and stale page indexes.
+ */
 export async function runScheduler(
   options: AdvanceOptions = {},
-): Promise<AdvanceResult & { boundaries: FireResult; snapshots: SweepResult; pageIndexes: number }> {
+): Promise<AdvanceResult & { monitoring: MonitorResult; boundaries: FireResult; snapshots: SweepResult; pageIndexes: number }> {
+  const monitoring = await monitorDueRampSchedules({ now: options.now, limit: options.limit });
   const ramps = await advanceDueSchedules(options);
   const boundaries = await fireDueBoundaries({ now: options.now });
   const snapshots = await sweepLostSnapshots({ now: options.now });
@@ -309,6 +314,10 @@ export async function runScheduler(
         count('RampsAdvanced', ramps.advanced),
         count('RampsSkipped', ramps.skipped),
         count('RampsFailed', ramps.failed),
+        count('RampSnapshotsStarted', monitoring.started),
+        count('RampVerdicts', monitoring.advance + monitoring.hold + monitoring.rollback),
+        count('RampRollbacks', monitoring.rollback),
+        count('RampMonitoringFailed', monitoring.failed),
         count('BoundariesFired', boundaries.fired),
         count('BoundariesFailed', boundaries.failed),
         count('LostSnapshotsEnded', snapshots.ended),
@@ -316,7 +325,7 @@ export async function runScheduler(
       ],
     },
   ]);
-  return { ...ramps, boundaries, snapshots, pageIndexes };
+  return { ...ramps, monitoring, boundaries, snapshots, pageIndexes };
 }
 
 /** The EventBridge target: one run over everything due now. */

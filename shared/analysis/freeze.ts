@@ -40,7 +40,8 @@ export function parseDimension(dimension: string | undefined, assignmentColumns:
   throw bad(`Request body: [dimension] ${dimension} is not supported: use "exp:<dimension column>" or "pre:date"`);
 }
 
-function freezeMetric(metric: FactMetric, experiment: Experiment, tables: Map<string, StoredFactTable>): FrozenMetric {
+/** A metric's analysis settings as a snapshot freezes them, with the experiment's overrides applied. */
+export function freezeMetric(metric: FactMetric, experiment: Pick<Experiment, 'settings'>, tables: Map<string, StoredFactTable>): FrozenMetric {
   const override = experiment.settings.metricOverrides?.find((o) => o.id === metric.id);
   const side = (s: FactMetric['numerator'] | NonNullable<FactMetric['denominator']>, which: string): MetricSide => {
     const table = tables.get(s.factTableId);

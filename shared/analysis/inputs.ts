@@ -68,6 +68,9 @@ export interface AnalysisInputs {
   statsEngine: 'bayesian' | 'frequentist';
   sequentialTestingEnabled: boolean;
   sequentialTestingTuningParameter: number;
+  /** gbstats' `difference_type` (default relative) and `one_sided_intervals` (default false): monitored ramps use absolute, one-sided. */
+  differenceType?: 'relative' | 'absolute';
+  oneSidedIntervals?: boolean;
   /** The experiment's analysis settings as they were, shown back in the results. */
   settings: Record<string, unknown>;
   metrics: FrozenMetric[];

@@ -35,11 +35,11 @@ export function analysisSettings(inputs: AnalysisInputs): AnalysisSettings {
   const days = (Date.parse(inputs.end) - Date.parse(inputs.start)) / 86_400_000;
   return {
     stats_engine: inputs.statsEngine,
-    difference_type: 'relative',
+    difference_type: inputs.differenceType ?? 'relative',
     alpha: ALPHA,
     sequential_testing_enabled: inputs.sequentialTestingEnabled,
     sequential_tuning_parameter: inputs.sequentialTestingTuningParameter,
-    one_sided_intervals: false,
+    one_sided_intervals: inputs.oneSidedIntervals ?? false,
     weights: inputs.variations.map((v) => v.weight),
     var_ids: inputs.variations.map((v) => v.key),
     var_names: inputs.variations.map((v) => v.name),

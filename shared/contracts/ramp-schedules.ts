@@ -2,6 +2,7 @@ import * as z from './zod';
 import { defineEndpoint, type EndpointSpec } from './spec';
 import { dateInput, deletedResponse, idParams, paginationFields, paginationQuery } from './common';
 import { jsonCondition } from './saved-groups';
+import { monitoringConfig, monitoringConfigInput, monitoringStatus } from './ramp-monitoring';
 
 export const rampStatuses = ['pending', 'ready', 'running', 'paused', 'pending-approval', 'completed', 'rolled-back'] as const;
 export type RampStatus = (typeof rampStatuses)[number];
@@ -41,6 +42,8 @@ export const rampStep = z.object({
   trigger: rampTrigger,
   actions: z.array(rampAction),
   approvalNotes: z.optional(z.nullable(z.string())),
+  /** Backed by an analysis of the rule as an experiment; see shared/domain/ramp-monitoring.ts. */
+  monitored: z.optional(z.boolean()),
 });
 export type RampStep = z.infer<typeof rampStep>;
 
@@ -87,6 +90,12 @@ export const rampSchedule = z.object({
   nextProcessAt: z.optional(z.nullable(z.string())),
   elapsedMs: z.optional(z.nullable(z.int())),
   lockdownConfig: z.optional(lockdownConfig),
+  monitoringConfig: z.optional(z.nullable(monitoringConfig)),
+  currentStepEnteredAt: z.optional(z.nullable(z.string())),
+  monitoringStartDate: z.optional(z.nullable(z.string())),
+  lastRollbackAt: z.optional(z.nullable(z.string())),
+  lastRollbackReason: z.optional(z.nullable(z.string())),
+  monitoringStatus: z.optional(z.nullable(monitoringStatus)),
 });
 export type RampSchedule = z.infer<typeof rampSchedule>;
 
@@ -139,6 +148,7 @@ const stepInput = <A extends z.ZodMiniType<RampActionInput>>(action: A) =>
     trigger: triggerInput,
     actions: z.optional(z.array(action).check(z.maxLength(100))),
     approvalNotes: z.optional(z.nullable(z.string().check(z.maxLength(10_000)))),
+    monitored: z.optional(z.boolean()),
   });
 export type RampStepInput = z.infer<ReturnType<typeof stepInput<typeof actionInput>>>;
 
@@ -161,6 +171,7 @@ export const createRampScheduleBody = z.strictObject({
   endCondition: z.optional(endConditionInput),
   templateId: z.optional(shortId),
   lockdownConfig: z.optional(lockdownConfig),
+  monitoringConfig: z.optional(z.nullable(monitoringConfigInput)),
 });
 export type CreateRampScheduleBody = z.infer<typeof createRampScheduleBody>;
 
@@ -170,6 +181,7 @@ export const updateRampScheduleBody = z.strictObject({
   endActions: z.optional(z.array(putActionInput).check(z.maxLength(100))),
   startDate: z.optional(z.nullable(dateTime)),
   endCondition: z.optional(z.nullable(endConditionInput)),
+  monitoringConfig: z.optional(z.nullable(monitoringConfigInput)),
 });
 export type UpdateRampScheduleBody = z.infer<typeof updateRampScheduleBody>;
 

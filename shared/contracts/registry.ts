@@ -28,6 +28,7 @@ import { sdkPayloadEndpoints } from './sdk-payload';
 import { rampScheduleEndpoints } from './ramp-schedules';
 import { rampScheduleOpsEndpoints } from './ramp-schedule-ops';
 import { rampScheduleTemplateEndpoints } from './ramp-schedule-templates';
+import { rampMonitoringEndpoints } from './ramp-monitoring-endpoints';
 import { memberEndpoints } from './members';
 import { memberChangeEndpoints } from './member-changes';
 import { savedGroupEndpoints } from './saved-groups';
@@ -96,6 +97,7 @@ export const routes: Route[] = [
   ...inFolder('ramp-schedules', rampScheduleEndpoints),
   ...inFolder('ramp-schedules', rampScheduleOpsEndpoints),
   ...inFolder('ramp-schedule-templates', rampScheduleTemplateEndpoints),
+  ...inFolder('ramp-schedules', rampMonitoringEndpoints),
   ...inFolder('code-refs', codeRefEndpoints),
   ...inFolder('namespaces', namespaceEndpoints),
   ...inFolder('dimensions', dimensionEndpoints),

@@ -20,6 +20,7 @@ import type {
 import type { ValueType } from '../contracts/features';
 import { decodeValue } from './features';
 import { captureRuleState, forceToValue, locateRule, type RampableFeature } from './ramp-rules';
+import { assertMonitoringFits, normalizeMonitoringConfig } from './ramp-monitoring';
 import {
   activeTargets,
   assertStatus,
@@ -72,6 +73,7 @@ function resolveSteps(steps: RampStepInput[], targets: RampTarget[]): RampStep[]
     trigger: normalizeTrigger(step.trigger),
     actions: resolveActions(step.actions ?? [], targets, `steps.${i}.actions`),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
+    ...(step.monitored !== undefined ? { monitored: step.monitored } : {}),
   }));
 }
 
@@ -152,8 +154,11 @@ export function newRampSchedule(
     retryAt: null,
     pauseReason: null,
     ...(body.lockdownConfig ? { lockdownConfig: body.lockdownConfig } : {}),
+    monitoringConfig: body.monitoringConfig ? normalizeMonitoringConfig(body.monitoringConfig) : null,
+    monitoring: null,
   };
   assertFits(schedule, feature ? [feature] : []);
+  assertMonitoringFits(schedule, feature ? [feature] : []);
   return schedule;
 }
 
@@ -180,7 +185,9 @@ export function updateDefinition(
   if (body.endActions !== undefined) next.endActions = resolveActions(body.endActions, next.targets, 'endActions');
   if (body.startDate !== undefined) next.startDate = body.startDate === null ? null : normalizeDate(body.startDate);
   if (body.endCondition !== undefined) next.endCondition = body.endCondition === null ? null : normalizeEndCondition(body.endCondition);
+  if (body.monitoringConfig !== undefined) next.monitoringConfig = body.monitoringConfig === null ? null : normalizeMonitoringConfig(body.monitoringConfig);
   assertFits(next, features);
+  assertMonitoringFits(next, features);
   if (next.status === 'paused' && next.currentStepIndex >= 0 && next.phaseStartedAt) {
     const leaveAt = leaveTime(next.steps[next.currentStepIndex].trigger, Date.parse(next.phaseStartedAt));
     next.nextStepAt = leaveAt === undefined ? null : new Date(leaveAt).toISOString();

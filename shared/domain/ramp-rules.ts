@@ -12,6 +12,17 @@ export interface RuleState {
   /** A JSON-encoded string on force and rollout rules (experiment rules hold their variations here). */
   value?: unknown;
   enabled?: boolean;
+  /** Set by a monitored ramp: the payload buckets the rule by explicit hash ranges (see shared/domain/ramp-monitoring.ts). */
+  rampBucketing?: RampBucketing;
+}
+
+/**
+ * How a rollout rule under a monitored ramp is served: by explicit hash ranges, and on a monitored
+ * step as an experiment (treatment `[0, coverage)`, control `[0.5, 0.5 + coverage)`) tracked as `key`.
+ */
+export interface RampBucketing {
+  key: string;
+  monitored: boolean;
 }
 
 /** A feature rule as the ramp sees it: its id and type, the fields a ramp changes, and whatever else it holds. */
@@ -26,7 +37,7 @@ export interface RampableFeature {
 /** A patch without its `ruleId`: what is applied to a rule. */
 export type RulePatchFields = Omit<RulePatch, 'ruleId'>;
 
-const rampedFields = ['coverage', 'condition', 'savedGroupTargeting', 'prerequisites', 'value', 'enabled'] as const;
+const rampedFields = ['coverage', 'condition', 'savedGroupTargeting', 'prerequisites', 'value', 'enabled', 'rampBucketing'] as const;
 
 /** Rule types that carry a coverage, and those whose `value` a patch's `force` sets. */
 const coverageTypes = ['rollout', 'experiment'];
@@ -118,11 +129,19 @@ export interface RuleWrite {
   restore?: RuleState;
   /** Applied next. */
   patch: RulePatchFields;
+  /** Applied last when present: the rule's `rampBucketing` (null removes it). */
+  bucketing?: RampBucketing | null;
 }
 
-/** A rule after one write: `restore` first, then `patch`. */
-export function applyRuleWrite<R extends RampableRule>(rule: R, write: Pick<RuleWrite, 'restore' | 'patch'>): R {
-  return applyRulePatch(write.restore ? restoreRuleState(rule, write.restore) : rule, write.patch);
+/** A rule after one write: `restore` first, then `patch`, then `bucketing`. */
+export function applyRuleWrite<R extends RampableRule>(rule: R, write: Pick<RuleWrite, 'restore' | 'patch' | 'bucketing'>): R {
+  const next = applyRulePatch(write.restore ? restoreRuleState(rule, write.restore) : rule, write.patch);
+  if (write.bucketing === undefined) return next;
+  if (write.bucketing === null) {
+    const { rampBucketing: _removed, ...rest } = next;
+    return rest as R;
+  }
+  return { ...next, rampBucketing: { ...write.bucketing } };
 }
 
 /** The feature with every write addressed to it applied to its rules; other features' writes are ignored. */

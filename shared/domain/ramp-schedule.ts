@@ -10,7 +10,26 @@
  * Rollback goes back to the captured state; jump goes to captured + A(k).
  */
 import { ConflictError, InvalidInputError } from '../errors';
-import type { LockdownConfig, RampAction, RampEndCondition, RampSchedule, RampStatus, RampStep, RampTarget, RampTrigger } from '../contracts/ramp-schedules';
+import type { MonitoringConfig } from '../contracts/ramp-monitoring';
+import {
+  currentStepMonitored,
+  effectiveAutoUpdate,
+  emptyRuntime,
+  monitoringDueMs,
+  monitoringModeOf,
+  plannedSnapshotAt,
+  type MonitoringRuntime,
+} from './ramp-monitoring-state';
+import type {
+  LockdownConfig,
+  RampAction,
+  RampEndCondition,
+  RampSchedule,
+  RampStatus,
+  RampStep,
+  RampTarget,
+  RampTrigger,
+} from '../contracts/ramp-schedules';
 import {
   captureRuleState,
   locateRule,
@@ -58,6 +77,15 @@ export interface RampScheduleRecord {
   pauseReason: string | null;
   /** GrowthBook 5's lockdown: `locked` refuses other writes to the feature while the schedule runs (see `locksFeature`). */
   lockdownConfig?: LockdownConfig;
+  /** Monitored ramps (absent on schedules stored before them): see ramp-monitoring-state.ts. */
+  monitoringConfig?: MonitoringConfig | null;
+  monitoring?: MonitoringRuntime | null;
+  /** When the current step was entered (its actual time, unlike `phaseStartedAt`). */
+  currentStepEnteredAt?: string | null;
+  /** When the first monitored step was entered in this run: the no-traffic grace period counts from here. */
+  monitoringStartDate?: string | null;
+  lastRollbackAt?: string | null;
+  lastRollbackReason?: string | null;
 }
 
 /** What an action does: the next schedule, the rule writes to make with it, and a revision comment. */
@@ -75,7 +103,7 @@ export type LifecycleAction =
   | { type: 'resume' }
   | { type: 'jump'; targetStepIndex: number }
   | { type: 'complete' }
-  | { type: 'rollback' }
+  | { type: 'rollback'; reason?: string }
   | { type: 'approve-step' }
   | { type: 'advance'; force?: boolean }
   | { type: 'restart' };
@@ -112,8 +140,7 @@ export function assertStatus(schedule: RampScheduleRecord, action: string, statu
   }
 }
 
-export const activeTargets = (schedule: Pick<RampScheduleRecord, 'targets'>) =>
-  schedule.targets.filter((target) => target.status === 'active');
+export const activeTargets = (schedule: Pick<RampScheduleRecord, 'targets'>) => schedule.targets.filter((target) => target.status === 'active');
 
 const endAt = (schedule: RampScheduleRecord) => {
   const at = schedule.endCondition?.trigger?.at;
@@ -186,6 +213,7 @@ function completeNow(work: Work): void {
   schedule.status = 'completed';
   schedule.nextStepAt = null;
   schedule.endedAt ??= iso(work.now);
+  stopMonitoring(schedule);
 }
 
 /** Steps are left up to now, but none after the end condition: that one completes the schedule instead. */
@@ -224,14 +252,43 @@ function enterSteps(work: Work, index: number, enteredAt: number): void {
     if (leaveAt === undefined) {
       schedule.status = 'pending-approval';
       schedule.nextStepAt = null;
+      enteredStep(work, enteredAt);
       return;
     }
     schedule.status = 'running';
     schedule.nextStepAt = iso(leaveAt);
-    if (leaveAt > horizon) return;
+    enteredStep(work, enteredAt);
+    // A monitored step is left on a verdict of its analysis (ramp-monitoring.ts), never on time alone.
+    if (step.monitored || leaveAt > horizon) return;
     index += 1;
     enteredAt = leaveAt;
   }
+}
+
+/**
+ * Records the entry into the current step. Entering the first monitored step starts the monitoring
+ * window (the no-traffic grace period counts from it); entering a monitored step plans its first snapshot.
+ */
+function enteredStep(work: Work, enteredAt: number): void {
+  const { schedule } = work;
+  schedule.currentStepEnteredAt = iso(enteredAt);
+  if (!schedule.monitoringConfig) return;
+  const firstMonitored = schedule.steps.findIndex((step) => step.monitored);
+  if (schedule.currentStepIndex === firstMonitored) schedule.monitoringStartDate = iso(enteredAt);
+  const runtime = {
+    ...(schedule.monitoring ?? emptyRuntime()),
+    snapshotId: null,
+    snapshotStartedAt: null,
+    lastSnapshotAt: null,
+    lastSnapshotId: null,
+  };
+  schedule.monitoring = runtime;
+  runtime.nextSnapshotAt = currentStepMonitored(schedule) ? plannedSnapshotAt(schedule, enteredAt) : null;
+}
+
+/** Ends monitoring's pending work (a rollback, a jump, completion): nothing in flight, nothing planned. */
+function stopMonitoring(schedule: RampScheduleRecord): void {
+  if (schedule.monitoring) schedule.monitoring = { ...schedule.monitoring, snapshotId: null, snapshotStartedAt: null, nextSnapshotAt: null };
 }
 
 /** Completes a running schedule whose end condition has passed. */
@@ -315,12 +372,20 @@ function finish(work: Work, rules: TargetRules, comment: string): Transition {
   const { schedule } = work;
   const patches = patchOf(schedule, work.actions);
   const writes: RuleWrite[] = [];
+  const bucketing = bucketingOf(schedule);
   for (const target of activeTargets(schedule)) {
     const patch = patches.get(target.id) ?? {};
-    if (!work.restore && Object.keys(patch).length === 0) continue;
     const captured = schedule.captured[target.id] ?? {};
-    for (const environment of Object.keys(rulesOf(schedule, target, rules))) {
+    const changesRules = work.restore || Object.keys(patch).length > 0;
+    if (!changesRules && bucketing === undefined) continue;
+    // Only a change of the rules needs them to exist; a bucketing-only write skips a rule that is gone.
+    const found = changesRules ? rulesOf(schedule, target, rules) : (rules[target.id] ?? {});
+    for (const [environment, rule] of Object.entries(found)) {
       if (work.restore && !captured[environment]) continue;
+      // A restore (rollback, jump) first brings back the captured state; the bucketing of the run, if any, goes on top.
+      const before = work.restore ? captured[environment]?.rampBucketing : rule.rampBucketing;
+      const changesBucketing = bucketing !== undefined && JSON.stringify(before ?? null) !== JSON.stringify(bucketing);
+      if (!work.restore && Object.keys(patch).length === 0 && !changesBucketing) continue;
       writes.push({
         targetId: target.id,
         featureId: target.entityId,
@@ -328,6 +393,7 @@ function finish(work: Work, rules: TargetRules, comment: string): Transition {
         environment,
         ...(work.restore ? { restore: structuredClone(captured[environment]) } : {}),
         patch,
+        ...(changesBucketing ? { bucketing } : {}),
       });
     }
   }
@@ -335,6 +401,20 @@ function finish(work: Work, rules: TargetRules, comment: string): Transition {
   schedule.retryAt = null;
   return { schedule, writes, comment };
 }
+
+/**
+ * How the target rules of a schedule with monitoring are bucketed while it runs (undefined: the rules
+ * keep theirs). From its start on, by explicit hash ranges, so a user keeps their arm across steps;
+ * as an experiment on a monitored step. Completed, the ranges stay (the last users stay in).
+ */
+function bucketingOf(schedule: RampScheduleRecord): RuleWrite['bucketing'] {
+  if (!schedule.monitoringConfig || !schedule.startedAt || schedule.status === 'rolled-back') return undefined;
+  const monitored = schedule.status !== 'completed' && currentStepMonitored(schedule);
+  return { key: rampTrackingKey(schedule.id), monitored };
+}
+
+/** The tracking key of a ramp's monitored steps: the experiment key SDKs report exposures under (as GrowthBook names it). */
+export const rampTrackingKey = (scheduleId: string) => `ramp_${scheduleId}`;
 
 /** The revision comment for where a forward transition ended. */
 function progressComment(schedule: RampScheduleRecord): string {
@@ -381,6 +461,11 @@ export function act(schedule: RampScheduleRecord, action: LifecycleAction, now: 
       s.nextStepAt = null;
       s.phaseStartedAt = null;
       s.endedAt ??= iso(work.now);
+      s.lastRollbackAt = iso(work.now);
+      s.lastRollbackReason = action.reason ?? 'Manual';
+      s.monitoringStartDate = null;
+      s.currentStepEnteredAt = null;
+      stopMonitoring(s);
       return finish(work, rules, 'Ramp rolled back');
     case 'approve-step':
       enterSteps(work, s.currentStepIndex + 1, work.now);
@@ -467,7 +552,11 @@ function resume(work: Work, rules: TargetRules): Transition {
     if (s.phaseStartedAt) s.phaseStartedAt = iso(ms(s.phaseStartedAt) + pauseLength);
     const waitsForApproval = s.steps[s.currentStepIndex].trigger.type === 'approval';
     s.status = waitsForApproval ? 'pending-approval' : 'running';
-    if (!waitsForApproval && stepIsOver(work)) enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
+    if (s.currentStepEnteredAt) s.currentStepEnteredAt = iso(ms(s.currentStepEnteredAt) + pauseLength);
+    if (currentStepMonitored(s)) {
+      // A monitored step resumes with a fresh look at its data; its hold goes on from where it was paused.
+      s.monitoring = { ...(s.monitoring ?? emptyRuntime()), nextSnapshotAt: effectiveAutoUpdate(s).enabled ? iso(work.now) : null };
+    } else if (!waitsForApproval && stepIsOver(work)) enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
   }
   checkDeadline(work);
   return finish(work, rules, progressComment(s));
@@ -488,6 +577,8 @@ function jump(work: Work, rules: TargetRules, k: number): Transition {
   s.phaseStartedAt = k < 0 ? null : iso(work.now);
   const leaveAt = k < 0 ? undefined : leaveTime(s.steps[k].trigger, work.now);
   s.nextStepAt = leaveAt === undefined ? null : iso(leaveAt);
+  if (k >= 0) enteredStep(work, work.now);
+  stopMonitoring(s);
   return finish(work, rules, k < 0 ? 'Ramp jumped to the start' : `Ramp jumped to step ${k + 1} of ${s.steps.length}`);
 }
 
@@ -498,7 +589,8 @@ function dueAtMs(schedule: RampScheduleRecord): number | undefined {
     case 'ready':
       return schedule.startDate && activeTargets(schedule).length ? ms(schedule.startDate) : undefined;
     case 'running': {
-      const times = [schedule.nextStepAt ? ms(schedule.nextStepAt) : undefined, deadline].filter((t) => t !== undefined);
+      const stepAt = currentStepMonitored(schedule) ? monitoringDueMs(schedule) : schedule.nextStepAt ? ms(schedule.nextStepAt) : undefined;
+      const times = [stepAt, deadline].filter((t) => t !== undefined);
       return times.length ? Math.min(...times) : undefined;
     }
     case 'pending-approval':
@@ -533,17 +625,33 @@ export function due(schedule: RampScheduleRecord, now: Date): boolean {
  */
 export function advance(schedule: RampScheduleRecord, now: Date, features: RampableFeature[]): Transition | undefined {
   if (!due(schedule, now)) return undefined;
+  // A monitored step's snapshots and verdicts are the monitor's (ramp-monitoring.ts); only its end condition is the advancer's.
+  const deadline = endAt(schedule);
+  if (schedule.status === 'running' && currentStepMonitored(schedule) && !(deadline !== undefined && deadline <= now.getTime())) return undefined;
   const rules = targetRules(schedule, features);
   const work = begin(schedule, now);
   const s = work.schedule;
   if (s.status === 'ready') {
     capture(work, rules);
     enterFirstStep(work);
-  } else if (s.status === 'running' && stepIsOver(work)) {
+  } else if (s.status === 'running' && !currentStepMonitored(s) && stepIsOver(work)) {
     enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
   }
   checkDeadline(work);
   return finish(work, rules, progressComment(s));
+}
+
+/**
+ * Leaves the monitored step the schedule is at, on an `advance` verdict of its analysis at `now`:
+ * the next step is entered now (and overdue unmonitored ones after it folded in, as `advance` does).
+ */
+export function leaveMonitoredStep(schedule: RampScheduleRecord, now: Date, features: RampableFeature[]): Transition {
+  assertStatus(schedule, 'advance', ['running']);
+  const rules = targetRules(schedule, features);
+  const work = begin(schedule, now);
+  enterSteps(work, work.schedule.currentStepIndex + 1, work.now);
+  checkDeadline(work);
+  return finish(work, rules, progressComment(work.schedule));
 }
 
 export interface FailurePolicy {
@@ -602,5 +710,26 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     nextProcessAt: nextDueAt(schedule) ?? null,
     elapsedMs: elapsedMs(schedule, now),
     ...(schedule.lockdownConfig ? { lockdownConfig: schedule.lockdownConfig } : {}),
+    ...(schedule.monitoringConfig !== undefined ? { monitoringConfig: schedule.monitoringConfig } : {}),
+    ...(schedule.currentStepEnteredAt !== undefined ? { currentStepEnteredAt: schedule.currentStepEnteredAt } : {}),
+    ...(schedule.monitoringStartDate !== undefined ? { monitoringStartDate: schedule.monitoringStartDate } : {}),
+    ...(schedule.lastRollbackAt !== undefined ? { lastRollbackAt: schedule.lastRollbackAt } : {}),
+    ...(schedule.lastRollbackReason !== undefined ? { lastRollbackReason: schedule.lastRollbackReason } : {}),
+    ...(schedule.monitoringConfig ? { monitoringStatus: monitoringStatusOf(schedule) } : {}),
+  };
+}
+
+/** GrowthBook's read-only `monitoringStatus` of a schedule with a `monitoringConfig`. */
+export function monitoringStatusOf(schedule: RampScheduleRecord) {
+  const mode = monitoringModeOf(schedule.monitoringConfig);
+  const effective = effectiveAutoUpdate(schedule);
+  return {
+    safeRolloutId: null,
+    monitoringMode: mode,
+    autoUpdate: mode === 'auto',
+    effectiveAutoUpdate: effective.enabled,
+    blockedReason: effective.reason,
+    nextSnapshotAt: effective.enabled ? (schedule.monitoring?.nextSnapshotAt ?? null) : null,
+    currentStepMonitored: currentStepMonitored(schedule),
   };
 }

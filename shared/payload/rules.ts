@@ -4,6 +4,7 @@ import { inlineCondition, NEVER, parentConditions } from './conditions';
 import { hashSecureStrings, isSecure } from './hashing';
 import { holdoutFeatures, holdoutGateRule } from './holdouts';
 import { namespaceFields } from './namespaces';
+import type { RampBucketing } from '../domain/ramp-rules';
 import type { Condition, PayloadEntry, PayloadOptions, PayloadReferences, SdkFeature, SdkMetadata, SdkPayload, SdkRule } from './types';
 
 /**
@@ -112,6 +113,40 @@ function experimentRefRule(
   });
 }
 
+/**
+ * A rollout rule on a monitored ramp step, as an experiment tracked under the ramp's key: treatment
+ * (variation 1, the rule's value) is `[0, coverage)`, control (variation 0) is `[0.5, 0.5 + coverage)`,
+ * a passthrough arm whose users go on to the next rules as if the rule were not there. The rollout's
+ * own seed and hash version are kept, so treatment is exactly the users the rollout would serve, and a
+ * step up only adds users to each arm. SDKs without explicit ranges get the rollout instead (scrub.ts).
+ */
+function monitoredRolloutRule(
+  featureId: string,
+  rule: Extract<FeatureRule, { type: 'rollout' }>,
+  bucketing: RampBucketing,
+  base: SdkRule,
+  treatment: unknown,
+  control: unknown,
+): SdkRule {
+  const coverage = Math.min(Math.max(rule.coverage, 0), 0.5);
+  return withoutUndefined({
+    ...base,
+    key: bucketing.key,
+    variations: [control, treatment],
+    weights: [0.5, 0.5],
+    coverage: coverage * 2,
+    ranges: [
+      [0.5, 0.5 + coverage],
+      [0, coverage],
+    ] as Array<[number, number]>,
+    meta: [{ key: '0', passthrough: true }, { key: '1' }],
+    hashAttribute: rule.hashAttribute || undefined,
+    seed: rule.seed || featureId,
+    hashVersion: rule.hashVersion,
+    phase: '0',
+  });
+}
+
 /** One stored rule as the SDK reads it; undefined when it can match nobody or is not live at `options.now`. */
 function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs: PayloadReferences, options: PayloadOptions): SdkRule | undefined {
   if (!scheduledOn(rule.scheduleRules, options.now)) return undefined;
@@ -130,17 +165,22 @@ function sdkRule(featureId: string, rule: FeatureRule, entry: PayloadEntry, refs
   switch (rule.type) {
     case 'force':
       return { ...base, force: value(rule.value) };
-    case 'rollout':
+    case 'rollout': {
+      const bucketing = (rule as { rampBucketing?: RampBucketing }).rampBucketing;
+      if (bucketing?.monitored) return monitoredRolloutRule(featureId, rule, bucketing, base, value(rule.value), value(entry.defaultValue));
       if (rule.coverage >= 1) return { ...base, force: value(rule.value) };
       // No hashVersion means 1 to the SDKs, as GrowthBook leaves it: a rollout moved over keeps its users.
       return withoutUndefined({
         ...base,
         force: value(rule.value),
         coverage: rule.coverage,
+        // Under a monitored ramp, the same half-open range as the treatment arm, so no user moves between steps.
+        range: bucketing ? ([0, rule.coverage] as [number, number]) : undefined,
         hashAttribute: rule.hashAttribute || undefined,
         seed: rule.seed || undefined,
         hashVersion: rule.hashVersion,
       });
+    }
     case 'experiment': {
       const values = rule.value ?? [];
       return withoutUndefined({

@@ -21,6 +21,7 @@ export function scrubForCapabilities<P extends { features: Record<string, SdkFea
 ): P {
   let features = payload.features;
   let experiments = payload.experiments as Array<{ parentConditions?: unknown[]; variations?: Array<{ urlRedirect?: unknown }> }> | undefined;
+  if (!capabilities.has('bucketingV2')) features = withoutRampRanges(features);
   if (!capabilities.has('prerequisites')) {
     features = withoutPrerequisites(features);
     experiments = experiments?.filter((experiment) => !experiment.parentConditions?.length);
@@ -42,6 +43,32 @@ export function scrubForCapabilities<P extends { features: Record<string, SdkFea
   }
   if (features === payload.features && experiments === payload.experiments) return payload;
   return { ...payload, features, ...(experiments ? { experiments } : {}) };
+}
+
+/** A monitored ramp step's experiment (rules.ts): explicit ranges and a passthrough control arm. */
+const isMonitoredRamp = (rule: SdkRule) => !!rule.ranges && rule.meta?.[0]?.passthrough === true && rule.variations?.length === 2;
+
+/**
+ * For SDKs that cannot read explicit hash ranges (no `bucketingV2`), a monitored ramp step is served as
+ * the rollout it grows from: the rule's value to the treatment users (`coverage` of them, hashed the
+ * way the rollout is), and nothing for the control arm, which those SDKs could not keep apart. Their
+ * users take no part in the analysis (they report no exposure of the ramp's experiment).
+ */
+function withoutRampRanges(features: Record<string, SdkFeature>): Record<string, SdkFeature> {
+  let changed = false;
+  const out = Object.fromEntries(
+    Object.entries(features).map(([id, feature]) => {
+      if (!feature.rules?.some(isMonitoredRamp)) return [id, feature];
+      changed = true;
+      const rules = feature.rules.map((rule) => {
+        if (!isMonitoredRamp(rule)) return rule;
+        const { key: _key, variations, weights: _weights, ranges, meta: _meta, phase: _phase, coverage: _coverage, ...rest } = rule;
+        return { ...rest, force: variations![1], coverage: ranges![1]![1] };
+      });
+      return [id, { ...feature, rules }];
+    }),
+  );
+  return changed ? out : features;
 }
 
 const HOLDOUT = '$holdout:';

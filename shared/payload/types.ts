@@ -127,7 +127,10 @@ export interface SdkRule {
   seed?: string;
   namespace?: [string, number, number];
   filters?: Array<{ attribute: string; seed: string; hashVersion: number; ranges: Array<[number, number]> }>;
-  meta?: Array<{ key: string; name?: string }>;
+  meta?: Array<{ key: string; name?: string; passthrough?: boolean }>;
+  /** Explicit hash ranges: of a rollout (`range`), of each variation of an experiment (`ranges`). */
+  range?: [number, number];
+  ranges?: Array<[number, number]>;
   name?: string;
   phase?: string;
   metadata?: SdkMetadata;

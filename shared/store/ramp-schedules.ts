@@ -239,11 +239,18 @@ export type RampOutcome = { schedule: RampScheduleRecord; writes: RuleWrite[]; c
 /**
  * Writes an outcome computed from `world` in one transaction: the feature with the rule writes
  * applied (revision, SDK payloads), the schedule (or its deletion) conditional on the version read,
- * and the rule locks. A lost race raises ConflictError `conflict`: read again and recompute.
+ * the rule locks and `extra`. A lost race raises ConflictError `conflict`: read again and recompute.
  */
-export async function commitRampOutcome(orgId: string, world: RampWorld, outcome: RampOutcome, by: string): Promise<RampScheduleRecord | undefined> {
+export async function commitRampOutcome(
+  orgId: string,
+  world: RampWorld,
+  outcome: RampOutcome,
+  by: string,
+  extra: TransactionOp[] = [],
+): Promise<RampScheduleRecord | undefined> {
   const current = world.schedule;
-  const ops: TransactionOp[] = [];
+  // `extra`: writes that belong to the same change (its events, a snapshot it starts), all or nothing with it.
+  const ops: TransactionOp[] = [...extra];
   const id = current.entity.id;
   if ('deleted' in outcome) {
     ops.push({

@@ -11,6 +11,8 @@ import { actOnRampSchedule, changeRampSchedule, type RampActor, insertRampSchedu
 import type { ListVisibility } from '../db/repository';
 import { canRead, readsEverywhere, type Principal } from '../permissions';
 import { projectOf, readableOr404, visibleTo } from './read-access';
+import { assertMonitoringReferences } from './ramp-monitoring';
+import { assertConfigChangeAllowed, replan } from '../domain/ramp-monitoring';
 
 /**
  * Which schedules a caller who may not read every project sees: those of the features it may read (one keys-only
@@ -88,6 +90,7 @@ export async function createRampSchedule({
   const schedule = newRampSchedule(template ? withTemplate(body, template) : body, { id: newId('rs_'), targetId: newId('rt_'), organization: auth.orgId, feature });
   actor.assertMayPublish(feature, rampEnvironments(schedule, feature));
   if (feature) assertForcedValuesFit(schedule, feature.valueType);
+  await assertMonitoringReferences(auth.orgId, schedule.monitoringConfig);
   const created = await insertRampSchedule(auth.orgId, schedule);
   return { rampSchedule: toApiRampSchedule(created, new Date()) };
 }
@@ -198,10 +201,16 @@ export async function updateRampSchedule({
   body,
   auth,
 }: UseCaseInput<typeof contract.updateRampSchedule>): UseCaseOutput<typeof contract.updateRampSchedule> {
+  if (body.monitoringConfig) {
+    // The schedule first: another organization's id is a 404, whatever the config names.
+    await rampSchedules.get(auth.orgId, params.id);
+    await assertMonitoringReferences(auth.orgId, body.monitoringConfig);
+  }
   const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampSchedule.permission, true), (schedule, feature) => {
     const next = updateDefinition(schedule, body, feature ? [feature] : []);
     if (feature) assertForcedValuesFit(next, feature.valueType);
-    return { schedule: next, writes: [], comment: '' };
+    if (body.monitoringConfig !== undefined) assertConfigChangeAllowed(schedule, next.monitoringConfig ?? null);
+    return { schedule: body.monitoringConfig !== undefined ? replan(next, Date.now()) : next, writes: [], comment: '' };
   });
   return { rampSchedule: toApiRampSchedule(updated!, new Date()) };
 }
