@@ -1549,7 +1549,7 @@ const updating: Step[] = [
     method: 'PUT',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/steps`,
     body: () => ({
-      steps: [{ interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' }, { interval: 3600 }],
+      steps: [{ interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' }, { interval: 3600 }, { interval: 3600, monitored: true }],
     }),
     minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (schedule, event)' },
   },
@@ -1599,6 +1599,15 @@ const updating: Step[] = [
     minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write (nothing overdue)' },
   },
   {
+    // Running at the second step after the resume: advance enters the monitored third (`force`, which the bench's key
+    // may use, passes approval steps and changes nothing here); the jump below pauses it there.
+    operationId: 'apiAdvanceRampSchedule',
+    method: 'POST',
+    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/advance`,
+    body: () => ({ force: true, reason: 'Bench' }),
+    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule, events)' },
+  },
+  {
     operationId: 'jumpRampSchedule',
     method: 'POST',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/jump`,
@@ -1621,14 +1630,6 @@ const updating: Step[] = [
       done: (body) => !/^Waiting for snapshot/.test(body?.healthSummary?.decisionReason ?? ''),
     }),
     minimum: { calls: 2, why: 'one get by id + the snapshot in flight' },
-  },
-  {
-    // Paused at the approval step by the jump: passing it needs `force` (the bench's key may bypass approvals).
-    operationId: 'apiAdvanceRampSchedule',
-    method: 'POST',
-    path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/actions/advance`,
-    body: () => ({ force: true, reason: 'Bench' }),
-    minimum: { calls: 4, why: 'schedule + feature + payload reads + one transaction (rules, revision, payload, schedule, events)' },
   },
   {
     operationId: 'completeRampSchedule',

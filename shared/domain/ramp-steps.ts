@@ -14,12 +14,11 @@ import type { RampScheduleRecord } from './ramp-schedule';
 /**
  * The trigger of a GrowthBook 5 step: `interval` seconds alone, or an approval alone (`interval: null`,
  * `holdConditions.requiresApproval`). 400 at `path` for what a trigger cannot hold: both at once, neither,
- * or a monitored step or sample-size gate (monitoring is configured elsewhere).
+ * or a sample-size gate. A monitored step keeps its trigger; `monitored` is carried by the callers.
  */
 export function triggerOf(step: Pick<TemplateStep, 'interval' | 'monitored' | 'holdConditions'>, path: string): RampTrigger {
-  if (step.monitored) throw new InvalidInputError(`${path}.monitored] monitored steps are not served by this endpoint`);
   if (step.holdConditions?.minSampleSize !== undefined) {
-    throw new InvalidInputError(`${path}.holdConditions.minSampleSize] a sample-size gate needs a monitored step, which is not served by this endpoint`);
+    throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
   }
   const approval = step.holdConditions?.requiresApproval === true;
   if (step.interval !== null && approval) {
@@ -39,6 +38,7 @@ export function replaceStepTimings(schedule: RampScheduleRecord, steps: StepTimi
   const next: NonNullable<UpdateRampScheduleBody['steps']> = steps.map((step, i) => ({
     trigger: triggerOf(step, `Request body: [steps.${i}`),
     actions: schedule.steps[i]?.actions ?? [],
+    ...(step.monitored ? { monitored: true } : {}),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
   }));
   return updateDefinition(schedule, { steps: next }, features);
@@ -73,6 +73,7 @@ export function withTemplate(body: CreateRampScheduleBody, template: RampSchedul
       ? template.steps.map((step, i) => ({
           trigger: triggerOf(step, `${at}.${i}`),
           actions: step.actions.map((action, j) => templateAction(action.patch, `${at}.${i}.actions.${j}.patch`)),
+          ...(step.monitored ? { monitored: true } : {}),
           ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
         }))
       : undefined);

@@ -245,7 +245,8 @@ describe('a ramp made from a template', () => {
       [{ interval: 60, holdConditions: { requiresApproval: true }, actions: [] }],
       /\[templateId\] template rst_[\w-]+: \[steps\.0\.holdConditions\.requiresApproval\]/,
     ],
-    ['a monitored step', [{ interval: 60, monitored: true, actions: [] }], /\[templateId\] template rst_[\w-]+: \[steps\.0\.monitored\]/],
+    // The ramp made from it has no monitoringConfig, which a monitored step needs.
+    ['a monitored step, for a ramp without monitoring', [{ interval: 60, monitored: true, actions: [] }], /\[steps\.0\.monitored\] a monitored step needs the schedule's monitoringConfig/],
     [
       'a patch of environments',
       [{ interval: 60, actions: [{ targetType: 'feature-rule', targetId: 't', patch: { ruleId: 'r', environments: ['dev'] } }] }],

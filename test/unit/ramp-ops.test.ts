@@ -96,6 +96,8 @@ describe("GrowthBook 5's steps", () => {
     [{ interval: 60 }, { type: 'interval', seconds: 60 }],
     [{ interval: null, holdConditions: { requiresApproval: true } }, { type: 'approval' }],
     [{ interval: 60, holdConditions: { requiresApproval: false } }, { type: 'interval', seconds: 60 }],
+    // A monitored step keeps its time hold; its monitoring is checked with the schedule's config (ramp-definition).
+    [{ interval: 60, monitored: true }, { type: 'interval', seconds: 60 }],
   ])('turns %j into the trigger %j', (step, trigger) => {
     expect(triggerOf(step, 'Request body: [steps.0')).toEqual(trigger);
   });
@@ -103,7 +105,6 @@ describe("GrowthBook 5's steps", () => {
   it.each([
     [{ interval: 60, holdConditions: { requiresApproval: true } }, 'Request body: [steps.0.holdConditions.requiresApproval]'],
     [{ interval: null }, 'Request body: [steps.0.interval]'],
-    [{ interval: 60, monitored: true }, 'Request body: [steps.0.monitored]'],
     [{ interval: 60, holdConditions: { minSampleSize: 10 } }, 'Request body: [steps.0.holdConditions.minSampleSize]'],
   ])('refuses %j with 400 naming the field', (step, prefix) => {
     const error = errorOf(() => triggerOf(step, 'Request body: [steps.0'));
