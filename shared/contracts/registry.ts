@@ -10,6 +10,8 @@ import { factMetricEndpoints } from './fact-metrics';
 import { bulkImportEndpoints } from './bulk-import';
 import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
+import { experimentLaunchEndpoints } from './experiment-launch';
+import { experimentResultEndpoints } from './experiment-results';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { urlRedirectEndpoints } from './url-redirects';
@@ -67,6 +69,8 @@ export const routes: Route[] = [
   ...inFolder('bulk-import', bulkImportEndpoints),
   ...inFolder('experiments', experimentEndpoints),
   ...inFolder('experiments', experimentStatusEndpoints),
+  ...inFolder('experiments', experimentLaunchEndpoints),
+  ...inFolder('experiments', experimentResultEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),

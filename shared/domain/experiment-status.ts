@@ -10,27 +10,6 @@ export function assertNotHoldout(experiment: Experiment): void {
   if (experiment.type === 'holdout') throw new InvalidInputError('Holdouts are not supported via this API');
 }
 
-/** What the start checklist needs to know besides the experiment itself. */
-export interface StartFacts {
-  /** Features with a rule that references the experiment. */
-  linkedFeatures: number;
-  sdkConnections: number;
-}
-
-/**
- * The required items of GrowthBook's start checklist that are incomplete: a linked change (feature,
- * visual changeset or redirect), a goal metric for a bandit, a phase, and an SDK connection.
- */
-export function incompleteChecklist(experiment: Experiment, facts: StartFacts): string[] {
-  const missing: string[] = [];
-  const linked = facts.linkedFeatures > 0 || !!experiment.hasVisualChangesets || !!experiment.hasURLRedirects;
-  if (!linked) missing.push('linkedChanges');
-  if (experiment.type === 'multi-armed-bandit' && experiment.settings.goals.length === 0) missing.push('banditGoalMetric');
-  if (experiment.phases.length === 0) missing.push('targeting');
-  if (facts.sdkConnections === 0) missing.push('sdkConnection');
-  return missing;
-}
-
 /** A start scheduled for later than `now` (bandits keep their own cadence and have none). */
 export function futureStart(experiment: Experiment, now: string): string | undefined {
   const startAt = experiment.type === 'multi-armed-bandit' ? undefined : experiment.statusUpdateSchedule?.startAt;

@@ -6,12 +6,12 @@ import { assertReferences } from '../db/repository';
 import {
   assertNotHoldout,
   futureStart,
-  incompleteChecklist,
   rescheduledExperiment,
   stagedStart,
   startedExperiment,
   stoppedExperiment,
 } from '../domain/experiment-status';
+import { incompleteKeys, linkedFeature, startChecklist, type ChecklistFacts } from '../domain/start-checklist';
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
 import { ConflictError, InvalidInputError } from '../errors';
@@ -20,7 +20,7 @@ import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
-import { allFeatures, environmentIds, features, linkedFeatureCount } from '../store/features';
+import { allFeatures, environmentIds, features } from '../store/features';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
 import { projectOf, readableOr404, visibleTo } from './read-access';
@@ -62,11 +62,20 @@ async function affectedEnvironments(orgId: string, experiment: Experiment): Prom
 }
 
 /** Raises 403 unless the caller may run `experiment` in every environment it serves in (GrowthBook's `canRunExperiment`). */
-async function assertMayRun(auth: Principal, permission: Permission, experiment: Experiment): Promise<void> {
+export async function assertMayRun(auth: Principal, permission: Permission, experiment: Experiment): Promise<void> {
   assertCan(auth, permission, projectOf(experiment));
   // Only a role limited to some environments needs to know which ones the experiment serves in (a read).
   if (canInEveryEnvironment(auth, permission, projectOf(experiment))) return;
   assertCan(auth, permission, projectOf(experiment), await affectedEnvironments(auth.orgId, experiment));
+}
+
+/** What the start checklist reads besides the experiment: the features that reference it, and whether an SDK connection exists. */
+export async function checklistFacts(orgId: string, experiment: Experiment): Promise<ChecklistFacts> {
+  const [linked, connections] = await Promise.all([
+    allFeatures(orgId, { all: [`experiment:${experiment.id}`] }),
+    sdkConnections.list(orgId, { limit: 1, offset: 0 }),
+  ]);
+  return { linkedFeatures: linked.map((feature) => linkedFeature(feature, experiment.id)), sdkConnections: connections.total };
 }
 
 /** `GET /experiment-names`: the id and name of every experiment that is not archived. */
@@ -123,11 +132,7 @@ export async function postExperimentStart({
       return stagedStart(current, startAt);
     }
     if (!body.skipChecklist && current.status === 'draft') {
-      const [linkedFeatures, connections] = await Promise.all([
-        linkedFeatureCount(auth.orgId, current.id),
-        sdkConnections.list(auth.orgId, { limit: 1, offset: 0 }),
-      ]);
-      const missing = incompleteChecklist(current, { linkedFeatures, sdkConnections: connections.total });
+      const missing = incompleteKeys(startChecklist(current, await checklistFacts(auth.orgId, current)));
       if (missing.length) {
         throw new ConflictError(
           'invalid_status',
