@@ -12,6 +12,7 @@ import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
 import { experimentLaunchEndpoints } from './experiment-launch';
 import { experimentResultEndpoints } from './experiment-results';
+import { queryEndpoints } from './queries';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { urlRedirectEndpoints } from './url-redirects';
@@ -71,6 +72,7 @@ export const routes: Route[] = [
   ...inFolder('experiments', experimentStatusEndpoints),
   ...inFolder('experiments', experimentLaunchEndpoints),
   ...inFolder('experiments', experimentResultEndpoints),
+  ...inFolder('queries', queryEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),

@@ -60,6 +60,7 @@ export const entityTypes = [
   'FACT_METRIC',
   'EXPERIMENT',
   'SNAPSHOT',
+  'QUERY',
   'VISUAL_CHANGESET',
   'URL_REDIRECT',
   'EXPERIMENT_TEMPLATE',

@@ -16,6 +16,7 @@ import { factMetrics } from '../store/fact-metrics';
 import { factTables } from '../store/fact-tables';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
 import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
+import { prepareQueryCreates } from '../store/queries';
 import { projectOf, readableOfExperimentOr404, readableOr404 } from './read-access';
 
 /** Why there are no results: the latest snapshot of that phase and dimension is running or failed, or none was asked for. */
@@ -80,7 +81,7 @@ export async function postExperimentSnapshot({
     now: new Date(),
   });
   // Building the SQL now turns a configuration the engine cannot run into a 400 instead of a failed snapshot.
-  buildSnapshotQueries(inputs);
+  const planned = buildSnapshotQueries(inputs);
   const created = snapshots.prepareCreate(auth.orgId, newSnapshot(experiment, body, auth, inputs));
   const { entity: snapshot } = created;
   // A scheduled refresh announces itself; a manual one stays quiet.
@@ -105,7 +106,12 @@ export async function postExperimentSnapshot({
         ]
       : [];
   // The watch, written with the snapshot, lets the scheduler end it as `error` should this function die before the run starts.
-  await transact([created, prepareSnapshotWatch(auth.orgId, snapshot.id, snapshotDeadline(new Date())), ...events]);
+  await transact([
+    created,
+    prepareSnapshotWatch(auth.orgId, snapshot.id, snapshotDeadline(new Date())),
+    ...prepareQueryCreates(auth.orgId, snapshot, experiment.settings.datasourceId, planned),
+    ...events,
+  ]);
   await startSnapshotRun(auth.orgId, snapshot.id);
   return { snapshot: snapshotView(snapshot) };
 }
