@@ -13,6 +13,7 @@ import { experimentStatusEndpoints } from './experiment-status';
 import { experimentLaunchEndpoints } from './experiment-launch';
 import { experimentResultEndpoints } from './experiment-results';
 import { queryEndpoints } from './queries';
+import { metricEndpoints } from './metrics';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { urlRedirectEndpoints } from './url-redirects';
@@ -73,6 +74,7 @@ export const routes: Route[] = [
   ...inFolder('experiments', experimentLaunchEndpoints),
   ...inFolder('experiments', experimentResultEndpoints),
   ...inFolder('queries', queryEndpoints),
+  ...inFolder('metrics', metricEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),

@@ -58,6 +58,7 @@ export const entityTypes = [
   'FACT_TABLE',
   'FACT_FILTER',
   'FACT_METRIC',
+  'METRIC',
   'EXPERIMENT',
   'SNAPSHOT',
   'QUERY',

@@ -12,8 +12,7 @@ import { assertCan } from '../permissions';
 import { dataSources } from '../store/data-sources';
 import { newEvent, prepareEvent } from '../store/events';
 import { experiments } from '../store/experiments';
-import { factMetrics } from '../store/fact-metrics';
-import { factTables } from '../store/fact-tables';
+import { analysisMetrics } from '../store/metrics';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
 import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
 import { prepareQueryCreates } from '../store/queries';
@@ -66,18 +65,18 @@ export async function postExperimentSnapshot({
   const experiment = await experiments.get(auth.orgId, params.id);
   assertCan(auth, contract.postExperimentSnapshot.permission, experiment.project ? [experiment.project] : []);
   assertAnalysable(experiment, body.phase);
-  const [dataSource, metrics] = await Promise.all([
+  const [dataSource, { metrics, factTables }] = await Promise.all([
     dataSources.find(auth.orgId, experiment.settings.datasourceId),
-    factMetrics.getMany(auth.orgId, experimentMetricIds(experiment)),
+    // Fact and legacy metrics alike: a legacy metric is analysed as its fact equivalent.
+    analysisMetrics(auth.orgId, experimentMetricIds(experiment)),
   ]);
-  const tableIds = metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]);
   const inputs = freezeInputs({
     experiment,
     dataSource,
     phase: snapshotPhase(experiment, body),
     dimension: body.dimension,
     metrics,
-    factTables: await factTables.getMany(auth.orgId, tableIds),
+    factTables,
     now: new Date(),
   });
   // Building the SQL now turns a configuration the engine cannot run into a 400 instead of a failed snapshot.
