@@ -14,6 +14,7 @@ import { experimentLaunchEndpoints } from './experiment-launch';
 import { experimentResultEndpoints } from './experiment-results';
 import { queryEndpoints } from './queries';
 import { metricEndpoints } from './metrics';
+import { getMetricUsage, listMetricExperiments } from './metric-usage';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { urlRedirectEndpoints } from './url-redirects';
@@ -74,7 +75,8 @@ export const routes: Route[] = [
   ...inFolder('experiments', experimentLaunchEndpoints),
   ...inFolder('experiments', experimentResultEndpoints),
   ...inFolder('queries', queryEndpoints),
-  ...inFolder('metrics', metricEndpoints),
+  ...inFolder('metrics', [...metricEndpoints, listMetricExperiments]),
+  ...inFolder('usage', [getMetricUsage]),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as contract from '../../shared/contracts/metrics';
+import { snapshots } from '../../shared/store/snapshots';
 import { syntheticExperiment, writeSyntheticFiles } from '../support/analysis-data';
 import { createDuckDbDataSource, referenceResultsValidator, waitForSnapshot } from '../support/analysis-api';
 import { createTestOrg, expectShape, requestOk, startApi, type Api, type TestOrg } from '../support/api';
@@ -180,21 +181,24 @@ describe('legacy metrics CRUD', () => {
 });
 
 describe('legacy metrics in snapshots', () => {
-  it('give the same results as their fact-metric equivalents on the same data', async () => {
+  const ids = { factPurchased: '', factRevenue: '', legacyPurchased: '', legacyRevenue: '', experiment: '', snapshotCreated: '' };
+  let result: { queryIds: string[]; results: { metrics: { metricId: string; variations: { variationId: string; users: number; analyses: Record<string, number>[] }[] }[] }[] };
+
+  beforeAll(async () => {
     const post = (route: string, body: unknown) => requestOk(api, org.keys.admin, 'POST', route, body);
     const window = { type: 'conversion', windowValue: 72, windowUnit: 'hours' };
     const { factTable } = await post('/fact-tables', { name: 'Events', datasource: datasourceId, userIdTypes: ['user_id'], sql: "SELECT * FROM read_csv('events/*.csv')" });
     const purchase = [{ operator: '=', column: 'event_type', values: ['purchase'] }];
-    const factPurchased = (await post('/fact-metrics', { name: 'Purchased (fact)', metricType: 'proportion', numerator: { factTableId: factTable.id, column: '$$distinctUsers', rowFilters: purchase }, windowSettings: window })).factMetric.id;
-    const factRevenue = (await post('/fact-metrics', {
+    ids.factPurchased = (await post('/fact-metrics', { name: 'Purchased (fact)', metricType: 'proportion', numerator: { factTableId: factTable.id, column: '$$distinctUsers', rowFilters: purchase }, windowSettings: window })).factMetric.id;
+    ids.factRevenue = (await post('/fact-metrics', {
       name: 'Revenue (fact)',
       metricType: 'mean',
       numerator: { factTableId: factTable.id, column: 'amount', aggregation: 'sum', rowFilters: purchase },
       windowSettings: window,
       cappingSettings: { type: 'absolute', value: 500 },
     })).factMetric.id;
-    const legacyPurchased = (await post('/metrics', minimal({ name: 'Purchased (legacy)' }))).metric.id;
-    const legacyRevenue = (await post('/metrics', minimal({
+    ids.legacyPurchased = (await post('/metrics', minimal({ name: 'Purchased (legacy)' }))).metric.id;
+    ids.legacyRevenue = (await post('/metrics', minimal({
       name: 'Revenue (legacy)',
       type: 'revenue',
       sql: { identifierTypes: ['user_id'], conversionSQL: revenueSql },
@@ -211,29 +215,105 @@ describe('legacy metrics in snapshots', () => {
         { key: '1', name: 'Treatment' },
       ],
       phases: [{ name: 'Main', dateStarted: new Date(START).toISOString(), dateEnded: new Date(END).toISOString() }],
-      metrics: [factPurchased, legacyPurchased],
-      secondaryMetrics: [factRevenue, legacyRevenue],
+      metrics: [ids.factPurchased, ids.legacyPurchased],
+      secondaryMetrics: [ids.factRevenue, ids.legacyRevenue],
       regressionAdjustmentEnabled: true,
       statsEngine: 'frequentist',
     });
-
+    ids.experiment = experiment.id;
     const { snapshot } = await post(`/experiments/${experiment.id}/snapshot`, {});
+    ids.snapshotCreated = snapshot.id;
     expect(await waitForSnapshot(api, org, snapshot.id)).toBe('success');
-    const { result } = await requestOk(api, org.keys.admin, 'GET', `/experiments/${experiment.id}/results`);
+    result = (await requestOk(api, org.keys.admin, 'GET', `/experiments/${experiment.id}/results`)).result;
+  });
 
+  it('give the same results as their fact-metric equivalents on the same data', () => {
     const validate = referenceResultsValidator();
     expect(validate(result) ? [] : validate.errors).toEqual([]);
-    const byId = new Map(result.results[0].metrics.map((m: { metricId: string; variations: unknown[] }) => [m.metricId, m.variations]));
+    const byId = new Map(result.results[0]!.metrics.map((m) => [m.metricId, m.variations]));
     for (const [fact, legacy] of [
-      [factPurchased, legacyPurchased],
-      [factRevenue, legacyRevenue],
+      [ids.factPurchased, ids.legacyPurchased],
+      [ids.factRevenue, ids.legacyRevenue],
     ]) {
-      const factVariations = byId.get(fact) as { users: number; analyses: { mean: number }[] }[];
+      const factVariations = byId.get(fact!)!;
       expect(factVariations[1]!.analyses[0]!.mean).toBeGreaterThan(0);
-      expectSameNumbers(byId.get(legacy), factVariations);
+      expectSameNumbers(byId.get(legacy!), factVariations);
     }
     // Each legacy metric ran as its own query, beside the fact table's.
     expect(result.queryIds).toHaveLength(3);
+  });
+
+  it("GET /metrics/{id}/experiments lists the experiment with the metric's latest results per variation", async () => {
+    const response = await request('GET', `/metrics/${ids.legacyRevenue}/experiments`, undefined, org.keys.readonly);
+    const none = await request('GET', `/metrics/${ids.legacyRevenue}/experiments?status=draft`);
+
+    expect(response.status).toBe(200);
+    const validRow = referenceSchemaValidator('experimentResults', 'growthbook-5.0.1-openapi.yaml');
+    const { experimentResults, ...pagination } = response.body;
+    expect(pagination).toEqual({ limit: 10, offset: 0, count: 1, total: 1, hasMore: false, nextOffset: null });
+    expect(validRow(experimentResults[0]) ? [] : validRow.errors).toEqual([]);
+    const stored = result.results[0]!.metrics.find((m) => m.metricId === ids.legacyRevenue)!.variations;
+    expect(experimentResults[0]).toEqual({
+      experimentId: ids.experiment,
+      experimentName: 'Legacy and fact',
+      status: 'running',
+      date: new Date(END).toISOString(),
+      datasourceId,
+      variations: [
+        { variationId: stored[0]!.variationId, variationName: 'Control', users: stored[0]!.users, value: stored[0]!.analyses[0]!.numerator, mean: stored[0]!.analyses[0]!.mean },
+        {
+          variationId: stored[1]!.variationId,
+          variationName: 'Treatment',
+          users: stored[1]!.users,
+          value: stored[1]!.analyses[0]!.numerator,
+          mean: stored[1]!.analyses[0]!.mean,
+          lift: stored[1]!.analyses[0]!.percentChange,
+          ci: [stored[1]!.analyses[0]!.ciLow, stored[1]!.analyses[0]!.ciHigh],
+          pValue: stored[1]!.analyses[0]!.pValue,
+        },
+      ],
+    });
+    expect(none.body).toMatchObject({ experimentResults: [], total: 0 });
+  });
+
+  it.each([
+    ['a status GrowthBook does not have', '?status=paused', /\[status\] paused is not one of draft, running, stopped/],
+    ['a search operator', '?q=status:running', /\[q\] search operators/],
+    ['a date that is not one', '?startDate=yesterday', /\[startDate\]/],
+  ])('GET /metrics/{id}/experiments answers 400 for %s', async (_case, query, message) => {
+    const response = await request('GET', `/metrics/${ids.legacyRevenue}/experiments${query}`);
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(message);
+  });
+
+  it("GET /metrics/{id}/experiments answers 404 for an unknown metric and another organization's", async () => {
+    expect((await request('GET', '/metrics/met_missing/experiments')).status).toBe(404);
+    expect((await request('GET', `/metrics/${ids.legacyRevenue}/experiments`, undefined, other.keys.admin)).status).toBe(404);
+  });
+
+  it('GET /usage/metrics names the experiments using each metric and its last snapshot, and an error for an unknown one', async () => {
+    const response = await request('GET', `/usage/metrics?ids=${ids.legacyPurchased},${ids.factRevenue},met_missing`, undefined, org.keys.readonly);
+    const foreign = await request('GET', `/usage/metrics?ids=${ids.legacyPurchased}`, undefined, other.keys.admin);
+
+    expect(response.status).toBe(200);
+    const validUsage = referenceSchemaValidator('MetricUsage', 'growthbook-5.0.1-openapi.yaml');
+    for (const usage of response.body.metricUsage) expect(validUsage(usage) ? [] : validUsage.errors).toEqual([]);
+    const { dateCreated } = await snapshots.get(org.orgId, ids.snapshotCreated);
+    const used = { experiments: [{ experimentId: ids.experiment, experimentStatus: 'running', lastSnapshotAttempt: dateCreated }], lastSnapshotAttempt: dateCreated };
+    expect(response.body.metricUsage).toEqual([
+      { metricId: ids.legacyPurchased, ...used },
+      { metricId: ids.factRevenue, ...used },
+      { metricId: 'met_missing', error: 'Could not find metric met_missing, or you may not read it' },
+    ]);
+    expect(foreign.body.metricUsage).toEqual([{ metricId: ids.legacyPurchased, error: `Could not find metric ${ids.legacyPurchased}, or you may not read it` }]);
+  });
+
+  it('GET /usage/metrics answers 400 without ids', async () => {
+    const response = await request('GET', '/usage/metrics?ids=,');
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[ids\]/);
   });
 
   it('refuses a snapshot of a legacy ratio metric (a denominator metric) with 400, before anything runs', async () => {
