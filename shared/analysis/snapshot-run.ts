@@ -36,15 +36,20 @@ export async function analyseSnapshot(orgId: string, snapshotId: string, rowsByQ
   const queries = buildSnapshotQueries(inputs);
   const { summary, metrics } = analyseSnapshotRows(snapshotId, inputs, queries, rowsByQuery, new Date());
   await writeSnapshotResults(orgId, summary, metrics);
-  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds, health: { traffic: summary.traffic! } }, (current) => [
-    prepareLatestPointer(orgId, {
-      experimentId: current.experiment,
-      phase: current.phase,
-      dimension: current.dimension ?? '',
-      snapshotId,
-      createdOrder: `${current.dateCreated}#${current.id}`,
-    }),
-  ]);
+  // A report's snapshot is read through its report, never as the experiment's results.
+  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds, health: { traffic: summary.traffic! } }, (current) =>
+    current.report
+      ? []
+      : [
+          prepareLatestPointer(orgId, {
+            experimentId: current.experiment,
+            phase: current.phase,
+            dimension: current.dimension ?? '',
+            snapshotId,
+            createdOrder: `${current.dateCreated}#${current.id}`,
+          }),
+        ],
+  );
 }
 
 /** A user-facing message for a failed run: which query failed and the engine's own words. */

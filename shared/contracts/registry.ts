@@ -14,6 +14,7 @@ import { experimentLaunchEndpoints } from './experiment-launch';
 import { experimentResultEndpoints } from './experiment-results';
 import { queryEndpoints } from './queries';
 import { metricEndpoints } from './metrics';
+import { reportEndpoints } from './reports';
 import { getMetricUsage, listMetricExperiments } from './metric-usage';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
@@ -77,6 +78,7 @@ export const routes: Route[] = [
   ...inFolder('queries', queryEndpoints),
   ...inFolder('metrics', [...metricEndpoints, listMetricExperiments]),
   ...inFolder('usage', [getMetricUsage]),
+  ...inFolder('reports', reportEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),

@@ -62,6 +62,7 @@ export const entityTypes = [
   'EXPERIMENT',
   'SNAPSHOT',
   'QUERY',
+  'REPORT',
   'VISUAL_CHANGESET',
   'URL_REDIRECT',
   'EXPERIMENT_TEMPLATE',
