@@ -15,6 +15,7 @@ import { experimentResultEndpoints } from './experiment-results';
 import { queryEndpoints } from './queries';
 import { metricEndpoints } from './metrics';
 import { reportEndpoints } from './reports';
+import { informationSchemaEndpoints } from './information-schema';
 import { getMetricUsage, listMetricExperiments } from './metric-usage';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
@@ -79,6 +80,7 @@ export const routes: Route[] = [
   ...inFolder('metrics', [...metricEndpoints, listMetricExperiments]),
   ...inFolder('usage', [getMetricUsage]),
   ...inFolder('reports', reportEndpoints),
+  ...inFolder('data-sources', informationSchemaEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),
