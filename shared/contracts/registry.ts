@@ -16,6 +16,7 @@ import { queryEndpoints } from './queries';
 import { metricEndpoints } from './metrics';
 import { reportEndpoints } from './reports';
 import { informationSchemaEndpoints } from './information-schema';
+import { virtualColumnEndpoints } from './fact-table-virtual-columns';
 import { getMetricUsage, listMetricExperiments } from './metric-usage';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
@@ -81,6 +82,7 @@ export const routes: Route[] = [
   ...inFolder('usage', [getMetricUsage]),
   ...inFolder('reports', reportEndpoints),
   ...inFolder('data-sources', informationSchemaEndpoints),
+  ...inFolder('fact-tables', virtualColumnEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),
