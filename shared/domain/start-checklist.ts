@@ -82,20 +82,6 @@ export function incompleteKeys(items: ChecklistItem[]): string[] {
 }
 
 /**
- * Refuses keys that are not manual items of the checklist. Manual items come from an organization's
- * custom launch checklist, which Switchyard does not have, so every key is refused; auto items are
- * named as such so the caller knows why.
- */
-export function assertManualKeys(items: ChecklistItem[], keys: string[]): void {
-  const manual = new Set(items.filter((i) => i.manual).map((i) => i.key));
-  const invalid = keys.filter((key) => !manual.has(key));
-  if (!invalid.length) return;
-  const auto = invalid.filter((key) => items.some((i) => i.key === key));
-  const why = auto.length ? ` (${auto.join(', ')} ${auto.length === 1 ? 'is' : 'are'} computed from the experiment and cannot be marked complete)` : '';
-  throw new InvalidInputError(`Request body: [keys] ${invalid.join(', ')} ${invalid.length === 1 ? 'is not a manual checklist item' : 'are not manual checklist items'}${why}`);
-}
-
-/**
  * The stopped experiment with its temporary rollout turned on (the released variation served to
  * everyone: the latest phase at full coverage) or off (the experiment leaves the SDK payload), as
  * GrowthBook's modifyTemporaryRollout.

@@ -113,56 +113,6 @@ describe('GET /experiments/{id}/start-checklist', () => {
   });
 });
 
-describe('POST /experiments/{id}/start-checklist/manual/complete', () => {
-  it.each([
-    ['no body', undefined, /keys/],
-    ['an empty list of keys', { keys: [] }, /\[keys\]/],
-    ['keys that are not strings', { keys: [1] }, /\[keys/],
-    ['an empty key', { keys: [''] }, /\[keys/],
-    ['an unknown field', { keys: ['QA'], done: true }, /done/],
-  ])('answers 400 naming the problem for %s, changing nothing', async (_case, body, message) => {
-    const draft = await newExperiment(org);
-
-    const response = await request('POST', `/experiments/${draft.id}/start-checklist/manual/complete`, body);
-
-    expect(response.status).toBe(400);
-    expect(response.body.message).toMatch(message);
-    expect(await getExperiment(draft.id)).toEqual(stored(draft));
-  });
-
-  it('refuses an automatic item: it is computed from the experiment', async () => {
-    const draft = await newExperiment(org);
-
-    const response = await request('POST', `/experiments/${draft.id}/start-checklist/manual/complete`, { keys: ['sdkConnection', 'targeting'] });
-
-    expect(response.status).toBe(400);
-    expect(response.body.message).toBe(
-      'Request body: [keys] sdkConnection, targeting are not manual checklist items (sdkConnection, targeting are computed from the experiment and cannot be marked complete)',
-    );
-    expect(await getExperiment(draft.id)).toEqual(stored(draft));
-  });
-
-  it('refuses a task no launch checklist defines (Switchyard has no custom launch checklist)', async () => {
-    const draft = await newExperiment(org);
-
-    const response = await request('POST', `/experiments/${draft.id}/start-checklist/manual/complete`, { keys: ['QA complete'] });
-
-    expect(response.status).toBe(400);
-    expect(response.body.message).toBe('Request body: [keys] QA complete is not a manual checklist item');
-  });
-
-  it("answers 403 for a read-only key and 404 for another organization's experiment", async () => {
-    const draft = await newExperiment(org);
-    const theirs = await newExperiment(other);
-
-    const readonly = await request('POST', `/experiments/${draft.id}/start-checklist/manual/complete`, { keys: ['QA'] }, org.keys.readonly);
-    const foreign = await request('POST', `/experiments/${theirs.id}/start-checklist/manual/complete`, { keys: ['QA'] });
-
-    expect(readonly.status).toBe(403);
-    expect(foreign.status).toBe(404);
-  });
-});
-
 describe('POST /experiments/{id}/modify-temporary-rollout', () => {
   async function stopped() {
     const running = await newExperiment(org, { status: 'running', phases: [{ name: 'Main', dateStarted: '2024-01-01T00:00:00Z', coverage: 0.5 }] });
