@@ -42,8 +42,10 @@ export interface ApiStackProps extends StackProps {
 /** The public SDK routes: called by every SDK, without a key, so throttled apart from the keyed routes. */
 export const publicSdkSpecs = [getFeaturesForSdk, postRemoteEval];
 
-/** The endpoint that starts snapshot runs: it alone may start the snapshot state machine. */
+/** The endpoint that starts an experiment's snapshot runs. */
 export const snapshotStarter = 'postExperimentSnapshot';
+/** The endpoints that start snapshot runs (an experiment's, a report's): they alone may start the snapshot state machine. */
+export const snapshotStarters = [snapshotStarter, 'postReport', 'postReportRefresh'];
 
 /** `saved-groups` → `SavedGroups`, for construct ids. */
 const pascal = (name: string) => name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _separator, c: string) => c.toUpperCase());
@@ -203,7 +205,7 @@ export class ApiStack extends Stack {
   private addEndpoint(scope: Construct, route: Route, { config, table, snapshotStateMachine }: ApiStackProps, originEnvironment: Record<string, string>) {
     const { spec } = route;
     const id = pascal(spec.operationId);
-    const startsSnapshots = spec.operationId === snapshotStarter && snapshotStateMachine;
+    const startsSnapshots = snapshotStarters.includes(spec.operationId) && snapshotStateMachine;
     const reserved = publicConcurrency(config)[spec.operationId];
     const fn = new ServiceFunction(scope, id, {
       entry: route.handler,
