@@ -342,6 +342,13 @@ const creating: Step[] = [
     minimum: { calls: 2, why: 'filters live in the table item: read + conditional write' },
   },
   {
+    operationId: 'postFactTableVirtualColumn',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/virtual-columns`,
+    body: () => ({ column: 'double_vc', datatype: 'number', sql: 'amount * 2' }),
+    minimum: { calls: 2, why: 'columns live in the table item: read + conditional write' },
+  },
+  {
     operationId: 'getFactTableFilter',
     method: 'GET',
     path: (ids) => `${v1}/fact-tables/${ids.factTableId}/filters/${ids.factTableFilterId}`,
@@ -628,7 +635,97 @@ const creating: Step[] = [
     operationId: 'getExperimentResults',
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/results?phase=0`,
+    capture: (body, ids) => (ids.queryId = body.result.queryIds[0]),
     minimum: { calls: 3, why: 'experiment and results pointers (parallel) + the snapshot results (one Query)' },
+  },
+  {
+    operationId: 'getQuery',
+    method: 'GET',
+    path: (ids) => `${v1}/queries/${ids.queryId}`,
+    minimum: { calls: 2, why: 'the query + its snapshot (for its state) and experiment (read access)' },
+  },
+  {
+    operationId: 'listExperimentResults',
+    method: 'GET',
+    path: () => `${v1}/experiments/results?datasourceId=ds_bench`,
+    minimum: { calls: 4, why: 'experiments list (index query + batch get) + per experiment its results pointers and results' },
+  },
+  {
+    operationId: 'getExperimentStartChecklist',
+    method: 'GET',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/start-checklist`,
+    minimum: { calls: 3, why: 'experiment + linked features (index query, then batch get) and SDK connections (parallel)' },
+  },
+  {
+    operationId: 'postMetric',
+    method: 'POST',
+    path: () => `${v1}/metrics`,
+    body: () => ({
+      datasourceId: 'ds_bench',
+      name: 'Bench legacy metric',
+      type: 'revenue',
+      sql: { identifierTypes: ['user_id'], conversionSQL: `SELECT user_id, timestamp, amount AS value FROM (${SCENARIO_FACT_SQL})` },
+    }),
+    capture: (body, ids) => (ids.metricId = body.metric.id),
+    minimum: { calls: 2, why: 'data source check + conditional put' },
+  },
+  {
+    operationId: 'getMetric',
+    method: 'GET',
+    path: (ids) => `${v1}/metrics/${ids.metricId}`,
+    minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'listMetrics',
+    method: 'GET',
+    path: () => `${v1}/metrics?datasourceId=ds_bench`,
+    minimum: { calls: 2, why: 'list index query + batch get' },
+  },
+  {
+    operationId: 'listMetricExperiments',
+    method: 'GET',
+    path: (ids) => `${v1}/metrics/${ids.factMetricId}/experiments`,
+    minimum: {
+      calls: 5,
+      why: 'the metric (fact and legacy, parallel) + the experiments (index query + batch get) + per experiment on the page its results pointers and results',
+    },
+  },
+  {
+    operationId: 'getMetricUsage',
+    method: 'GET',
+    // An id no organization has: the answer echoes each id asked for, which the isolation test would count as a leak of the real ones.
+    path: () => `${v1}/usage/metrics?ids=fact__bench_unknown`,
+    minimum: { calls: 3, why: 'the metrics (fact and legacy, parallel) + the experiments (index query + batch get)' },
+  },
+  {
+    operationId: 'postReport',
+    method: 'POST',
+    path: () => `${v1}/reports`,
+    body: (ids) => ({ experimentId: ids.experimentId, title: 'Bench report' }),
+    capture: (body, ids) => (ids.reportId = body.report.id),
+    minimum: {
+      calls: 6,
+      why: 'experiment + metric check + data source and metrics (parallel) + one transaction for the snapshot + the report put + its snapshot read',
+    },
+  },
+  {
+    operationId: 'getReport',
+    method: 'GET',
+    path: (ids) => `${v1}/reports/${ids.reportId}`,
+    settle: (ids) => ({ path: `${v1}/reports/${ids.reportId}`, done: (body) => body?.report?.snapshotStatus !== 'running' }),
+    minimum: { calls: 4, why: 'report + experiment + its snapshot + the snapshot results' },
+  },
+  {
+    operationId: 'listReports',
+    method: 'GET',
+    path: (ids) => `${v1}/reports?experimentId=${ids.experimentId}`,
+    minimum: { calls: 5, why: "reports (index query + batch get) + their experiments + each one's snapshot and results" },
+  },
+  {
+    operationId: 'getInformationSchema',
+    method: 'GET',
+    path: () => `${v1}/data-sources/ds_bench/information-schema`,
+    minimum: { calls: 1, why: 'the data source; the files are listed and described by DuckDB, not DynamoDB' },
   },
   {
     operationId: 'postVisualChangesets',
@@ -1549,7 +1646,11 @@ const updating: Step[] = [
     method: 'PUT',
     path: (ids) => `${v1}/ramp-schedules/${ids.rampScheduleId}/steps`,
     body: () => ({
-      steps: [{ interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' }, { interval: 3600 }, { interval: 3600, monitored: true }],
+      steps: [
+        { interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check the error rate' },
+        { interval: 3600 },
+        { interval: 3600, monitored: true },
+      ],
     }),
     minimum: { calls: 3, why: 'schedule + feature (project permission) + one transaction (schedule, event)' },
   },
@@ -1702,6 +1803,29 @@ const updating: Step[] = [
     minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
   {
+    operationId: 'putReportMetadata',
+    method: 'PUT',
+    path: (ids) => `${v1}/reports/${ids.reportId}/metadata`,
+    body: () => ({ title: 'Bench report, final', status: 'published' }),
+    minimum: { calls: 5, why: 'report + experiment + conditional write + its snapshot and results for the answer' },
+  },
+  {
+    operationId: 'putReportSettings',
+    method: 'PUT',
+    path: (ids) => `${v1}/reports/${ids.reportId}/settings`,
+    body: () => ({ statsEngine: 'frequentist' }),
+    minimum: { calls: 6, why: 'report + experiment + metric check + conditional write + its snapshot and results for the answer' },
+  },
+  {
+    operationId: 'postReportRefresh',
+    method: 'POST',
+    path: (ids) => `${v1}/reports/${ids.reportId}/refresh`,
+    minimum: {
+      calls: 7,
+      why: 'report + experiment + data source and metrics + one transaction for the snapshot + conditional write + the new snapshot read',
+    },
+  },
+  {
     operationId: 'postExperimentStop',
     method: 'POST',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/stop`,
@@ -1723,6 +1847,29 @@ const updating: Step[] = [
       calls: 6,
       why: 'environments + approval settings + features (parallel) + drafts + open siblings (parallel) + references checked + payload read + one transaction (features, revisions, payload, events)',
     },
+  },
+  {
+    operationId: 'postExperimentModifyTemporaryRollout',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/modify-temporary-rollout`,
+    body: () => ({ enableTemporaryRollout: false }),
+    // The report's refreshed snapshot, run in the background, ends before the steps after it.
+    settle: (ids) => ({ path: `${v1}/reports/${ids.reportId}`, done: (body) => body?.report?.snapshotStatus !== 'running' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
+  },
+  {
+    operationId: 'updateFactTableVirtualColumn',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/virtual-columns/double_vc`,
+    body: () => ({ name: 'Doubled amount' }),
+    minimum: { calls: 2, why: 'columns live in the table item: read + conditional write' },
+  },
+  {
+    operationId: 'putMetric',
+    method: 'PUT',
+    path: (ids) => `${v1}/metrics/${ids.metricId}`,
+    body: () => ({ name: 'Bench legacy metric, renamed' }),
+    minimum: { calls: 2, why: 'read + write conditional on its version' },
   },
 ];
 
@@ -1814,6 +1961,18 @@ const deleting: Step[] = [
     method: 'DELETE',
     path: (ids) => `${v1}/fact-metrics/${ids.factMetricId}`,
     minimum: { calls: 2, why: 'read (project permission) + delete conditional on its version' },
+  },
+  {
+    operationId: 'deleteFactTableVirtualColumn',
+    method: 'DELETE',
+    path: (ids) => `${v1}/fact-tables/${ids.factTableId}/virtual-columns/double_vc`,
+    minimum: { calls: 2, why: 'columns live in the table item: read + conditional write' },
+  },
+  {
+    operationId: 'deleteMetric',
+    method: 'DELETE',
+    path: (ids) => `${v1}/metrics/${ids.metricId}`,
+    minimum: { calls: 2, why: 'read (permission by its projects) + conditional delete' },
   },
   {
     operationId: 'deleteFactTableFilter',

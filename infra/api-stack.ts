@@ -42,10 +42,12 @@ export interface ApiStackProps extends StackProps {
 /** The public SDK routes: called by every SDK, without a key, so throttled apart from the keyed routes. */
 export const publicSdkSpecs = [getFeaturesForSdk, postRemoteEval];
 
-/** The endpoint that starts snapshot runs: it alone may start the snapshot state machine (with the ramp monitoring refresh below). */
+/** The endpoint that starts an experiment's snapshot runs. */
 export const snapshotStarter = 'postExperimentSnapshot';
 /** The endpoint that starts a monitored ramp's snapshot now (the scheduler starts the others). */
 export const rampSnapshotStarter = 'refreshMonitoringRampSchedule';
+/** The endpoints that start snapshot runs (an experiment's, a report's, a monitored ramp's): they alone may start the snapshot state machine. */
+export const snapshotStarters = [snapshotStarter, 'postReport', 'postReportRefresh', rampSnapshotStarter];
 
 /** `saved-groups` → `SavedGroups`, for construct ids. */
 const pascal = (name: string) => name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _separator, c: string) => c.toUpperCase());
@@ -197,15 +199,22 @@ export class ApiStack extends Stack {
     if (!config.disableExecuteApiEndpoint) {
       new CfnOutput(this, 'ApiUrl', {
         value: `${this.stage.url}api/v1`,
-        description: config.requireCloudFront ? 'Base URL of the API on its own host: refuses requests (use CdnUrl)' : 'Base URL of the API (CdnUrl passes the WAF)',
+        description: config.requireCloudFront
+          ? 'Base URL of the API on its own host: refuses requests (use CdnUrl)'
+          : 'Base URL of the API (CdnUrl passes the WAF)',
       });
     }
   }
 
-  private addEndpoint(scope: Construct, route: Route, { config, table, snapshotStateMachine }: ApiStackProps, originEnvironment: Record<string, string>) {
+  private addEndpoint(
+    scope: Construct,
+    route: Route,
+    { config, table, snapshotStateMachine }: ApiStackProps,
+    originEnvironment: Record<string, string>,
+  ) {
     const { spec } = route;
     const id = pascal(spec.operationId);
-    const startsSnapshots = (spec.operationId === snapshotStarter || spec.operationId === rampSnapshotStarter) && snapshotStateMachine;
+    const startsSnapshots = snapshotStarters.includes(spec.operationId) && snapshotStateMachine;
     const reserved = publicConcurrency(config)[spec.operationId];
     const fn = new ServiceFunction(scope, id, {
       entry: route.handler,

@@ -1,4 +1,7 @@
+import { failedAthenaQuery } from '../../shared/analysis/aws/query-runs';
 import { failureOf, type FailInput } from '../../shared/analysis/aws/workflow';
+import { logger } from '../../shared/logger';
+import { recordQueryRuns } from '../../shared/store/queries';
 import { failSnapshot } from '../../shared/analysis/snapshot-run';
 
 /**
@@ -7,5 +10,8 @@ import { failSnapshot } from '../../shared/analysis/snapshot-run';
  */
 export async function handler(input: FailInput): Promise<void> {
   const { orgId, snapshotId, message } = failureOf(input);
+  const failedQuery = 'error' in input ? failedAthenaQuery(input.error) : undefined;
+  // The query's own record is a detail: the snapshot's outcome is recorded even if it cannot be written.
+  if (failedQuery) await recordQueryRuns(orgId, snapshotId, [failedQuery]).catch((error) => logger.error('Query outcome could not be recorded', { orgId, snapshotId, error }));
   await failSnapshot(orgId, snapshotId, message);
 }

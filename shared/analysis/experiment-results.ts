@@ -1,4 +1,5 @@
 import type { ExperimentResults } from '../contracts/snapshots';
+import { queryIdOf } from '../domain/queries';
 import type { StoredMetricResult, StoredResultSummary } from '../store/snapshot-results';
 
 // Apart from the statistics, so the results endpoint's bundle carries none of them.
@@ -15,7 +16,8 @@ export function toExperimentResults(summary: StoredResultSummary, metrics: Store
     dateEnd: summary.dateEnd,
     dimension: summary.dimension ? { type: dimensionType, id: summary.dimension } : { type: 'none' },
     settings: summary.settings as ExperimentResults['settings'],
-    queryIds: summary.queryIds,
+    // The ids GET /queries/{id} answers for.
+    queryIds: summary.queryIds.map((planId) => queryIdOf(summary.snapshotId, planId)),
     results: summary.dimensions.map((d) => ({
       dimension: d.dimension,
       totalUsers: d.totalUsers,

@@ -4,6 +4,7 @@ import type { FactMetric } from '../contracts/fact-metrics';
 import type { StoredFactTable } from '../domain/fact-tables';
 import type { AnalysisInputs, FrozenDimension, FrozenMetric, MetricSide } from './inputs';
 import { sideConditions } from './sql/filters';
+import { sqlWithVirtualColumns } from '../domain/virtual-columns';
 
 /** What freezing needs to know of a data source. */
 export interface DataSourceFacts {
@@ -179,7 +180,8 @@ export function freezeInputs(args: {
     metrics,
     factTables: [...usedTables].map((id) => {
       const t = tables.get(id)!;
-      return { id: t.id, name: t.name, sql: t.sql, userIdTypes: t.userIdTypes, ...(t.eventName ? { eventName: t.eventName } : {}) };
+      // Virtual columns become columns of the table's rows, so metrics and filters use them as any other.
+      return { id: t.id, name: t.name, sql: sqlWithVirtualColumns(t), userIdTypes: t.userIdTypes, ...(t.eventName ? { eventName: t.eventName } : {}) };
     }),
   };
 }

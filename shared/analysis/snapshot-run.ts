@@ -2,6 +2,8 @@ import { InvalidInputError } from '../errors';
 import { logger } from '../logger';
 import { prepareLatestPointer, writeSnapshotResults } from '../store/snapshot-results';
 import { snapshots } from '../store/snapshots';
+import { markQueriesRunning, recordQueryRuns } from '../store/queries';
+import { duckDbRuns } from '../domain/queries';
 import { analyseSnapshotRows } from './results';
 import { failSnapshot, finish, snapshotTimeoutMs } from './snapshot-outcome';
 
@@ -14,10 +16,12 @@ async function frozenInputs(orgId: string, snapshotId: string) {
   return { snapshot, inputs: snapshot.inputs };
 }
 
-/** The SQL a snapshot runs: one query per fact table, built from its frozen inputs. */
+/** The SQL a snapshot runs: one query per fact table, built from its frozen inputs; its queries are marked running. */
 export async function planSnapshot(orgId: string, snapshotId: string): Promise<{ queries: { id: string; sql: string }[] }> {
   const { inputs } = await frozenInputs(orgId, snapshotId);
-  return { queries: buildSnapshotQueries(inputs).map(({ id, sql }) => ({ id, sql })) };
+  const queries = buildSnapshotQueries(inputs).map(({ id, sql }) => ({ id, sql }));
+  await markQueriesRunning(orgId, snapshotId, queries);
+  return { queries };
 }
 
 /**
@@ -32,15 +36,20 @@ export async function analyseSnapshot(orgId: string, snapshotId: string, rowsByQ
   const queries = buildSnapshotQueries(inputs);
   const { summary, metrics } = analyseSnapshotRows(snapshotId, inputs, queries, rowsByQuery, new Date());
   await writeSnapshotResults(orgId, summary, metrics);
-  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds, health: { traffic: summary.traffic! } }, (current) => [
-    prepareLatestPointer(orgId, {
-      experimentId: current.experiment,
-      phase: current.phase,
-      dimension: current.dimension ?? '',
-      snapshotId,
-      createdOrder: `${current.dateCreated}#${current.id}`,
-    }),
-  ]);
+  // A report's snapshot is read through its report, never as the experiment's results.
+  await finish(orgId, snapshotId, { status: 'success', queryIds: summary.queryIds, health: { traffic: summary.traffic! } }, (current) =>
+    current.report
+      ? []
+      : [
+          prepareLatestPointer(orgId, {
+            experimentId: current.experiment,
+            phase: current.phase,
+            dimension: current.dimension ?? '',
+            snapshotId,
+            createdOrder: `${current.dateCreated}#${current.id}`,
+          }),
+        ],
+  );
 }
 
 /** A user-facing message for a failed run: which query failed and the engine's own words. */
@@ -61,10 +70,20 @@ async function runLocally(orgId: string, snapshotId: string, signal: AbortSignal
   }
   const { queries } = await planSnapshot(orgId, snapshotId);
   // Loaded on use: the engine is for local runs only and must stay out of Lambda bundles' start-up path.
-  const { runDuckDbQueries } = await import('./engines/duckdb');
-  const { rowsByQuery } = await runDuckDbQueries(queries, { signal });
+  const { runDuckDbQueries, QueryFailedError } = await import('./engines/duckdb');
+  const planIds = queries.map((q) => q.id);
+  const run = await runDuckDbQueries(queries, { signal }).catch(async (error: unknown) => {
+    // What each query did is kept even though the snapshot fails; the snapshot's own outcome comes first if this write fails.
+    if (error instanceof QueryFailedError) {
+      await recordQueryRuns(orgId, snapshotId, duckDbRuns(planIds, error.timings, error)).catch((cause) =>
+        logger.error('Query outcomes could not be recorded', { orgId, snapshotId, error: cause }),
+      );
+    }
+    throw error;
+  });
   signal.throwIfAborted();
-  await analyseSnapshot(orgId, snapshotId, rowsByQuery);
+  await recordQueryRuns(orgId, snapshotId, duckDbRuns(planIds, run.timings));
+  await analyseSnapshot(orgId, snapshotId, run.rowsByQuery);
 }
 
 /**

@@ -19,6 +19,9 @@ export const factTableColumn = z.object({
   isAutoSliceColumn: z.optional(z.boolean()),
   autoSlices: z.optional(z.array(z.string())),
   lockedAutoSlices: z.optional(z.array(z.string())),
+  /** A computed column: `sql` is its expression over the table's own columns. */
+  isVirtual: z.optional(z.boolean()),
+  sql: z.optional(z.string()),
   dateCreated: z.optional(z.string()),
   dateUpdated: z.optional(z.string()),
 });

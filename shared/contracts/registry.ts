@@ -10,6 +10,14 @@ import { factMetricEndpoints } from './fact-metrics';
 import { bulkImportEndpoints } from './bulk-import';
 import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
+import { experimentLaunchEndpoints } from './experiment-launch';
+import { experimentResultEndpoints } from './experiment-results';
+import { queryEndpoints } from './queries';
+import { metricEndpoints } from './metrics';
+import { reportEndpoints } from './reports';
+import { informationSchemaEndpoints } from './information-schema';
+import { virtualColumnEndpoints } from './fact-table-virtual-columns';
+import { getMetricUsage, listMetricExperiments } from './metric-usage';
 import { snapshotEndpoints } from './snapshots';
 import { visualChangesetEndpoints } from './visual-changesets';
 import { urlRedirectEndpoints } from './url-redirects';
@@ -79,6 +87,14 @@ export const routes: Route[] = [
   ...inFolder('bulk-import', bulkImportEndpoints),
   ...inFolder('experiments', experimentEndpoints),
   ...inFolder('experiments', experimentStatusEndpoints),
+  ...inFolder('experiments', experimentLaunchEndpoints),
+  ...inFolder('experiments', experimentResultEndpoints),
+  ...inFolder('queries', queryEndpoints),
+  ...inFolder('metrics', [...metricEndpoints, listMetricExperiments]),
+  ...inFolder('usage', [getMetricUsage]),
+  ...inFolder('reports', reportEndpoints),
+  ...inFolder('data-sources', informationSchemaEndpoints),
+  ...inFolder('fact-tables', virtualColumnEndpoints),
   ...inFolder('snapshots', snapshotEndpoints),
   ...inFolder('visual-changesets', visualChangesetEndpoints),
   ...inFolder('url-redirects', urlRedirectEndpoints),

@@ -43,6 +43,8 @@ export interface StoredSnapshot {
   triggeredByMemberId?: string;
   phase: number;
   dimension?: string;
+  /** The report whose ad-hoc analysis this is; its results stay off the experiment's own. */
+  report?: string;
   /** The analysis inputs, frozen when the snapshot was asked for. */
   inputs?: AnalysisInputs;
   /** The ids of the queries it ran (one per fact table, or the one traffic query). */

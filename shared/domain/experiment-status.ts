@@ -1,3 +1,4 @@
+import type { ChecklistItem } from './start-checklist';
 import { ConflictError, InvalidInputError } from '../errors';
 import type { Experiment } from '../contracts/experiments';
 import type { PutExperimentScheduleBody, StopExperimentBody } from '../contracts/experiment-status';
@@ -12,48 +13,11 @@ export function assertNotHoldout(experiment: Experiment): void {
   if (experiment.type === 'holdout') throw new InvalidInputError('Holdouts are not supported via this API');
 }
 
-/** What the start checklist needs to know besides the experiment itself. */
-export interface StartFacts {
-  /** Features with a rule that references the experiment. */
-  linkedFeatures: number;
-  sdkConnections: number;
-}
-
-/**
- * The required items of GrowthBook's start checklist that are incomplete: a linked change (feature,
- * visual changeset or redirect), a goal metric for a bandit, a phase, and an SDK connection.
- */
-export function incompleteChecklist(experiment: Experiment, facts: StartFacts): string[] {
-  const missing: string[] = [];
-  const linked = facts.linkedFeatures > 0 || !!experiment.hasVisualChangesets || !!experiment.hasURLRedirects;
-  if (!linked) missing.push('linkedChanges');
-  if (experiment.type === 'multi-armed-bandit' && experiment.settings.goals.length === 0) missing.push('banditGoalMetric');
-  if (experiment.phases.length === 0) missing.push('targeting');
-  if (facts.sdkConnections === 0) missing.push('sdkConnection');
-  return missing;
-}
-
-/** Why each required item of the start checklist is needed, in GrowthBook's words. */
-const checklistReasons: Record<string, string> = {
-  linkedChanges: 'Add at least one linked feature, visual changeset, or URL redirect before starting.',
-  banditGoalMetric: 'Bandits require a goal metric before starting.',
-  targeting: 'Configure at least one phase with assignment/targeting settings.',
-  sdkConnection: 'Add an SDK connection before starting.',
-};
-
-/** GrowthBook's `checklist_incomplete` refusal of a start, with the incomplete items as its registry describes them. */
-export function checklistIncompleteError(experiment: Experiment, missing: string[]): ConflictError {
-  const bandit = experiment.type === 'multi-armed-bandit';
-  const remainingChecklistItems = missing.map((key) => ({
-    key,
-    required: true,
-    status: 'incomplete' as const,
-    manual: false,
-    reason: key === 'linkedChanges' && bandit ? 'Add at least one live linked change before starting a bandit.' : checklistReasons[key]!,
-  }));
+/** GrowthBook's `checklist_incomplete` refusal of a start, with the incomplete required items as its registry describes them. */
+export function checklistIncompleteError(remainingChecklistItems: ChecklistItem[]): ConflictError {
   return new ConflictError(
     'checklist_incomplete',
-    `The start checklist is incomplete: ${missing.join(', ')} (send skipChecklist: true to start anyway)`,
+    `The start checklist is incomplete: ${remainingChecklistItems.map((item) => item.key).join(', ')} (send skipChecklist: true to start anyway)`,
     { remainingChecklistItems },
   );
 }
@@ -179,7 +143,10 @@ export function stoppedExperiment(experiment: Experiment, input: StopExperimentB
 export function rescheduledExperiment(experiment: Experiment, input: PutExperimentScheduleBody, now: string): Experiment {
   if (experiment.type === 'multi-armed-bandit') throw invalid('startAt', 'scheduling is not supported for bandit experiments');
   if (experiment.archived || experiment.status === 'stopped') {
-    throw wrongStatus('Cannot change the schedule of a stopped or archived experiment', experiment.archived ? 'archived' : experiment.status, ['draft', 'running']);
+    throw wrongStatus('Cannot change the schedule of a stopped or archived experiment', experiment.archived ? 'archived' : experiment.status, [
+      'draft',
+      'running',
+    ]);
   }
   for (const field of ['stopAt', 'stopAfter', 'scheduledStopPlan'] as const) {
     if (input[field] !== undefined && input[field] !== null) {

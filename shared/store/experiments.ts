@@ -4,6 +4,7 @@ import { dataSourceReference } from '../domain/data-sources';
 import { metricReferences, phaseReferences } from '../domain/experiments';
 import { assertDataSourceReferences } from './data-sources';
 import { factMetrics } from './fact-metrics';
+import { metrics } from './metrics';
 import { projects } from './projects';
 import { prepareTouch } from '../payload/write';
 import { assertReferences, repository, type Reference } from '../db/repository';
@@ -36,12 +37,16 @@ export const experiments = repository<Experiment>({
  */
 export async function assertMetrics(orgId: string, references: Reference[], datasource: string): Promise<void> {
   if (references.length === 0) return;
-  const found = new Map((await factMetrics.getMany(orgId, references.map((r) => r.id))).map((m) => [m.id, m]));
+  const ids = references.map((r) => r.id);
+  // A legacy SQL metric may be named wherever a fact metric may.
+  const [facts, legacy] = await Promise.all([factMetrics.getMany(orgId, ids), metrics.getMany(orgId, ids)]);
+  const found = new Map([...facts, ...legacy.map((m) => ({ ...m, datasource: m.datasourceId }))].map((m) => [m.id, m]));
   for (const { field, id } of references) {
     const metric = found.get(id);
     if (!metric) throw new InvalidInputError(`Request body: [${field}] no fact metric has the id ${id}`);
     if (metric.datasource !== datasource) {
-      throw new InvalidInputError(`Request body: [${field}] fact metric ${id} uses datasource ${metric.datasource}, not ${datasource}`);
+      const kind = facts.some((f) => f.id === id) ? 'fact metric' : 'metric';
+      throw new InvalidInputError(`Request body: [${field}] ${kind} ${id} uses datasource ${metric.datasource}, not ${datasource}`);
     }
   }
 }

@@ -316,11 +316,6 @@ export async function environmentIds(orgId: string): Promise<string[]> {
   return (await environments.all(orgId)).map((environment) => environment.id);
 }
 
-/** How many features have a rule that references the experiment (any environment). */
-export async function linkedFeatureCount(orgId: string, experimentId: string): Promise<number> {
-  return (await featureIds(orgId, { all: [`experiment:${experimentId}`] })).length;
-}
-
 /** One published revision of a feature, or undefined when it has none with that number (or it is a draft). One GetItem. */
 export async function featureRevision(orgId: string, id: string, version: number): Promise<FeatureRevisionRecord | undefined> {
   const revision = await readRevision(orgId, id, version);

@@ -7,12 +7,12 @@ import {
   assertNotHoldout,
   futureStart,
   checklistIncompleteError,
-  incompleteChecklist,
   rescheduledExperiment,
   stagedStart,
   startedExperiment,
   stoppedExperiment,
 } from '../domain/experiment-status';
+import { incompleteKeys, linkedFeature, startChecklist, type ChecklistFacts } from '../domain/start-checklist';
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
 import { InvalidInputError } from '../errors';
@@ -21,7 +21,7 @@ import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
-import { allFeatures, environmentIds, featureIds, features, linkedFeatureCount } from '../store/features';
+import { allFeatures, environmentIds, featureIds, features } from '../store/features';
 import { assertNotLockedByRamp } from './ramp-lockdown';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
@@ -64,11 +64,20 @@ async function affectedEnvironments(orgId: string, experiment: Experiment): Prom
 }
 
 /** Raises 403 unless the caller may run `experiment` in every environment it serves in (GrowthBook's `canRunExperiment`). */
-async function assertMayRun(auth: Principal, permission: Permission, experiment: Experiment): Promise<void> {
+export async function assertMayRun(auth: Principal, permission: Permission, experiment: Experiment): Promise<void> {
   assertCan(auth, permission, projectOf(experiment));
   // Only a role limited to some environments needs to know which ones the experiment serves in (a read).
   if (canInEveryEnvironment(auth, permission, projectOf(experiment))) return;
   assertCan(auth, permission, projectOf(experiment), await affectedEnvironments(auth.orgId, experiment));
+}
+
+/** What the start checklist reads besides the experiment: the features that reference it, and whether an SDK connection exists. */
+export async function checklistFacts(orgId: string, experiment: Experiment): Promise<ChecklistFacts> {
+  const [linked, connections] = await Promise.all([
+    allFeatures(orgId, { all: [`experiment:${experiment.id}`] }),
+    sdkConnections.list(orgId, { limit: 1, offset: 0 }),
+  ]);
+  return { linkedFeatures: linked.map((feature) => linkedFeature(feature, experiment.id)), sdkConnections: connections.total };
 }
 
 /** `GET /experiment-names`: the id and name of every experiment that is not archived. */
@@ -105,7 +114,11 @@ export async function listExperiments({
     ...(trackingKey ? [`trackingKey:${trackingKey}`] : []),
     ...(query.status ? [`status:${query.status}`] : []),
   ];
-  return paginated('experiments', await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }), query);
+  return paginated(
+    'experiments',
+    await experiments.list(auth.orgId, { limit: query.limit, offset: query.offset, tags, visible: visibleTo(auth) }),
+    query,
+  );
 }
 
 /** GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it; its REST API lets nobody bypass that. */
@@ -131,12 +144,10 @@ export async function postExperimentStart({
       return stagedStart(current, startAt);
     }
     if (!body.skipChecklist && current.status === 'draft') {
-      const [linkedFeatures, connections] = await Promise.all([
-        linkedFeatureCount(auth.orgId, current.id),
-        sdkConnections.list(auth.orgId, { limit: 1, offset: 0 }),
-      ]);
-      const missing = incompleteChecklist(current, { linkedFeatures, sdkConnections: connections.total });
-      if (missing.length) throw checklistIncompleteError(current, missing);
+      const remaining = startChecklist(current, await checklistFacts(auth.orgId, current)).filter(
+        (item) => item.required && item.status === 'incomplete',
+      );
+      if (remaining.length) throw checklistIncompleteError(remaining);
     }
     await assertLinkedFeaturesUnlocked(auth, current.id);
     return startedExperiment(current, now);

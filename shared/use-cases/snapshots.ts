@@ -6,22 +6,24 @@ import { snapshotDeadline } from '../analysis/snapshot-outcome';
 import { startSnapshotRun } from '../analysis/start-snapshot-run';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { transact } from '../db/repository';
-import { assertAnalysable, newSnapshot, snapshotPhase, snapshotView } from '../domain/snapshots';
+import { assertAnalysable, newSnapshot, snapshotPhase, snapshotView, type SnapshotRequest } from '../domain/snapshots';
 import { NotFoundError } from '../errors';
-import { assertCan } from '../permissions';
+import { assertCan, type Principal } from '../permissions';
+import type { Experiment } from '../contracts/experiments';
+import type { StoredSnapshot } from '../contracts/snapshots';
 import { dataSources } from '../store/data-sources';
 import { newEvent, prepareEvent } from '../store/events';
 import { experiments } from '../store/experiments';
-import { factMetrics } from '../store/fact-metrics';
-import { factTables } from '../store/fact-tables';
+import { analysisMetrics } from '../store/metrics';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
 import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
+import { prepareQueryCreates } from '../store/queries';
 import { projectOf, readableOfExperimentOr404, readableOr404 } from './read-access';
 
 /** Why there are no results: the latest snapshot of that phase and dimension is running or failed, or none was asked for. */
 async function noResults(orgId: string, experimentId: string, phase: number, dimension: string): Promise<NotFoundError> {
   const asked = (await snapshots.allTagged(orgId, [`experiment:${experimentId}`])).filter(
-    (s) => s.phase === phase && (s.dimension ?? '') === dimension,
+    (s) => !s.report && s.phase === phase && (s.dimension ?? '') === dimension,
   );
   const latest = asked.at(-1);
   const what = `experiment ${experimentId}, phase ${phase}${dimension ? `, dimension ${dimension}` : ''}`;
@@ -56,36 +58,38 @@ export async function getExperimentSnapshot({
   return { snapshot: snapshotView(await readableOfExperimentOr404(auth, snapshot, snapshot.experiment, 'Snapshot', params.id)) };
 }
 
-/** `POST /experiments/{id}/snapshot`: ask for a results snapshot of an experiment. */
-export async function postExperimentSnapshot({
-  params,
-  body,
-  auth,
-}: UseCaseInput<typeof contract.postExperimentSnapshot>): UseCaseOutput<typeof contract.postExperimentSnapshot> {
-  const experiment = await experiments.get(auth.orgId, params.id);
-  assertCan(auth, contract.postExperimentSnapshot.permission, experiment.project ? [experiment.project] : []);
-  assertAnalysable(experiment, body.phase);
-  const [dataSource, metrics] = await Promise.all([
+/**
+ * Freezes the analysis of `experiment` as it stands (its settings and phases, which a report
+ * replaces with its own), stores the snapshot with its queries and watch, and starts its run. A
+ * report's snapshot names the report and leaves the experiment's own results alone.
+ */
+export async function startSnapshot(
+  auth: Principal,
+  experiment: Experiment,
+  request: SnapshotRequest,
+  report?: string,
+): Promise<StoredSnapshot> {
+  const [dataSource, { metrics, factTables }] = await Promise.all([
     dataSources.find(auth.orgId, experiment.settings.datasourceId),
-    factMetrics.getMany(auth.orgId, experimentMetricIds(experiment)),
+    // Fact and legacy metrics alike: a legacy metric is analysed as its fact equivalent.
+    analysisMetrics(auth.orgId, experimentMetricIds(experiment)),
   ]);
-  const tableIds = metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]);
   const inputs = freezeInputs({
     experiment,
     dataSource,
-    phase: snapshotPhase(experiment, body),
-    dimension: body.dimension,
+    phase: snapshotPhase(experiment, request),
+    dimension: request.dimension,
     metrics,
-    factTables: await factTables.getMany(auth.orgId, tableIds),
+    factTables,
     now: new Date(),
   });
   // Building the SQL now turns a configuration the engine cannot run into a 400 instead of a failed snapshot.
-  buildSnapshotQueries(inputs);
-  const created = snapshots.prepareCreate(auth.orgId, newSnapshot(experiment, body, auth, inputs));
+  const planned = buildSnapshotQueries(inputs);
+  const created = snapshots.prepareCreate(auth.orgId, { ...newSnapshot(experiment, request, auth, inputs), ...(report ? { report } : {}) });
   const { entity: snapshot } = created;
   // A scheduled refresh announces itself; a manual one stays quiet.
   const events =
-    body.triggeredBy === 'schedule'
+    request.triggeredBy === 'schedule'
       ? [
           prepareEvent(
             newEvent(
@@ -105,7 +109,24 @@ export async function postExperimentSnapshot({
         ]
       : [];
   // The watch, written with the snapshot, lets the scheduler end it as `error` should this function die before the run starts.
-  await transact([created, prepareSnapshotWatch(auth.orgId, snapshot.id, snapshotDeadline(new Date())), ...events]);
+  await transact([
+    created,
+    prepareSnapshotWatch(auth.orgId, snapshot.id, snapshotDeadline(new Date())),
+    ...prepareQueryCreates(auth.orgId, snapshot, experiment.settings.datasourceId, planned),
+    ...events,
+  ]);
   await startSnapshotRun(auth.orgId, snapshot.id);
-  return { snapshot: snapshotView(snapshot) };
+  return snapshot;
+}
+
+/** `POST /experiments/{id}/snapshot`: ask for a results snapshot of an experiment. */
+export async function postExperimentSnapshot({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof contract.postExperimentSnapshot>): UseCaseOutput<typeof contract.postExperimentSnapshot> {
+  const experiment = await experiments.get(auth.orgId, params.id);
+  assertCan(auth, contract.postExperimentSnapshot.permission, experiment.project ? [experiment.project] : []);
+  assertAnalysable(experiment, body.phase);
+  return { snapshot: snapshotView(await startSnapshot(auth, experiment, body)) };
 }

@@ -313,7 +313,7 @@ describe('traffic-only snapshots', () => {
     expectShape(contract.getExperimentResults, results.body);
     const validate = referenceResultsValidator();
     expect(validate(results.body.result) ? [] : validate.errors).toEqual([]);
-    expect(results.body.result.queryIds).toEqual(['q0_traffic']);
+    expect(results.body.result.queryIds).toEqual([`qry_${started.body.snapshot.id.slice(4)}_q0_traffic`]);
     expect(results.body.result.results).toEqual([{ dimension: 'All', totalUsers: users[0]! + users[1]!, checks: { srm }, metrics: [] }]);
   });
 

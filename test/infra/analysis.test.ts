@@ -1,6 +1,6 @@
 import { App, NestedStack, type Stack } from 'aws-cdk-lib';
 import { readConfig } from '../../infra/config';
-import { snapshotStarter } from '../../infra/api-stack';
+import { snapshotStarter, snapshotStarters } from '../../infra/api-stack';
 import { ofType, resourcesOf, synthesize, type CfnResource } from './synth';
 
 /** The analysis settings a deployment with its own Athena data gives as context. */
@@ -210,9 +210,30 @@ describe('the API and the analysis', () => {
     expect(fn.Properties!.Environment.Variables.SNAPSHOT_TIMEOUT_MS).toBe(String(20 * 60 * 1000));
   });
 
+  // Reports run snapshots of their own, started the same way.
+  it.each(['POST /api/v1/reports', 'POST /api/v1/reports/{id}/refresh'])("gives %s the state machine's ARN and time limit, and StartExecution on that state machine only", (description) => {
+    const starter = allFunctions(configured).filter((f) => f.fn.Properties!.Description === description);
+    expect(starter).toHaveLength(1);
+    const { fn, statements } = starter[0];
+    const arn = fn.Properties!.Environment.Variables.SNAPSHOT_STATE_MACHINE_ARN;
+    const start = statements.filter((s) => actions(s).includes('states:StartExecution'));
+
+    expect(arn).toBeDefined();
+    expect(fn.Properties!.Environment.Variables.SNAPSHOT_TIMEOUT_MS).toBe(String(20 * 60 * 1000));
+    expect(start).toHaveLength(1);
+    expect(actions(start[0])).toEqual(['states:StartExecution']);
+    expect(resourcesOfStatement(start[0])).toEqual([arn]);
+  });
+
   it('gives no other API function the state machine or any Step Functions action', () => {
-    // The snapshot endpoint, and the monitoring refresh of a ramp schedule, which starts its snapshot the same way.
-    const starters = ['POST /api/v1/experiments/{id}/snapshot', 'POST /api/v1/ramp-schedules/{id}/actions/refresh-monitoring'];
+    // The snapshot endpoint, the report runs, and the monitoring refresh of a ramp schedule, which start their snapshots the same way.
+    const starters = [
+      'POST /api/v1/experiments/{id}/snapshot',
+      'POST /api/v1/reports',
+      'POST /api/v1/reports/{id}/refresh',
+      'POST /api/v1/ramp-schedules/{id}/actions/refresh-monitoring',
+    ];
+    expect(snapshotStarters).toHaveLength(starters.length);
     const others = allFunctions(configured).filter((f) => !starters.includes(f.fn.Properties!.Description));
 
     expect(others.filter((f) => f.fn.Properties!.Environment?.Variables?.SNAPSHOT_STATE_MACHINE_ARN)).toEqual([]);

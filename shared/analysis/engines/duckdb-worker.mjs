@@ -59,7 +59,10 @@ async function run({ dataDir, tempDir, queries, threads, memoryLimit, maxTempSiz
     await connection.run(setting);
   }
   const rowsByQuery = {};
+  // When each query started and ended (epoch ms), for GET /queries/{id}; a failed run reports those it reached.
+  const timings = {};
   for (const query of queries) {
+    timings[query.id] = { startedAt: Date.now() };
     let timedOut = false;
     // The query runs on DuckDB's threads, so this timer fires meanwhile; interrupt() makes it fail.
     const timer = setTimeout(() => {
@@ -74,12 +77,14 @@ async function run({ dataDir, tempDir, queries, threads, memoryLimit, maxTempSiz
       const message = timedOut
         ? `The query was stopped after ${queryTimeoutMs / 1000} s (ANALYSIS_QUERY_TIMEOUT_MS)`
         : error instanceof Error ? error.message : String(error);
-      return { error: { queryId: query.id, message } };
+      timings[query.id].finishedAt = Date.now();
+      return { error: { queryId: query.id, message }, timings };
     } finally {
       clearTimeout(timer);
     }
+    timings[query.id].finishedAt = Date.now();
   }
-  return { rowsByQuery, maxRssKb: process.resourceUsage().maxRSS };
+  return { rowsByQuery, timings, maxRssKb: process.resourceUsage().maxRSS };
 }
 
 process.once('message', (request) => {

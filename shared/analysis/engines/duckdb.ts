@@ -12,6 +12,8 @@ export class QueryFailedError extends Error {
   constructor(
     message: string,
     readonly queryId?: string,
+    /** When the queries the run reached started and ended, the failed one included. */
+    readonly timings: QueryTimings = {},
   ) {
     super(message);
     this.name = 'QueryFailedError';
@@ -75,8 +77,12 @@ function acquireSlot(signal?: AbortSignal): Promise<() => void> {
   });
 }
 
+/** When each query of a run started and ended, by query id, in epoch milliseconds. */
+export type QueryTimings = Record<string, { startedAt: number; finishedAt?: number }>;
+
 export interface DuckDbRun {
   rowsByQuery: Record<string, Record<string, unknown>[]>;
+  timings: QueryTimings;
   /** Peak resident memory of the engine process, in bytes. */
   peakMemoryBytes: number;
 }
@@ -131,11 +137,12 @@ function runInWorker(queries: { id: string; sql: string }[], realDir: string, te
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    worker.once('message', (answer: { rowsByQuery?: DuckDbRun['rowsByQuery']; maxRssKb?: number; error?: { queryId?: string; message: string } }) =>
+    type Answer = { rowsByQuery?: DuckDbRun['rowsByQuery']; timings?: QueryTimings; maxRssKb?: number; error?: { queryId?: string; message: string } };
+    worker.once('message', (answer: Answer) =>
       finish(() =>
         answer.error
-          ? reject(new QueryFailedError(answer.error.message, answer.error.queryId))
-          : resolve({ rowsByQuery: answer.rowsByQuery ?? {}, peakMemoryBytes: (answer.maxRssKb ?? 0) * 1024 }),
+          ? reject(new QueryFailedError(answer.error.message, answer.error.queryId, answer.timings))
+          : resolve({ rowsByQuery: answer.rowsByQuery ?? {}, timings: answer.timings ?? {}, peakMemoryBytes: (answer.maxRssKb ?? 0) * 1024 }),
       ),
     );
     worker.once('error', (error) => finish(() => reject(new QueryFailedError(`DuckDB could not start: ${error.message}`))));

@@ -1,0 +1,5 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { getMetricUsage } from '../../shared/contracts/metric-usage';
+import * as usage from '../../shared/use-cases/metric-usage';
+
+export const handler = endpoint(getMetricUsage, usage.getMetricUsage);

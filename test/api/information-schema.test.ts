@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as contract from '../../shared/contracts/information-schema';
+import { tableIdOf } from '../../shared/domain/information-schema';
+import { createDuckDbDataSource } from '../support/analysis-api';
+import { createTestOrg, expectShape, requestOk, startApi, type Api, type TestOrg } from '../support/api';
+import { referenceSchemaValidator } from '../support/reference';
+
+let api: Api;
+let org: TestOrg;
+let other: TestOrg;
+const dataDir = mkdtempSync(path.join(tmpdir(), 'information-schema-'));
+
+beforeAll(async () => {
+  mkdirSync(path.join(dataDir, 'events'));
+  mkdirSync(path.join(dataDir, '.hidden'));
+  writeFileSync(path.join(dataDir, 'exposures.csv'), 'user_id,timestamp,experiment_id,variation_id\nu1,2024-03-01 00:00:00,exp,0\n');
+  writeFileSync(path.join(dataDir, 'events', 'orders.csv'), 'user_id,amount\nu1,12.5\n');
+  writeFileSync(path.join(dataDir, 'events', 'broken.parquet'), 'not parquet');
+  writeFileSync(path.join(dataDir, 'notes.txt'), 'not data');
+  writeFileSync(path.join(dataDir, '.hidden', 'secret.csv'), 'a\n1\n');
+  process.env.ANALYSIS_DATA_DIR = dataDir;
+  api = await startApi();
+  [org, other] = await Promise.all([createTestOrg('Schema org'), createTestOrg('Other org')]);
+});
+afterAll(() => api.close());
+
+const validSchema = referenceSchemaValidator('InformationSchema', 'growthbook-5.0.1-openapi.yaml');
+const get = (route: string, testOrg = org) => api.request('GET', `/api/v1${route}`, { key: testOrg.keys.readonly });
+
+describe('GET /data-sources/{id}/information-schema', () => {
+  it("lists a DuckDB data source's data files by folder, with their column counts, naming a file DuckDB cannot read", async () => {
+    const dataSource = await createDuckDbDataSource(api, org);
+
+    const response = await get(`/data-sources/${dataSource.id}/information-schema`);
+
+    expect(response.status).toBe(200);
+    expectShape(contract.getInformationSchema, response.body);
+    const { informationSchema } = response.body;
+    expect(validSchema(informationSchema) ? [] : validSchema.errors).toEqual([]);
+    expect(informationSchema).toMatchObject({ datasourceId: dataSource.id, status: 'COMPLETE', error: { errorType: 'generic', message: expect.stringContaining('events/broken.parquet') } });
+    const tables = informationSchema.databases[0].schemas.map((s: { schemaName: string; tables: { tableName: string; path: string; numOfColumns: number; id: string }[] }) => [
+      s.schemaName,
+      s.tables.map((t) => [t.tableName, t.path, t.numOfColumns, t.id]),
+    ]);
+    expect(tables).toEqual([
+      ['events', [['orders.csv', 'events/orders.csv', 2, tableIdOf(dataSource.id, 'events/orders.csv')]]],
+      ['main', [['exposures.csv', 'exposures.csv', 4, tableIdOf(dataSource.id, 'exposures.csv')]]],
+    ]);
+  });
+
+  it('answers not_supported for an Athena data source', async () => {
+    const { dataSource } = await requestOk(api, org.keys.admin, 'POST', '/data-sources', {
+      name: 'Warehouse',
+      type: 'athena',
+      params: { workGroup: 'primary', database: 'events', outputLocation: 's3://results/' },
+      identifierTypes: [{ id: 'user_id' }],
+      assignmentQueries: [{ id: 'users', name: 'Users', identifierType: 'user_id', sql: 'SELECT * FROM exposures' }],
+    });
+
+    const response = await get(`/data-sources/${dataSource.id}/information-schema`);
+
+    expect(response.status).toBe(200);
+    expect(validSchema(response.body.informationSchema) ? [] : validSchema.errors).toEqual([]);
+    expect(response.body.informationSchema).toMatchObject({ databases: [], error: { errorType: 'not_supported' } });
+  });
+
+  it("answers 404 for an unknown data source and for another organization's", async () => {
+    const theirs = await createDuckDbDataSource(api, other);
+
+    expect((await get('/data-sources/ds_missing/information-schema')).status).toBe(404);
+    expect((await get(`/data-sources/${theirs.id}/information-schema`)).status).toBe(404);
+  });
+});
