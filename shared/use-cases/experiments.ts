@@ -12,7 +12,7 @@ import {
   startedExperiment,
   stoppedExperiment,
 } from '../domain/experiment-status';
-import { incompleteKeys, linkedFeature, startChecklist, type ChecklistFacts } from '../domain/start-checklist';
+import { linkedFeature, startChecklist, type ChecklistFacts } from '../domain/start-checklist';
 import { enhancedStatus, newExperiment, phaseReferences, templateDefaults, updatedExperiment } from '../domain/experiments';
 import { paginated } from '../domain/pagination';
 import { InvalidInputError } from '../errors';
