@@ -63,13 +63,53 @@ function rowValue(metric: FrozenMetric, side: MetricSide, isNumerator: boolean):
   return side.where.length ? `CASE WHEN ${side.where.map((w) => `(${w})`).join(' AND ')} THEN ${value} END` : value;
 }
 
+/** Whether a side counts the distinct values of its rows per unit (distinct days, or a column's distinct values). */
+function countsDistinct(metric: FrozenMetric, side: MetricSide, isNumerator: boolean): boolean {
+  if ((isNumerator && metric.type === 'proportion') || side.column === '$$distinctUsers' || side.column === '$$count') return false;
+  return side.column === '$$distinctDates' || side.aggregation === 'count distinct';
+}
+
 /** The per-unit aggregate of a side's windowed values. */
 function unitAggregate(metric: FrozenMetric, side: MetricSide, isNumerator: boolean, value: string): string {
   if ((isNumerator && metric.type === 'proportion') || side.column === '$$distinctUsers') return `COALESCE(MAX(${value}), 0)`;
   if (side.column === '$$count') return `COUNT(${value})`;
-  if (side.column === '$$distinctDates' || side.aggregation === 'count distinct') return `COUNT(DISTINCT ${value})`;
+  if (countsDistinct(metric, side, isNumerator)) return `COUNT(DISTINCT ${value})`;
   if (side.aggregation === 'max') return `COALESCE(MAX(${value}), 0)`;
   return `COALESCE(SUM(${value}), 0)`;
+}
+
+/**
+ * The head of a CTE: read more than once on an engine that materialises (DuckDB), it is computed once
+ * (`AS MATERIALIZED`) rather than once per reference.
+ */
+const cteHead = (dialect: Dialect, name: string, readTwice: boolean) =>
+  `${name} AS ${readTwice && dialect.materializesCtes ? 'MATERIALIZED ' : ''}(`;
+
+/**
+ * The pre-aggregation of one distinct-count side on an engine that materialises CTEs: one row per unit and
+ * distinct value with a flag per window, then one row per unit counting the flagged values. It gives what
+ * `COUNT(DISTINCT CASE WHEN <window> THEN value END)` gives, without a distinct aggregate in the large
+ * per-unit grouping (where DuckDB keeps a distinct set per unit).
+ */
+function distinctCountCte(column: string, windows: [name: string, conditions: string[]][]): string {
+  const inWindow = (conditions: string[]) => conditions.join(' AND ');
+  return `__${column}_distinct AS (
+  SELECT
+    unit_id,
+${windows.map(([name]) => `    COUNT(in_${name}) AS ${name}`).join(',\n')}
+  FROM (
+    SELECT
+      x.unit_id,
+      f.${column},
+${windows.map(([name, conditions]) => `      MAX(CASE WHEN ${inWindow(conditions)} THEN 1 END) AS in_${name}`).join(',\n')}
+    FROM __exposures x
+    JOIN __facts f ON f.unit_id = x.unit_id
+    WHERE f.${column} IS NOT NULL
+      AND (${windows.map(([, conditions]) => `(${inWindow(conditions)})`).join(' OR ')})
+    GROUP BY x.unit_id, f.${column}
+  ) d
+  GROUP BY unit_id
+)`;
 }
 
 const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
@@ -80,7 +120,13 @@ const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.
  * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
  * `longestConversionMinutes` drops units still inside a conversion window when in-progress conversions are excluded.
  */
-function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { start: string; end: string; experimentId: string; eventName?: string }, longestConversionMinutes: number): string {
+function exposuresCte(
+  inputs: AnalysisInputs,
+  dialect: Dialect,
+  templateVars: { start: string; end: string; experimentId: string; eventName?: string },
+  longestConversionMinutes: number,
+  readTwice = false,
+): string {
   const unit = inputs.assignmentQuery.identifierType;
   const endTs = dialect.timestamp(inputs.end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
@@ -99,12 +145,14 @@ function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { 
   const having = inputs.inProgressConversions === 'exclude' && longestConversionMinutes > 0
     ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
     : '';
+  // Seen in more than one variation when its least and greatest differ: a COUNT(DISTINCT) in this large
+  // grouping would keep a set of values per unit.
+  const variation = `CAST(e.${identifier('variation_id')} AS VARCHAR)`;
   const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end: inputs.end });
-  return `__exposures AS (
+  return `${cteHead(dialect, '__exposures', readTwice)}
   SELECT
     e.${identifier(unit)} AS unit_id,
-    CASE WHEN COUNT(DISTINCT CAST(e.${identifier('variation_id')} AS VARCHAR)) > 1 THEN '__multiple__'
-      ELSE MAX(CAST(e.${identifier('variation_id')} AS VARCHAR)) END AS variation,
+    CASE WHEN MIN(${variation}) <> MAX(${variation}) THEN '__multiple__' ELSE MAX(${variation}) END AS variation,
     MIN(${ts('e')}) AS first_exposure,
     ${dimension} AS dimension
   FROM (
@@ -148,6 +196,9 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
 
   const factColumns: string[] = [];
   const unitColumns: string[] = [];
+  // Per distinct-count side: the side's fact column and the per-unit columns its windows give.
+  const distinctCtes: string[] = [];
+  const distinctSides: { column: string; names: string[] }[] = [];
   const outputColumns: string[] = [];
   const caps: string[] = [];
 
@@ -174,9 +225,13 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     ];
     const windowed = (conditions: string[], column: string) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${column} END`;
     for (const [suffix, side, isNumerator] of sides) {
-      unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(post, `${a}_${suffix}`))} AS ${a}_${suffix}`);
-      if (metric.regressionAdjustment.enabled) {
-        unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(pre, `${a}_${suffix}`))} AS ${a}_${suffix}_pre`);
+      const column = `${a}_${suffix}`;
+      const windows: [string, string[]][] = [[column, post], ...(metric.regressionAdjustment.enabled ? [[`${column}_pre`, pre] as [string, string[]]] : [])];
+      if (dialect.materializesCtes && countsDistinct(metric, side, isNumerator)) {
+        distinctCtes.push(distinctCountCte(column, windows));
+        distinctSides.push({ column, names: windows.map(([name]) => name) });
+      } else {
+        for (const [name, conditions] of windows) unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(conditions, column))} AS ${name}`);
       }
     }
 
@@ -233,10 +288,27 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
 
   const factSql = compileTemplate(table.sql, templateVars);
   const indent = (lines: string[], by: string) => lines.map((line) => `${by}${line}`).join(',\n');
+  const preAggregated = distinctCtes.length > 0;
+  // Without distinct counts, the per-unit grouping is the __units read by the caps and the output.
+  const unitAggregates = preAggregated ? '__unit_aggregates' : '__units';
+  const units = preAggregated
+    ? `,
+${distinctCtes.join(',\n')},
+${cteHead(dialect, '__units', caps.length > 0)}
+  SELECT
+    u.*,
+${indent(
+  distinctSides.flatMap(({ column, names }) => names.map((name) => `COALESCE(${column}_distinct.${name}, 0) AS ${name}`)),
+  '    ',
+)}
+  FROM __unit_aggregates u
+${distinctSides.map(({ column }) => `  LEFT JOIN __${column}_distinct ${column}_distinct ON ${column}_distinct.unit_id = u.unit_id`).join('\n')}
+)`
+    : '';
 
   return `-- Fact table ${table.name} (${table.id}): ${metrics.map((m) => m.id).join(', ')}
-WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion)},
-__facts AS (
+WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion, preAggregated)},
+${cteHead(dialect, '__facts', false)}
   SELECT
     f.${identifier(unit)} AS unit_id,
     ${ts('f')} AS ${identifier('timestamp')},
@@ -247,16 +319,13 @@ ${factSql}
   WHERE ${ts('f')} >= ${dialect.timestamp(factStart)}
     AND ${ts('f')} <= ${dialect.timestamp(factEnd)}
 ),
-__units AS (
+${cteHead(dialect, unitAggregates, caps.length > 0 && !preAggregated)}
   SELECT
-    x.unit_id,
-    x.variation,
-    x.dimension,
-${indent(unitColumns, '    ')}
+${indent(['x.unit_id', 'x.variation', 'x.dimension', ...unitColumns], '    ')}
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
   GROUP BY x.unit_id, x.variation, x.dimension
-)${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
+)${units}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
 SELECT
   u.variation,
   u.dimension,
