@@ -91,17 +91,18 @@ const cteHead = (dialect: Dialect, name: string, readTwice: boolean) =>
  * `COUNT(DISTINCT CASE WHEN <window> THEN value END)` gives, without a distinct aggregate in the large
  * per-unit grouping (where DuckDB keeps a distinct set per unit).
  */
-function distinctCountCte(column: string, windows: [name: string, conditions: string[]][]): string {
+function distinctCountCte(name: string, column: string, windows: [name: string, conditions: string[]][]): string {
   const inWindow = (conditions: string[]) => conditions.join(' AND ');
-  return `__${column}_distinct AS (
+  // With one window, the WHERE keeps only its rows, and every (unit, value) left counts.
+  const single = windows.length === 1;
+  return `__${name}_distinct AS (
   SELECT
     unit_id,
-${windows.map(([name]) => `    COUNT(in_${name}) AS ${name}`).join(',\n')}
+${windows.map(([name]) => `    COUNT(${single ? '*' : `in_${name}`}) AS ${name}`).join(',\n')}
   FROM (
     SELECT
       x.unit_id,
-      f.${column},
-${windows.map(([name, conditions]) => `      MAX(CASE WHEN ${inWindow(conditions)} THEN 1 END) AS in_${name}`).join(',\n')}
+${[`f.${column}`, ...(single ? [] : windows.map(([name, conditions]) => `MAX(CASE WHEN ${inWindow(conditions)} THEN 1 END) AS in_${name}`))].map((line) => `      ${line}`).join(',\n')}
     FROM __exposures x
     JOIN __facts f ON f.unit_id = x.unit_id
     WHERE f.${column} IS NOT NULL
@@ -194,11 +195,18 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   const factEnd = plusMinutes(end, latest);
   const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
 
+  // Metrics often share a value (revenue in a mean and in a ratio) or a whole per-unit aggregate: each is
+  // computed once, under the name of its first side, and the others read it (`unitColumn`).
   const factColumns: string[] = [];
+  const factColumnOf = new Map<string, string>();
   const unitColumns: string[] = [];
-  // Per distinct-count side: the side's fact column and the per-unit columns its windows give.
+  const unitColumnOf = new Map<string, string>();
+  const sameAs = new Map<string, string>();
+  const unitColumn = (name: string) => sameAs.get(name) ?? name;
+  // Per distinct-count side: its pre-aggregation and the per-unit columns its windows give.
   const distinctCtes: string[] = [];
-  const distinctSides: { column: string; names: string[] }[] = [];
+  const distinctSides: { name: string; names: string[] }[] = [];
+  const distinctOf = new Map<string, string[]>();
   const outputColumns: string[] = [];
   const caps: string[] = [];
 
@@ -206,7 +214,15 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     const a = `m${i}`;
     const sides: [string, MetricSide, boolean][] = [['n', metric.numerator, true]];
     if (metric.type === 'ratio' && metric.denominator) sides.push(['d', metric.denominator, false]);
-    for (const [suffix, side] of sides) factColumns.push(`${rowValue(metric, side, suffix === 'n')} AS ${a}_${suffix}`);
+    const sourceOf = new Map<string, string>();
+    for (const [suffix, side] of sides) {
+      const value = rowValue(metric, side, suffix === 'n');
+      if (!factColumnOf.has(value)) {
+        factColumnOf.set(value, `${a}_${suffix}`);
+        factColumns.push(`${value} AS ${a}_${suffix}`);
+      }
+      sourceOf.set(suffix, factColumnOf.get(value)!);
+    }
 
     // The metric's window after exposure.
     const exposure = 'x.first_exposure';
@@ -226,26 +242,42 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     const windowed = (conditions: string[], column: string) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${column} END`;
     for (const [suffix, side, isNumerator] of sides) {
       const column = `${a}_${suffix}`;
+      const source = sourceOf.get(suffix)!;
       const windows: [string, string[]][] = [[column, post], ...(metric.regressionAdjustment.enabled ? [[`${column}_pre`, pre] as [string, string[]]] : [])];
       if (dialect.materializesCtes && countsDistinct(metric, side, isNumerator)) {
-        distinctCtes.push(distinctCountCte(column, windows));
-        distinctSides.push({ column, names: windows.map(([name]) => name) });
+        const signature = JSON.stringify([source, windows.map(([, conditions]) => conditions)]);
+        const existing = distinctOf.get(signature);
+        if (existing) {
+          windows.forEach(([name], w) => sameAs.set(name, existing[w]!));
+        } else {
+          distinctOf.set(signature, windows.map(([name]) => name));
+          distinctCtes.push(distinctCountCte(column, source, windows));
+          distinctSides.push({ name: column, names: windows.map(([name]) => name) });
+        }
       } else {
-        for (const [name, conditions] of windows) unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(conditions, column))} AS ${name}`);
+        for (const [name, conditions] of windows) {
+          const aggregate = unitAggregate(metric, side, isNumerator, windowed(conditions, source));
+          const existing = unitColumnOf.get(aggregate);
+          if (existing) sameAs.set(name, existing);
+          else {
+            unitColumnOf.set(aggregate, name);
+            unitColumns.push(`${aggregate} AS ${name}`);
+          }
+        }
       }
     }
 
     // Capped per-unit values.
     const capped = (column: string, capColumn: string) => {
-      const value = `CAST(u.${column} AS DOUBLE)`;
+      const value = `CAST(u.${unitColumn(column)} AS DOUBLE)`;
       if (!isCapped(metric)) return value;
       if (isPercentileCapped(metric)) return `LEAST(${value}, COALESCE(c.${capColumn}, ${value}))`;
       return `LEAST(${value}, ${metric.capping.value})`;
     };
     if (isPercentileCapped(metric)) {
       for (const [suffix] of sides) {
-        const where = metric.capping.ignoreZeros ? `${a}_${suffix} <> 0` : undefined;
-        caps.push(`${dialect.percentile(`CAST(${a}_${suffix} AS DOUBLE)`, metric.capping.value, where)} AS ${a}_${suffix}_cap`);
+        const where = metric.capping.ignoreZeros ? `${unitColumn(`${a}_${suffix}`)} <> 0` : undefined;
+        caps.push(`${dialect.percentile(`CAST(${unitColumn(`${a}_${suffix}`)} AS DOUBLE)`, metric.capping.value, where)} AS ${a}_${suffix}_cap`);
       }
     }
     const main = capped(`${a}_n`, `${a}_n_cap`);
@@ -298,11 +330,11 @@ ${cteHead(dialect, '__units', caps.length > 0)}
   SELECT
     u.*,
 ${indent(
-  distinctSides.flatMap(({ column, names }) => names.map((name) => `COALESCE(${column}_distinct.${name}, 0) AS ${name}`)),
+  distinctSides.flatMap(({ name: side, names }) => names.map((name) => `COALESCE(${side}_distinct.${name}, 0) AS ${name}`)),
   '    ',
 )}
   FROM __unit_aggregates u
-${distinctSides.map(({ column }) => `  LEFT JOIN __${column}_distinct ${column}_distinct ON ${column}_distinct.unit_id = u.unit_id`).join('\n')}
+${distinctSides.map(({ name }) => `  LEFT JOIN __${name}_distinct ${name}_distinct ON ${name}_distinct.unit_id = u.unit_id`).join('\n')}
 )`
     : '';
 
