@@ -90,7 +90,7 @@ export function benchInputs(folder: string): AnalysisInputs {
  * one grouping per user for the sums and counts, active days from the distinct (user, day) pairs, the 99th
  * percentile cap of revenue, and the sufficient statistics per variation.
  */
-function handWrittenQuery(folder: string): string {
+export function handWrittenQuery(folder: string): string {
   const inPhase = "e.timestamp >= x.first_exposure AND e.timestamp <= TIMESTAMP '2024-03-15 00:00:00'";
   return `WITH exposures AS MATERIALIZED (
   SELECT user_id, MIN(timestamp) AS first_exposure,

@@ -132,7 +132,7 @@ describe('distinct counts on DuckDB', () => {
     const sql = query!.sql;
     const perUnit = sql.slice(sql.indexOf('__unit_aggregates AS ('), sql.indexOf('\n)', sql.indexOf('__unit_aggregates AS (')));
 
-    expect(perUnit).toContain('GROUP BY x.unit_id, x.variation, x.dimension');
+    expect(perUnit).toMatch(/GROUP BY x\.unit_id, x\.variation$/);
     expect(perUnit).not.toMatch(/COUNT\(\s*DISTINCT/i);
     expect(sql).not.toMatch(/COUNT\(\s*DISTINCT/i);
     // One pre-aggregation per distinct-count side (the post and pre windows of a side share it).

@@ -116,6 +116,11 @@ ${[`f.${column}`, ...(single ? [] : windows.map(([name, conditions]) => `MAX(CAS
 const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
 const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
 
+// Without a dimension every unit's value is 'All': written once in the output rather than carried by every unit
+// through the exposures, the per-unit grouping and its materialisation.
+const dimensionOf = (inputs: AnalysisInputs, alias: string) => (inputs.dimension ? `${alias}.dimension` : `'All' AS dimension`);
+const groupsOf = (inputs: AnalysisInputs, alias: string) => `${alias}.variation${inputs.dimension ? `, ${alias}.dimension` : ''}`;
+
 /**
  * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
  * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
@@ -154,8 +159,7 @@ function exposuresCte(
   SELECT
     e.${identifier(unit)} AS unit_id,
     CASE WHEN MIN(${variation}) <> MAX(${variation}) THEN '__multiple__' ELSE MAX(${variation}) END AS variation,
-    MIN(${ts('e')}) AS first_exposure,
-    ${dimension} AS dimension
+    MIN(${ts('e')}) AS first_exposure${inputs.dimension ? `,\n    ${dimension} AS dimension` : ''}
   FROM (
 ${exposureSql}
   ) e
@@ -353,19 +357,19 @@ ${factSql}
 ),
 ${cteHead(dialect, unitAggregates, caps.length > 0 && !preAggregated)}
   SELECT
-${indent(['x.unit_id', 'x.variation', 'x.dimension', ...unitColumns], '    ')}
+${indent(['x.unit_id', 'x.variation', ...(inputs.dimension ? ['x.dimension'] : []), ...unitColumns], '    ')}
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
-  GROUP BY x.unit_id, x.variation, x.dimension
+  GROUP BY x.unit_id, x.variation${inputs.dimension ? ', x.dimension' : ''}
 )${units}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
 SELECT
   u.variation,
-  u.dimension,
+  ${dimensionOf(inputs, 'u')},
   COUNT(*) AS users,
 ${indent(outputColumns, '  ')}
 FROM __units u${caps.length ? '\nCROSS JOIN __caps c' : ''}
-GROUP BY u.variation, u.dimension
-ORDER BY u.variation, u.dimension`;
+GROUP BY ${groupsOf(inputs, 'u')}
+ORDER BY ${groupsOf(inputs, 'u')}`;
 }
 
 /**
@@ -378,11 +382,11 @@ export function buildTrafficQuery(inputs: AnalysisInputs, dialect: Dialect): str
 WITH ${exposuresCte(inputs, dialect, templateVars, 0)}
 SELECT
   x.variation,
-  x.dimension,
+  ${dimensionOf(inputs, 'x')},
   COUNT(*) AS users
 FROM __exposures x
-GROUP BY x.variation, x.dimension
-ORDER BY x.variation, x.dimension`;
+GROUP BY ${groupsOf(inputs, 'x')}
+ORDER BY ${groupsOf(inputs, 'x')}`;
 }
 
 /**
