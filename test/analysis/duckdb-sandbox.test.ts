@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { duckDbSlots, QueryFailedError, runDuckDbQueries } from '../../shared/analysis/engines/duckdb';
@@ -134,6 +134,15 @@ describe('the DuckDB sandbox', () => {
 
     expect(rowsByQuery.q).toEqual([{ memory: '244.1 MiB', threads: 1, spill: '488.2 MiB', dir: expect.stringMatching(/\.duckdb-tmp\/run-/) }]);
     expect(path.dirname(path.dirname(rowsByQuery.q[0].dir as string))).toBe(path.resolve(dataDir));
+  });
+
+  it('spills into its own folder under the configured spill directory, removed after the run', async () => {
+    const { rowsByQuery } = await runDuckDbQueries([{ id: 'q', sql: "SELECT current_setting('temp_directory') AS dir" }], { dataDir, tempDirectory: 'spill' });
+
+    const dir = rowsByQuery.q[0].dir as string;
+    expect(path.dirname(dir)).toBe(path.join(realpathSync(dataDir), 'spill'));
+    expect(path.basename(dir)).toMatch(/^run-/);
+    expect(existsSync(dir)).toBe(false);
   });
 
   describe('with at most one run at a time', () => {

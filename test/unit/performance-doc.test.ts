@@ -24,6 +24,7 @@ describe('docs/performance.md', () => {
 
   it('prints the machine a results file records', () => {
     const results = readResults();
+    results.snapshot.measuredAt = '2026-11-24T03:59:52.188Z';
     results.snapshot.machine = { cpus: 8, cpuModel: 'Test CPU', memoryGiB: 16, node: 'v20.1.0', platform: 'linux' };
 
     const page = renderPerformanceDoc(results);

@@ -84,7 +84,9 @@ async function run({ dataDir, tempDir, queries, threads, memoryLimit, maxTempSiz
     }
     timings[query.id].finishedAt = Date.now();
   }
-  return { rowsByQuery, timings, maxRssKb: process.resourceUsage().maxRSS };
+  // getrusage's peak resident set (VmHWM on Linux) and CPU time: the whole process, DuckDB's threads included.
+  const usage = process.resourceUsage();
+  return { rowsByQuery, timings, maxRssKb: usage.maxRSS, cpuMicros: usage.userCPUTime + usage.systemCPUTime };
 }
 
 process.once('message', (request) => {

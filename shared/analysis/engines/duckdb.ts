@@ -28,6 +28,11 @@ export interface DuckDbLimits {
   memoryLimit?: string;
   /** DuckDB's `max_temp_directory_size`, the spill to disk (`ANALYSIS_DUCKDB_MAX_TEMP_SIZE`, default 4GB). */
   maxTempSize?: string;
+  /**
+   * Where runs spill (`ANALYSIS_DUCKDB_TEMP_DIR`, default `.duckdb-tmp` in the data directory); each run
+   * spills into its own folder there. A relative path is relative to the data directory.
+   */
+  tempDirectory?: string;
   /** How long one query may run before it is interrupted (`ANALYSIS_QUERY_TIMEOUT_MS`, default 5 minutes). */
   queryTimeoutMs?: number;
 }
@@ -38,6 +43,7 @@ function limitsFrom(options: DuckDbLimits): Required<DuckDbLimits> {
     threads: options.threads ?? (Number(env.ANALYSIS_DUCKDB_THREADS) || 2),
     memoryLimit: options.memoryLimit ?? (env.ANALYSIS_DUCKDB_MEMORY_LIMIT || '1GB'),
     maxTempSize: options.maxTempSize ?? (env.ANALYSIS_DUCKDB_MAX_TEMP_SIZE || '4GB'),
+    tempDirectory: options.tempDirectory ?? (env.ANALYSIS_DUCKDB_TEMP_DIR || '.duckdb-tmp'),
     queryTimeoutMs: options.queryTimeoutMs ?? (Number(env.ANALYSIS_QUERY_TIMEOUT_MS) || 5 * 60 * 1000),
   };
 }
@@ -85,6 +91,8 @@ export interface DuckDbRun {
   timings: QueryTimings;
   /** Peak resident memory of the engine process, in bytes. */
   peakMemoryBytes: number;
+  /** CPU time the engine process spent (user and system, all threads), in seconds. */
+  cpuSeconds: number;
 }
 
 /**
@@ -102,12 +110,14 @@ export async function runDuckDbQueries(
   mkdirSync(dataDir, { recursive: true });
   const realDir = realpathSync(dataDir);
   options.signal?.throwIfAborted();
+  const limits = limitsFrom(options);
   const release = await acquireSlot(options.signal);
   // One spill directory per run: two DuckDB processes sharing one would reuse each other's file names.
-  mkdirSync(path.join(realDir, '.duckdb-tmp'), { recursive: true });
-  const tempDir = mkdtempSync(path.join(realDir, '.duckdb-tmp', 'run-'));
+  const spillRoot = path.resolve(realDir, limits.tempDirectory);
+  mkdirSync(spillRoot, { recursive: true });
+  const tempDir = mkdtempSync(path.join(spillRoot, 'run-'));
   try {
-    return await runInWorker(queries, realDir, tempDir, limitsFrom(options), options.signal);
+    return await runInWorker(queries, realDir, tempDir, limits, options.signal);
   } finally {
     rmSync(tempDir, { recursive: true, force: true });
     release();
@@ -137,12 +147,23 @@ function runInWorker(queries: { id: string; sql: string }[], realDir: string, te
     };
     if (signal?.aborted) return onAbort();
     signal?.addEventListener('abort', onAbort, { once: true });
-    type Answer = { rowsByQuery?: DuckDbRun['rowsByQuery']; timings?: QueryTimings; maxRssKb?: number; error?: { queryId?: string; message: string } };
+    type Answer = {
+      rowsByQuery?: DuckDbRun['rowsByQuery'];
+      timings?: QueryTimings;
+      maxRssKb?: number;
+      cpuMicros?: number;
+      error?: { queryId?: string; message: string };
+    };
     worker.once('message', (answer: Answer) =>
       finish(() =>
         answer.error
           ? reject(new QueryFailedError(answer.error.message, answer.error.queryId, answer.timings))
-          : resolve({ rowsByQuery: answer.rowsByQuery ?? {}, timings: answer.timings ?? {}, peakMemoryBytes: (answer.maxRssKb ?? 0) * 1024 }),
+          : resolve({
+              rowsByQuery: answer.rowsByQuery ?? {},
+              timings: answer.timings ?? {},
+              peakMemoryBytes: (answer.maxRssKb ?? 0) * 1024,
+              cpuSeconds: (answer.cpuMicros ?? 0) / 1e6,
+            }),
       ),
     );
     worker.once('error', (error) => finish(() => reject(new QueryFailedError(`DuckDB could not start: ${error.message}`))));

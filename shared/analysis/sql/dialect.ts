@@ -4,6 +4,11 @@
  */
 export interface Dialect {
   name: 'duckdb' | 'athena';
+  /**
+   * Whether a CTE can be computed once for all its references (DuckDB's `AS MATERIALIZED`). Athena (Trino)
+   * runs a CTE again for each reference, scanning its tables again: there, bytes scanned are the bill.
+   */
+  materializesCtes: boolean;
   /** A timestamp literal for an ISO date. */
   timestamp(iso: string): string;
   /** `column` moved by a number of minutes (negative goes back). */
@@ -16,6 +21,7 @@ const minutesOf = (minutes: number) => Math.round(minutes);
 
 export const duckdbDialect: Dialect = {
   name: 'duckdb',
+  materializesCtes: true,
   timestamp: (iso) => `TIMESTAMP '${new Date(iso).toISOString().slice(0, 23).replace('T', ' ')}'`,
   addMinutes: (column, minutes) =>
     minutesOf(minutes) === 0 ? column : `(${column} + INTERVAL '${minutesOf(minutes)} minutes')`,
@@ -24,6 +30,7 @@ export const duckdbDialect: Dialect = {
 
 export const athenaDialect: Dialect = {
   name: 'athena',
+  materializesCtes: false,
   // Athena compares a timestamp column with a zoned timestamp correctly; GrowthBook's Athena queries do the same.
   timestamp: (iso) => `from_iso8601_timestamp('${new Date(iso).toISOString()}')`,
   addMinutes: (column, minutes) => (minutesOf(minutes) === 0 ? column : `date_add('minute', ${minutesOf(minutes)}, ${column})`),

@@ -63,24 +63,76 @@ function rowValue(metric: FrozenMetric, side: MetricSide, isNumerator: boolean):
   return side.where.length ? `CASE WHEN ${side.where.map((w) => `(${w})`).join(' AND ')} THEN ${value} END` : value;
 }
 
+/** Whether a side counts the distinct values of its rows per unit (distinct days, or a column's distinct values). */
+function countsDistinct(metric: FrozenMetric, side: MetricSide, isNumerator: boolean): boolean {
+  if ((isNumerator && metric.type === 'proportion') || side.column === '$$distinctUsers' || side.column === '$$count') return false;
+  return side.column === '$$distinctDates' || side.aggregation === 'count distinct';
+}
+
 /** The per-unit aggregate of a side's windowed values. */
 function unitAggregate(metric: FrozenMetric, side: MetricSide, isNumerator: boolean, value: string): string {
   if ((isNumerator && metric.type === 'proportion') || side.column === '$$distinctUsers') return `COALESCE(MAX(${value}), 0)`;
   if (side.column === '$$count') return `COUNT(${value})`;
-  if (side.column === '$$distinctDates' || side.aggregation === 'count distinct') return `COUNT(DISTINCT ${value})`;
+  if (countsDistinct(metric, side, isNumerator)) return `COUNT(DISTINCT ${value})`;
   if (side.aggregation === 'max') return `COALESCE(MAX(${value}), 0)`;
   return `COALESCE(SUM(${value}), 0)`;
 }
 
+/**
+ * The head of a CTE: read more than once on an engine that materialises (DuckDB), it is computed once
+ * (`AS MATERIALIZED`) rather than once per reference.
+ */
+const cteHead = (dialect: Dialect, name: string, readTwice: boolean) =>
+  `${name} AS ${readTwice && dialect.materializesCtes ? 'MATERIALIZED ' : ''}(`;
+
+/**
+ * The pre-aggregation of one distinct-count side on an engine that materialises CTEs: one row per unit and
+ * distinct value with a flag per window, then one row per unit counting the flagged values. It gives what
+ * `COUNT(DISTINCT CASE WHEN <window> THEN value END)` gives, without a distinct aggregate in the large
+ * per-unit grouping (where DuckDB keeps a distinct set per unit).
+ */
+function distinctCountCte(name: string, column: string, windows: [name: string, conditions: string[]][]): string {
+  const inWindow = (conditions: string[]) => conditions.join(' AND ');
+  // With one window, the WHERE keeps only its rows, and every (unit, value) left counts.
+  const single = windows.length === 1;
+  return `__${name}_distinct AS (
+  SELECT
+    unit_id,
+${windows.map(([name]) => `    COUNT(${single ? '*' : `in_${name}`}) AS ${name}`).join(',\n')}
+  FROM (
+    SELECT
+      x.unit_id,
+${[`f.${column}`, ...(single ? [] : windows.map(([name, conditions]) => `MAX(CASE WHEN ${inWindow(conditions)} THEN 1 END) AS in_${name}`))].map((line) => `      ${line}`).join(',\n')}
+    FROM __exposures x
+    JOIN __facts f ON f.unit_id = x.unit_id
+    WHERE f.${column} IS NOT NULL
+      AND (${windows.map(([, conditions]) => `(${inWindow(conditions)})`).join(' OR ')})
+    GROUP BY x.unit_id, f.${column}
+  ) d
+  GROUP BY unit_id
+)`;
+}
+
 const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
 const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
+
+// Without a dimension every unit's value is 'All': written once in the output rather than carried by every unit
+// through the exposures, the per-unit grouping and its materialisation.
+const dimensionOf = (inputs: AnalysisInputs, alias: string) => (inputs.dimension ? `${alias}.dimension` : `'All' AS dimension`);
+const groupsOf = (inputs: AnalysisInputs, alias: string) => `${alias}.variation${inputs.dimension ? `, ${alias}.dimension` : ''}`;
 
 /**
  * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
  * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
  * `longestConversionMinutes` drops units still inside a conversion window when in-progress conversions are excluded.
  */
-function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { start: string; end: string; experimentId: string; eventName?: string }, longestConversionMinutes: number): string {
+function exposuresCte(
+  inputs: AnalysisInputs,
+  dialect: Dialect,
+  templateVars: { start: string; end: string; experimentId: string; eventName?: string },
+  longestConversionMinutes: number,
+  readTwice = false,
+): string {
   const unit = inputs.assignmentQuery.identifierType;
   const endTs = dialect.timestamp(inputs.end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
@@ -99,14 +151,15 @@ function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { 
   const having = inputs.inProgressConversions === 'exclude' && longestConversionMinutes > 0
     ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
     : '';
+  // Seen in more than one variation when its least and greatest differ: a COUNT(DISTINCT) in this large
+  // grouping would keep a set of values per unit.
+  const variation = `CAST(e.${identifier('variation_id')} AS VARCHAR)`;
   const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end: inputs.end });
-  return `__exposures AS (
+  return `${cteHead(dialect, '__exposures', readTwice)}
   SELECT
     e.${identifier(unit)} AS unit_id,
-    CASE WHEN COUNT(DISTINCT CAST(e.${identifier('variation_id')} AS VARCHAR)) > 1 THEN '__multiple__'
-      ELSE MAX(CAST(e.${identifier('variation_id')} AS VARCHAR)) END AS variation,
-    MIN(${ts('e')}) AS first_exposure,
-    ${dimension} AS dimension
+    CASE WHEN MIN(${variation}) <> MAX(${variation}) THEN '__multiple__' ELSE MAX(${variation}) END AS variation,
+    MIN(${ts('e')}) AS first_exposure${inputs.dimension ? `,\n    ${dimension} AS dimension` : ''}
   FROM (
 ${exposureSql}
   ) e
@@ -146,8 +199,18 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   const factEnd = plusMinutes(end, latest);
   const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
 
+  // Metrics often share a value (revenue in a mean and in a ratio) or a whole per-unit aggregate: each is
+  // computed once, under the name of its first side, and the others read it (`unitColumn`).
   const factColumns: string[] = [];
+  const factColumnOf = new Map<string, string>();
   const unitColumns: string[] = [];
+  const unitColumnOf = new Map<string, string>();
+  const sameAs = new Map<string, string>();
+  const unitColumn = (name: string) => sameAs.get(name) ?? name;
+  // Per distinct-count side: its pre-aggregation and the per-unit columns its windows give.
+  const distinctCtes: string[] = [];
+  const distinctSides: { name: string; names: string[] }[] = [];
+  const distinctOf = new Map<string, string[]>();
   const outputColumns: string[] = [];
   const caps: string[] = [];
 
@@ -155,7 +218,15 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     const a = `m${i}`;
     const sides: [string, MetricSide, boolean][] = [['n', metric.numerator, true]];
     if (metric.type === 'ratio' && metric.denominator) sides.push(['d', metric.denominator, false]);
-    for (const [suffix, side] of sides) factColumns.push(`${rowValue(metric, side, suffix === 'n')} AS ${a}_${suffix}`);
+    const sourceOf = new Map<string, string>();
+    for (const [suffix, side] of sides) {
+      const value = rowValue(metric, side, suffix === 'n');
+      if (!factColumnOf.has(value)) {
+        factColumnOf.set(value, `${a}_${suffix}`);
+        factColumns.push(`${value} AS ${a}_${suffix}`);
+      }
+      sourceOf.set(suffix, factColumnOf.get(value)!);
+    }
 
     // The metric's window after exposure.
     const exposure = 'x.first_exposure';
@@ -174,23 +245,43 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     ];
     const windowed = (conditions: string[], column: string) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${column} END`;
     for (const [suffix, side, isNumerator] of sides) {
-      unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(post, `${a}_${suffix}`))} AS ${a}_${suffix}`);
-      if (metric.regressionAdjustment.enabled) {
-        unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(pre, `${a}_${suffix}`))} AS ${a}_${suffix}_pre`);
+      const column = `${a}_${suffix}`;
+      const source = sourceOf.get(suffix)!;
+      const windows: [string, string[]][] = [[column, post], ...(metric.regressionAdjustment.enabled ? [[`${column}_pre`, pre] as [string, string[]]] : [])];
+      if (dialect.materializesCtes && countsDistinct(metric, side, isNumerator)) {
+        const signature = JSON.stringify([source, windows.map(([, conditions]) => conditions)]);
+        const existing = distinctOf.get(signature);
+        if (existing) {
+          windows.forEach(([name], w) => sameAs.set(name, existing[w]!));
+        } else {
+          distinctOf.set(signature, windows.map(([name]) => name));
+          distinctCtes.push(distinctCountCte(column, source, windows));
+          distinctSides.push({ name: column, names: windows.map(([name]) => name) });
+        }
+      } else {
+        for (const [name, conditions] of windows) {
+          const aggregate = unitAggregate(metric, side, isNumerator, windowed(conditions, source));
+          const existing = unitColumnOf.get(aggregate);
+          if (existing) sameAs.set(name, existing);
+          else {
+            unitColumnOf.set(aggregate, name);
+            unitColumns.push(`${aggregate} AS ${name}`);
+          }
+        }
       }
     }
 
     // Capped per-unit values.
     const capped = (column: string, capColumn: string) => {
-      const value = `CAST(u.${column} AS DOUBLE)`;
+      const value = `CAST(u.${unitColumn(column)} AS DOUBLE)`;
       if (!isCapped(metric)) return value;
       if (isPercentileCapped(metric)) return `LEAST(${value}, COALESCE(c.${capColumn}, ${value}))`;
       return `LEAST(${value}, ${metric.capping.value})`;
     };
     if (isPercentileCapped(metric)) {
       for (const [suffix] of sides) {
-        const where = metric.capping.ignoreZeros ? `${a}_${suffix} <> 0` : undefined;
-        caps.push(`${dialect.percentile(`CAST(${a}_${suffix} AS DOUBLE)`, metric.capping.value, where)} AS ${a}_${suffix}_cap`);
+        const where = metric.capping.ignoreZeros ? `${unitColumn(`${a}_${suffix}`)} <> 0` : undefined;
+        caps.push(`${dialect.percentile(`CAST(${unitColumn(`${a}_${suffix}`)} AS DOUBLE)`, metric.capping.value, where)} AS ${a}_${suffix}_cap`);
       }
     }
     const main = capped(`${a}_n`, `${a}_n_cap`);
@@ -233,10 +324,27 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
 
   const factSql = compileTemplate(table.sql, templateVars);
   const indent = (lines: string[], by: string) => lines.map((line) => `${by}${line}`).join(',\n');
+  const preAggregated = distinctCtes.length > 0;
+  // Without distinct counts, the per-unit grouping is the __units read by the caps and the output.
+  const unitAggregates = preAggregated ? '__unit_aggregates' : '__units';
+  const units = preAggregated
+    ? `,
+${distinctCtes.join(',\n')},
+${cteHead(dialect, '__units', caps.length > 0)}
+  SELECT
+    u.*,
+${indent(
+  distinctSides.flatMap(({ name: side, names }) => names.map((name) => `COALESCE(${side}_distinct.${name}, 0) AS ${name}`)),
+  '    ',
+)}
+  FROM __unit_aggregates u
+${distinctSides.map(({ name }) => `  LEFT JOIN __${name}_distinct ${name}_distinct ON ${name}_distinct.unit_id = u.unit_id`).join('\n')}
+)`
+    : '';
 
   return `-- Fact table ${table.name} (${table.id}): ${metrics.map((m) => m.id).join(', ')}
-WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion)},
-__facts AS (
+WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion, preAggregated)},
+${cteHead(dialect, '__facts', false)}
   SELECT
     f.${identifier(unit)} AS unit_id,
     ${ts('f')} AS ${identifier('timestamp')},
@@ -247,24 +355,21 @@ ${factSql}
   WHERE ${ts('f')} >= ${dialect.timestamp(factStart)}
     AND ${ts('f')} <= ${dialect.timestamp(factEnd)}
 ),
-__units AS (
+${cteHead(dialect, unitAggregates, caps.length > 0 && !preAggregated)}
   SELECT
-    x.unit_id,
-    x.variation,
-    x.dimension,
-${indent(unitColumns, '    ')}
+${indent(['x.unit_id', 'x.variation', ...(inputs.dimension ? ['x.dimension'] : []), ...unitColumns], '    ')}
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
-  GROUP BY x.unit_id, x.variation, x.dimension
-)${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
+  GROUP BY x.unit_id, x.variation${inputs.dimension ? ', x.dimension' : ''}
+)${units}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
 SELECT
   u.variation,
-  u.dimension,
+  ${dimensionOf(inputs, 'u')},
   COUNT(*) AS users,
 ${indent(outputColumns, '  ')}
 FROM __units u${caps.length ? '\nCROSS JOIN __caps c' : ''}
-GROUP BY u.variation, u.dimension
-ORDER BY u.variation, u.dimension`;
+GROUP BY ${groupsOf(inputs, 'u')}
+ORDER BY ${groupsOf(inputs, 'u')}`;
 }
 
 /**
@@ -277,11 +382,11 @@ export function buildTrafficQuery(inputs: AnalysisInputs, dialect: Dialect): str
 WITH ${exposuresCte(inputs, dialect, templateVars, 0)}
 SELECT
   x.variation,
-  x.dimension,
+  ${dimensionOf(inputs, 'x')},
   COUNT(*) AS users
 FROM __exposures x
-GROUP BY x.variation, x.dimension
-ORDER BY x.variation, x.dimension`;
+GROUP BY ${groupsOf(inputs, 'x')}
+ORDER BY ${groupsOf(inputs, 'x')}`;
 }
 
 /**

@@ -3,8 +3,7 @@
 WITH __exposures AS (
   SELECT
     e."user_id" AS unit_id,
-    CASE WHEN COUNT(DISTINCT CAST(e."variation_id" AS VARCHAR)) > 1 THEN '__multiple__'
-      ELSE MAX(CAST(e."variation_id" AS VARCHAR)) END AS variation,
+    CASE WHEN MIN(CAST(e."variation_id" AS VARCHAR)) <> MAX(CAST(e."variation_id" AS VARCHAR)) THEN '__multiple__' ELSE MAX(CAST(e."variation_id" AS VARCHAR)) END AS variation,
     MIN(e."timestamp") AS first_exposure,
     min_by(CAST(e."country" AS VARCHAR), e."timestamp") AS dimension
   FROM (
@@ -22,7 +21,6 @@ __facts AS (
     f."timestamp" AS "timestamp",
     CASE WHEN (event_type = 'purchase') THEN 1 END AS m0_n,
     CASE WHEN (event_type = 'purchase') THEN CAST(f."amount" AS DOUBLE) END AS m1_n,
-    CASE WHEN (event_type = 'purchase') THEN CAST(f."amount" AS DOUBLE) END AS m2_n,
     CASE WHEN (event_type = 'view') THEN 1 END AS m2_d
   FROM (
 SELECT * FROM read_csv('events.csv')
@@ -38,8 +36,8 @@ __units AS (
     COALESCE(MAX(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= date_add('minute', 4320, x.first_exposure) THEN f.m0_n END), 0) AS m0_n,
     COALESCE(SUM(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= date_add('minute', 4320, x.first_exposure) THEN f.m1_n END), 0) AS m1_n,
     COALESCE(SUM(CASE WHEN f."timestamp" >= date_add('minute', -20160, x.first_exposure) AND f."timestamp" < x.first_exposure THEN f.m1_n END), 0) AS m1_n_pre,
-    COALESCE(SUM(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= from_iso8601_timestamp('2024-05-10T00:00:00.000Z') THEN f.m2_n END), 0) AS m2_n,
-    COALESCE(SUM(CASE WHEN f."timestamp" >= date_add('minute', -10080, x.first_exposure) AND f."timestamp" < x.first_exposure THEN f.m2_n END), 0) AS m2_n_pre,
+    COALESCE(SUM(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= from_iso8601_timestamp('2024-05-10T00:00:00.000Z') THEN f.m1_n END), 0) AS m2_n,
+    COALESCE(SUM(CASE WHEN f."timestamp" >= date_add('minute', -10080, x.first_exposure) AND f."timestamp" < x.first_exposure THEN f.m1_n END), 0) AS m2_n_pre,
     COUNT(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= from_iso8601_timestamp('2024-05-10T00:00:00.000Z') THEN f.m2_d END) AS m2_d,
     COUNT(CASE WHEN f."timestamp" >= date_add('minute', -10080, x.first_exposure) AND f."timestamp" < x.first_exposure THEN f.m2_d END) AS m2_d_pre
   FROM __exposures x

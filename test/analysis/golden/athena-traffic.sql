@@ -3,8 +3,7 @@
 WITH __exposures AS (
   SELECT
     e."user_id" AS unit_id,
-    CASE WHEN COUNT(DISTINCT CAST(e."variation_id" AS VARCHAR)) > 1 THEN '__multiple__'
-      ELSE MAX(CAST(e."variation_id" AS VARCHAR)) END AS variation,
+    CASE WHEN MIN(CAST(e."variation_id" AS VARCHAR)) <> MAX(CAST(e."variation_id" AS VARCHAR)) THEN '__multiple__' ELSE MAX(CAST(e."variation_id" AS VARCHAR)) END AS variation,
     MIN(e."timestamp") AS first_exposure,
     min_by(CAST(e."country" AS VARCHAR), e."timestamp") AS dimension
   FROM (
