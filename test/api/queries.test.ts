@@ -98,7 +98,7 @@ describe('GET /queries/{id}', () => {
     });
     expect(query.error).toBeUndefined();
     expect(query.query).toContain("read_csv('exposures.csv')");
-    expect(query.query).toMatch(/GROUP BY x\.variation, x\.dimension/);
+    expect(query.query).toMatch(/COUNT\(\*\) AS users\s+FROM __exposures x\s+GROUP BY x\.variation/);
     expect(before <= query.startedAt && query.startedAt <= query.finishedAt && query.finishedAt <= snapshot.dateUpdated).toBe(true);
   });
 
