@@ -1,3 +1,4 @@
+import { settle } from '../../bench/dynamo-cost';
 import * as fc from 'fast-check';
 import { MAX_BODY_BYTES } from '../../shared/api/endpoint';
 import { MAX_BODY_DEPTH } from '../../shared/api/validation';
@@ -23,12 +24,13 @@ const ids: Ids = {};
 beforeAll(async () => {
   api = await startApi();
   org = await createTestOrg('Fuzz', { dataSources: [scenarioDataSourceId] });
-  Object.assign(ids, { memberId: org.admin.memberId, email: org.admin.email });
+  Object.assign(ids, { memberId: org.admin.memberId, email: org.admin.email, memberToken: org.admin.token });
   for (const step of scenario.filter((candidate) => candidate.method !== 'DELETE')) {
-    const response = await api.request(step.method, step.path(ids), { key: org.keys.admin, body: step.body?.(ids) });
+    await settle(org.keys.admin, step, ids);
+    const response = await api.request(step.method, step.path(ids), { key: step.key?.(ids) ?? org.keys.admin, body: step.body?.(ids) });
     if (response.status === 200) step.capture?.(response.body, ids);
   }
-}, 60_000);
+}, 180_000);
 afterAll(() => api.close());
 
 const deep = fc.letrec((tie) => ({
