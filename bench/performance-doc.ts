@@ -69,7 +69,20 @@ function provenance(file: string, results: Results): string {
 
 /** Reads every results file the page cites. */
 export function readResults(dir = resultsDir): Record<string, Results> {
-  const names = ['bundle-sizes', 'latency', 'latency-instructions', 'dynamo-cost', 'features-list', 'load', 'ramp-advancer', 'sdk-payload', 'snapshot'];
+  const names = [
+    'bundle-sizes',
+    'latency',
+    'latency-instructions',
+    'dynamo-cost',
+    'features-list',
+    'revisions-list',
+    'load',
+    'ramp-advancer',
+    'ramp-monitoring',
+    'publish-flows',
+    'sdk-payload',
+    'snapshot',
+  ];
   return Object.fromEntries(
     names.map((name) => {
       const file = join(dir, `${name}.json`);
@@ -90,6 +103,9 @@ export function renderPerformanceDoc(results = readResults()): string {
   const ramp = results['ramp-advancer'];
   const payload = results['sdk-payload'];
   const snapshot = results.snapshot;
+  const revisions = results['revisions-list'];
+  const monitoring = results['ramp-monitoring'];
+  const publish = results['publish-flows'];
 
   // Bundles: functions that carry an analysis-only package run only in the analysis workflow.
   const apiBundles = bundles.sizes.filter((size: Row) => size.analysisOnly.length === 0);
@@ -263,7 +279,8 @@ export function renderPerformanceDoc(results = readResults()): string {
 Every figure on this page comes from the results files of \`npm run bench\`, rendered by
 \`npm run docs:performance\`. The bench starts its own DynamoDB Local, runs every benchmark, writes
 \`bench/results/*.json\` and then regenerates this page. \`npm run bench -- cost latency\` runs only some
-benchmarks: \`bundles\`, \`cost\`, \`latency\`, \`features\`, \`ramp\`, \`load\`, \`payload\`, \`snapshot\`.
+benchmarks: \`bundles\`, \`cost\`, \`latency\`, \`features\`, \`revisions\`, \`ramp\`, \`load\`, \`payload\`, \`snapshot\`,
+\`publish\`, \`monitoring\`.
 
 The benches run DynamoDB Local on the same machine, over loopback. So latencies are local ones, not AWS's.
 Round trips and capacity units are DynamoDB's own accounting (\`ReturnConsumedCapacity\`), which DynamoDB
@@ -498,13 +515,48 @@ ${table(allColumns(payload.bytes), payload.bytes)}
 ## Experiment snapshot on DuckDB
 
 One experiment with 5 metrics on one fact table (proportion, capped mean with CUPED, count, ratio, distinct days),
-over N exposure rows and 2N events generated as Parquet. It measures what a local snapshot run does between its
-frozen inputs and its results: build the SQL, run it in the DuckDB process, analyse every metric. Storing the
-results is left out. \`npx tsx bench/snapshot.ts 100000 1000000\` runs chosen sizes.
+over N exposure rows and 2N events generated as Parquet. Switchyard's snapshot end to end (SQL built, run in the
+DuckDB process, every metric analysed) runs next to a hand-written DuckDB query of the same aggregates, in the same
+kind of process; the bench checks they agree. Each side runs 3 times, alternating, and the fastest counts (once at
+10M). The table gives wall time, CPU time of the DuckDB process, peak resident memory, and the ratios. On a shared
+machine, the CPU ratio is the steadier one. \`npm run bench\` runs 100k and 1M;
+\`BENCH_SNAPSHOT_SIZES=100000,1000000,10000000 npm run bench -- snapshot\` adds 10M.
 
 ${provenance('snapshot', snapshot)}
 
 ${table(allColumns(snapshot.rows), snapshot.rows)}
+
+## Revision lists
+
+${number(revisions.count)} feature revisions in one organization; each request is one page of \`GET /api/v2/feature-revisions\`
+or \`GET /api/v1/revisions\`. A page costs the same at any offset: it reads the revision list's page index, the keys
+written since it was last extended, at most one stride of keys from the nearest mark, and the page's items.
+\`npx tsx bench/revisions-list.ts\` runs it alone.
+
+${provenance('revisions-list', revisions)}
+
+${table(allColumns(revisions.rows), revisions.rows)}
+
+## Publishing drafts
+
+A publish's cost (median of 5): the draft published by hand, a scheduled publish armed and fired, and releases of
+several drafts in one transaction. DynamoDB Local reports about 6 write units for any transaction, so "WCU (priced)"
+is computed the way DynamoDB charges a transaction: 2 per item per started KB.
+
+${provenance('publish-flows', publish)}
+
+${table(allColumns(publish.rows), publish.rows)}
+
+## Monitored ramps
+
+One monitoring evaluation at 1M exposure rows (start the snapshot, run it on DuckDB, judge and apply the verdict),
+and the scheduler with 100 monitored ramps due at once.
+
+${provenance('ramp-monitoring', monitoring)}
+
+${table(allColumns(monitoring.evaluations), monitoring.evaluations)}
+
+${table(allColumns(monitoring.scheduler), monitoring.scheduler)}
 `;
 }
 
