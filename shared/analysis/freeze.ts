@@ -15,7 +15,7 @@ export interface DataSourceFacts {
 const HOURS = { minutes: 1 / 60, hours: 1, days: 24, weeks: 168 } as const;
 const DEFAULT_REGRESSION_ADJUSTMENT_DAYS = 14;
 const DEFAULT_SEQUENTIAL_TUNING = 5000;
-const SUPPORTED_TYPES = ['proportion', 'mean', 'ratio'] as const;
+const SUPPORTED_TYPES = ['proportion', 'retention', 'mean', 'ratio', 'dailyParticipation'] as const;
 
 const bad = (message: string) => new InvalidInputError(message);
 const toHours = (value: number | undefined, unit: keyof typeof HOURS | undefined) => (value ?? 0) * HOURS[unit ?? 'hours'];
@@ -42,12 +42,13 @@ export function parseDimension(dimension: string | undefined, assignmentColumns:
 
 function freezeMetric(metric: FactMetric, experiment: Experiment, tables: Map<string, StoredFactTable>): FrozenMetric {
   const override = experiment.settings.metricOverrides?.find((o) => o.id === metric.id);
+  const binomial = metric.metricType === 'proportion' || metric.metricType === 'retention';
   const side = (s: FactMetric['numerator'] | NonNullable<FactMetric['denominator']>, which: string): MetricSide => {
     const table = tables.get(s.factTableId);
     if (!table) throw bad(`Metric ${metric.id}: its ${which} fact table ${s.factTableId} does not exist`);
     return {
       factTableId: s.factTableId,
-      column: metric.metricType === 'proportion' && which === 'numerator' ? '$$distinctUsers' : s.column,
+      column: which !== 'numerator' ? s.column : binomial ? '$$distinctUsers' : metric.metricType === 'dailyParticipation' ? '$$distinctDates' : s.column,
       aggregation: 'aggregation' in s && (s.aggregation === 'max' || s.aggregation === 'count distinct') ? s.aggregation : 'sum',
       where: sideConditions(table, s),
     };
@@ -75,7 +76,7 @@ function freezeMetric(metric: FactMetric, experiment: Experiment, tables: Map<st
   return {
     id: metric.id,
     name: metric.name,
-    type: metric.metricType as FrozenMetric['type'],
+    type: binomial ? 'proportion' : (metric.metricType as FrozenMetric['type']),
     inverse: metric.inverse,
     numerator: side(metric.numerator, 'numerator'),
     ...(metric.metricType === 'ratio' && metric.denominator ? { denominator: side(metric.denominator, 'denominator') } : {}),
@@ -98,7 +99,7 @@ function freezeMetric(metric: FactMetric, experiment: Experiment, tables: Map<st
  * Everything a snapshot computes from, copied now: the phase's dates (a running phase ends `now`),
  * variations and weights, the assignment query, the supported metrics with their resolved windows,
  * caps, CUPED settings and filters, and the SQL of their fact tables. 400 when the experiment cannot
- * be analysed this way. Quantile, retention and daily-participation metrics are left out.
+ * be analysed this way. Quantile metrics are left out.
  */
 export function freezeInputs(args: {
   experiment: Experiment;

@@ -17,7 +17,8 @@ export interface MetricSide {
 export interface FrozenMetric {
   id: string;
   name: string;
-  type: 'proportion' | 'mean' | 'ratio';
+  /** GrowthBook computes a retention metric as a proportion (its delay is the retention window), so it is frozen as one. */
+  type: 'proportion' | 'mean' | 'ratio' | 'dailyParticipation';
   inverse: boolean;
   numerator: MetricSide;
   denominator?: MetricSide;

@@ -75,6 +75,129 @@ function unitAggregate(metric: FrozenMetric, side: MetricSide, isNumerator: bool
 const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
 const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
 
+/** A metric's conditions on fact rows `f` for unit `x`: after exposure (its window) and, for CUPED, before it. */
+function metricWindows(inputs: AnalysisInputs, metric: FrozenMetric, dialect: Dialect): { post: string[]; pre: string[] } {
+  const ts = `f.${identifier('timestamp')}`;
+  const endTs = dialect.timestamp(inputs.end);
+  const exposure = 'x.first_exposure';
+  const post = [`${ts} >= ${dialect.addMinutes(exposure, delayMinutes(metric))}`];
+  if (usesConversionWindow(inputs, metric)) {
+    post.push(`${ts} <= ${dialect.addMinutes(exposure, delayMinutes(metric) + metric.window.windowHours * MINUTES_PER_HOUR)}`);
+  } else {
+    post.push(`${ts} <= ${endTs}`);
+  }
+  const lookback = lookbackOf(inputs, metric);
+  if (lookback?.minutes !== undefined) post.push(`${ts} >= ${dialect.addMinutes(endTs, -lookback.minutes)}`);
+  if (lookback?.date) post.push(`${ts} >= ${dialect.timestamp(lookback.date)}`);
+  const pre = [
+    `${ts} >= ${dialect.addMinutes(exposure, delayMinutes(metric) - covariateMinutes(metric))}`,
+    `${ts} < ${dialect.addMinutes(exposure, delayMinutes(metric))}`,
+  ];
+  return { post, pre };
+}
+
+/** The first and last fact-row time any of `metrics` may count: from the earliest pre-exposure window to the latest conversion window. */
+function factRange(inputs: AnalysisInputs, metrics: FrozenMetric[]): { factStart: string; factEnd: string } {
+  const earliest = Math.min(0, ...metrics.map((m) => delayMinutes(m) - covariateMinutes(m)));
+  const latest = Math.max(
+    0,
+    ...metrics.map((m) => (usesConversionWindow(inputs, m) ? delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR : 0)),
+  );
+  return { factStart: plusMinutes(inputs.start, earliest), factEnd: plusMinutes(inputs.end, latest) };
+}
+
+/** A ratio metric of the query whose denominator is in another fact table; `alias` is its `m<i>` prefix. */
+interface CrossDenominator {
+  alias: string;
+  metric: FrozenMetric;
+}
+
+/** Refuses a fact table that does not carry the assignment query's identifier type. */
+function assertUnitColumn(inputs: AnalysisInputs, table: FrozenFactTable): void {
+  const unit = inputs.assignmentQuery.identifierType;
+  if (!table.userIdTypes.includes(unit)) {
+    throw new InvalidInputError(
+      `Fact table ${table.id} has identifier types ${table.userIdTypes.join(', ')}; the assignment query ${inputs.assignmentQuery.id} uses ${unit}`,
+    );
+  }
+}
+
+/**
+ * The CTEs of ratio denominators held in other fact tables (GrowthBook's cross-fact-table ratios): per other table
+ * its rows in range (`__facts_d<k>`), their per-unit aggregate inside each metric's window (`__units_d<k>`, one row
+ * per exposed unit), and `__units_all`, the query's `__units` with those denominator columns joined on. `''` when none.
+ */
+function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[], dialect: Dialect): string {
+  if (!denominators.length) return '';
+  const unit = inputs.assignmentQuery.identifierType;
+  const ts = `f.${identifier('timestamp')}`;
+  const byTable = new Map<string, CrossDenominator[]>();
+  for (const d of denominators) byTable.set(d.metric.denominator!.factTableId, [...(byTable.get(d.metric.denominator!.factTableId) ?? []), d]);
+  const ctes: string[] = [];
+  const joins: string[] = [];
+  const joined: string[] = [];
+  [...byTable].forEach(([factTableId, entries], k) => {
+    const table = inputs.factTables.find((t) => t.id === factTableId);
+    if (!table) throw new InvalidInputError(`Fact table ${factTableId} is missing from the snapshot's inputs`);
+    assertUnitColumn(inputs, table);
+    const name = `d${k + 1}`;
+    const { factStart, factEnd } = factRange(inputs, entries.map((e) => e.metric));
+    const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
+    const values: string[] = [];
+    const aggregates: string[] = [];
+    for (const { alias, metric } of entries) {
+      const side = metric.denominator!;
+      values.push(`${rowValue(metric, side, false)} AS ${alias}_d`);
+      const { post, pre } = metricWindows(inputs, metric, dialect);
+      const windowed = (conditions: string[]) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${alias}_d END`;
+      aggregates.push(`${unitAggregate(metric, side, false, windowed(post))} AS ${alias}_d`);
+      joined.push(`${name}.${alias}_d`);
+      if (metric.regressionAdjustment.enabled) {
+        aggregates.push(`${unitAggregate(metric, side, false, windowed(pre))} AS ${alias}_d_pre`);
+        joined.push(`${name}.${alias}_d_pre`);
+      }
+    }
+    ctes.push(`__facts_${name} AS (
+  SELECT
+    f.${identifier(unit)} AS unit_id,
+    ${ts} AS ${identifier('timestamp')},
+${values.map((v) => `    ${v}`).join(',\n')}
+  FROM (
+${compileTemplate(table.sql, templateVars)}
+  ) f
+  WHERE ${ts} >= ${dialect.timestamp(factStart)}
+    AND ${ts} <= ${dialect.timestamp(factEnd)}
+),
+__units_${name} AS (
+  SELECT
+    x.unit_id,
+${aggregates.map((v) => `    ${v}`).join(',\n')}
+  FROM __exposures x
+  LEFT JOIN __facts_${name} f ON f.unit_id = x.unit_id
+  GROUP BY x.unit_id
+)`);
+    joins.push(`  LEFT JOIN __units_${name} ${name} ON ${name}.unit_id = u.unit_id`);
+  });
+  return `,\n${ctes.join(',\n')},\n__units_all AS (\n  SELECT\n    u.*,\n${joined.map((c) => `    ${c}`).join(',\n')}\n  FROM __units u\n${joins.join('\n')}\n)`;
+}
+
+/**
+ * A daily-participation metric's per-unit value (GrowthBook's): its distinct active days divided by the days the unit
+ * could take part, from exposure (plus delay; in a lookback window, no earlier than its start) to the end of the
+ * analysis or of the conversion window (no later than now), counted as whole days plus one, at least 1. Other metrics unchanged.
+ */
+function participationRate(inputs: AnalysisInputs, metric: FrozenMetric, dialect: Dialect, aggregate: string): string {
+  if (metric.type !== 'dailyParticipation') return aggregate;
+  // Inside the per-unit aggregation, where the unit's one first exposure is read through MIN (as GrowthBook does).
+  let start = dialect.addMinutes('MIN(x.first_exposure)', delayMinutes(metric));
+  let end = dialect.timestamp(inputs.end);
+  const lookback = lookbackOf(inputs, metric);
+  if (lookback?.minutes !== undefined) start = `GREATEST(${start}, ${dialect.addMinutes(end, -lookback.minutes)})`;
+  if (lookback?.date) start = `GREATEST(${start}, ${dialect.timestamp(lookback.date)})`;
+  if (usesConversionWindow(inputs, metric)) end = `LEAST(${dialect.now}, ${dialect.addMinutes(start, metric.window.windowHours * MINUTES_PER_HOUR)})`;
+  return `CAST(${aggregate} AS DOUBLE) / CAST(GREATEST(${dialect.dayDiff(start, end)} + 1, 1) AS DOUBLE)`;
+}
+
 /**
  * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
  * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
@@ -123,11 +246,7 @@ ${exposureSql}
  */
 export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTable, metrics: FrozenMetric[], dialect: Dialect): string {
   const unit = inputs.assignmentQuery.identifierType;
-  if (!table.userIdTypes.includes(unit)) {
-    throw new InvalidInputError(
-      `Fact table ${table.id} has identifier types ${table.userIdTypes.join(', ')}; the assignment query ${inputs.assignmentQuery.id} uses ${unit}`,
-    );
-  }
+  assertUnitColumn(inputs, table);
   const end = inputs.end;
   const endTs = dialect.timestamp(end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
@@ -136,45 +255,31 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     ...metrics.filter((m) => usesConversionWindow(inputs, m)).map((m) => delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR),
   );
 
-  // The rows of the fact table any metric may count: from the earliest pre-exposure window to the latest conversion window.
-  const earliest = Math.min(0, ...metrics.map((m) => delayMinutes(m) - covariateMinutes(m)));
-  const latest = Math.max(
-    0,
-    ...metrics.map((m) => (usesConversionWindow(inputs, m) ? delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR : 0)),
-  );
-  const factStart = plusMinutes(inputs.start, earliest);
-  const factEnd = plusMinutes(end, latest);
+  // The rows of the fact table any metric may count.
+  const { factStart, factEnd } = factRange(inputs, metrics);
   const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
 
   const factColumns: string[] = [];
   const unitColumns: string[] = [];
   const outputColumns: string[] = [];
   const caps: string[] = [];
+  const crossDenominators: CrossDenominator[] = [];
 
   metrics.forEach((metric, i) => {
     const a = `m${i}`;
     const sides: [string, MetricSide, boolean][] = [['n', metric.numerator, true]];
-    if (metric.type === 'ratio' && metric.denominator) sides.push(['d', metric.denominator, false]);
+    // A denominator in another fact table is aggregated per unit from that table (`crossTableUnits`).
+    if (metric.type === 'ratio' && metric.denominator) {
+      if (metric.denominator.factTableId === table.id) sides.push(['d', metric.denominator, false]);
+      else crossDenominators.push({ alias: a, metric });
+    }
     for (const [suffix, side] of sides) factColumns.push(`${rowValue(metric, side, suffix === 'n')} AS ${a}_${suffix}`);
 
-    // The metric's window after exposure.
-    const exposure = 'x.first_exposure';
-    const post = [`${ts('f')} >= ${dialect.addMinutes(exposure, delayMinutes(metric))}`];
-    if (usesConversionWindow(inputs, metric)) {
-      post.push(`${ts('f')} <= ${dialect.addMinutes(exposure, delayMinutes(metric) + metric.window.windowHours * MINUTES_PER_HOUR)}`);
-    } else {
-      post.push(`${ts('f')} <= ${endTs}`);
-    }
-    const lookback = lookbackOf(inputs, metric);
-    if (lookback?.minutes !== undefined) post.push(`${ts('f')} >= ${dialect.addMinutes(endTs, -lookback.minutes)}`);
-    if (lookback?.date) post.push(`${ts('f')} >= ${dialect.timestamp(lookback.date)}`);
-    const pre = [
-      `${ts('f')} >= ${dialect.addMinutes(exposure, delayMinutes(metric) - covariateMinutes(metric))}`,
-      `${ts('f')} < ${dialect.addMinutes(exposure, delayMinutes(metric))}`,
-    ];
+    const { post, pre } = metricWindows(inputs, metric, dialect);
     const windowed = (conditions: string[], column: string) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${column} END`;
     for (const [suffix, side, isNumerator] of sides) {
-      unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(post, `${a}_${suffix}`))} AS ${a}_${suffix}`);
+      const aggregate = unitAggregate(metric, side, isNumerator, windowed(post, `${a}_${suffix}`));
+      unitColumns.push(`${isNumerator ? participationRate(inputs, metric, dialect, aggregate) : aggregate} AS ${a}_${suffix}`);
       if (metric.regressionAdjustment.enabled) {
         unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(pre, `${a}_${suffix}`))} AS ${a}_${suffix}_pre`);
       }
@@ -233,6 +338,8 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
 
   const factSql = compileTemplate(table.sql, templateVars);
   const indent = (lines: string[], by: string) => lines.map((line) => `${by}${line}`).join(',\n');
+  const cross = crossTableUnits(inputs, crossDenominators, dialect);
+  const units = cross ? '__units_all' : '__units';
 
   return `-- Fact table ${table.name} (${table.id}): ${metrics.map((m) => m.id).join(', ')}
 WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion)},
@@ -256,13 +363,13 @@ ${indent(unitColumns, '    ')}
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
   GROUP BY x.unit_id, x.variation, x.dimension
-)${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
+)${cross}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM ${units}\n)` : ''}
 SELECT
   u.variation,
   u.dimension,
   COUNT(*) AS users,
 ${indent(outputColumns, '  ')}
-FROM __units u${caps.length ? '\nCROSS JOIN __caps c' : ''}
+FROM ${units} u${caps.length ? '\nCROSS JOIN __caps c' : ''}
 GROUP BY u.variation, u.dimension
 ORDER BY u.variation, u.dimension`;
 }
@@ -294,9 +401,6 @@ export function buildSnapshotQueries(inputs: AnalysisInputs): PlannedQuery[] {
   if (!inputs.metrics.length) return [{ id: TRAFFIC_QUERY_ID, factTableId: '', metricIds: [], sql: buildTrafficQuery(inputs, dialect) }];
   const byTable = new Map<string, FrozenMetric[]>();
   for (const metric of inputs.metrics) {
-    if (metric.denominator && metric.type === 'ratio' && metric.denominator.factTableId !== metric.numerator.factTableId) {
-      throw new InvalidInputError(`Metric ${metric.id}: a ratio whose numerator and denominator come from different fact tables is not supported yet`);
-    }
     byTable.set(metric.numerator.factTableId, [...(byTable.get(metric.numerator.factTableId) ?? []), metric]);
   }
   return [...byTable].map(([factTableId, metrics], index) => {

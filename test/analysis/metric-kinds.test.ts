@@ -1,0 +1,298 @@
+import tCdf from '@stdlib/stats-base-dists-t-cdf';
+import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runDuckDbQueries } from '../../shared/analysis/engines/duckdb';
+import type { AnalysisInputs, FrozenMetric } from '../../shared/analysis/inputs';
+import { analysisSettings, metricRows, metricSettings } from '../../shared/analysis/results';
+import { buildSnapshotQueries } from '../../shared/analysis/sql/snapshot-queries';
+import { analyseMetric, type FrequentistVariationResult } from '../../shared/analysis/statistics';
+
+// Metric kinds beyond proportion/mean/ratio-in-one-table, run on DuckDB over generated rows. Each metric's result is
+// checked against gbstats' formulas (TwoSidedTTest, relative difference: sample statistics, the delta method, Welch's
+// degrees of freedom), computed here independently from the raw rows, not by the code under test.
+
+const DAY = 86_400_000;
+const H = 3_600_000;
+const START = Date.parse('2024-05-01T00:00:00Z');
+const END = Date.parse('2024-05-15T00:00:00Z');
+const TOLERANCE = 1e-6;
+const time = (ms: number) => new Date(ms).toISOString().slice(0, 23).replace('T', ' ');
+
+/** A seeded generator (mulberry32), so the data and every expected figure are the same on every run. */
+function random(seed: number) {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+interface Exposure { user: string; at: number; variation: 0 | 1 }
+interface Order { user: string; at: number; amount: number }
+interface Session { user: string; at: number }
+
+function generate() {
+  const rand = random(25);
+  const exposures: Exposure[] = [];
+  const orders: Order[] = [];
+  const sessions: Session[] = [];
+  for (let u = 0; u < 400; u++) {
+    const user = `u${u}`;
+    const variation = rand() < 0.5 ? 0 : 1;
+    const at = START + Math.floor(rand() * 12 * DAY);
+    exposures.push({ user, at, variation });
+    if (rand() < 0.3) exposures.push({ user, at: at + Math.floor(rand() * 3 * DAY), variation }); // a later exposure
+    const activity = variation === 1 ? 1.3 : 1;
+    const sessionCount = Math.floor(rand() * 8 * activity);
+    for (let s = 0; s < sessionCount; s++) sessions.push({ user, at: at + Math.floor((rand() * 16 - 4) * DAY) });
+    const orderCount = Math.floor(rand() * 4);
+    for (let o = 0; o < orderCount; o++) {
+      orders.push({ user, at: at + Math.floor((rand() * 8 - 3) * DAY), amount: Math.round(rand() * 100 * activity * 100) / 100 });
+    }
+  }
+  return { exposures, orders, sessions };
+}
+
+const data = generate();
+
+const base = (fields: Partial<FrozenMetric> & Pick<FrozenMetric, 'id' | 'type' | 'numerator'>): FrozenMetric => ({
+  name: fields.id,
+  inverse: false,
+  capping: { type: 'none', value: 0, ignoreZeros: false },
+  window: { type: 'none', delayHours: 0, windowHours: 0 },
+  regressionAdjustment: { enabled: false, days: 0 },
+  prior: { proper: false, mean: 0, stddev: 0.3 },
+  ...fields,
+});
+const orders = (column: string) => ({ factTableId: 'ftb_orders', column, aggregation: 'sum' as const, where: [] });
+const sessions = (column: string) => ({ factTableId: 'ftb_sessions', column, aggregation: 'sum' as const, where: [] });
+
+const METRICS = {
+  // A ratio across fact tables: revenue per session, each inside a 72-hour conversion window.
+  revenuePerSession: base({
+    id: 'rev_per_session',
+    type: 'ratio',
+    numerator: orders('amount'),
+    denominator: sessions('$$count'),
+    window: { type: 'conversion', delayHours: 0, windowHours: 72 },
+  }),
+  // The same with CUPED (7 days before exposure), to check the pre-period columns of both sides.
+  revenuePerSessionCuped: base({
+    id: 'rev_per_session_cuped',
+    type: 'ratio',
+    numerator: orders('amount'),
+    denominator: sessions('$$count'),
+    regressionAdjustment: { enabled: true, days: 7 },
+  }),
+  // Retention (frozen as GrowthBook computes it: a proportion whose delay is the retention window): a session
+  // between 2 and 5 days after exposure.
+  retained: base({ id: 'retained', type: 'proportion', numerator: sessions('$$distinctUsers'), window: { type: 'conversion', delayHours: 48, windowHours: 72 } }),
+  // Daily participation over the whole experiment, and within 7 days of exposure.
+  activeDays: base({ id: 'active_days', type: 'dailyParticipation', numerator: sessions('$$distinctDates') }),
+  activeDaysWeek: base({ id: 'active_days_week', type: 'dailyParticipation', numerator: sessions('$$distinctDates'), window: { type: 'conversion', delayHours: 0, windowHours: 168 } }),
+} satisfies Record<string, FrozenMetric>;
+
+function inputs(engine: 'duckdb' | 'athena', metrics: FrozenMetric[]): AnalysisInputs {
+  return {
+    engine,
+    datasourceId: 'ds_1',
+    experimentId: 'exp_1',
+    trackingKey: 'exp-key',
+    phase: 0,
+    start: new Date(START).toISOString(),
+    end: new Date(END).toISOString(),
+    variations: [
+      { variationId: 'var_a', key: '0', name: 'A', weight: 0.5 },
+      { variationId: 'var_b', key: '1', name: 'B', weight: 0.5 },
+    ],
+    assignmentQuery: {
+      id: 'users',
+      name: 'Users',
+      sql: "SELECT user_id, timestamp, experiment_id, variation_id FROM read_csv('exposures.csv')",
+      identifierType: 'user_id',
+      dimensionColumns: [],
+    },
+    dimension: null,
+    attributionModel: 'firstExposure',
+    inProgressConversions: 'include',
+    queryFilter: '',
+    statsEngine: 'frequentist',
+    sequentialTestingEnabled: false,
+    sequentialTestingTuningParameter: 5000,
+    settings: {},
+    factTables: [
+      { id: 'ftb_orders', name: 'Orders', sql: "SELECT user_id, timestamp, amount FROM read_csv('orders.csv')", userIdTypes: ['user_id'] },
+      { id: 'ftb_sessions', name: 'Sessions', sql: "SELECT user_id, timestamp FROM read_csv('sessions.csv')", userIdTypes: ['user_id'] },
+    ],
+    metrics,
+  };
+}
+
+// ---- The expected figures, from the raw rows ----
+
+interface Unit { user: string; variation: 0 | 1; first: number }
+
+function units(): Unit[] {
+  const byUser = new Map<string, Unit>();
+  for (const e of data.exposures.filter((x) => x.at >= START && x.at <= END)) {
+    const seen = byUser.get(e.user);
+    if (!seen || e.at < seen.first) byUser.set(e.user, { user: e.user, variation: e.variation, first: e.at });
+  }
+  return [...byUser.values()];
+}
+
+/** The rows of `rows` of one user inside [from, to]. */
+const inside = <T extends { user: string; at: number }>(rows: T[], user: string, from: number, to: number) =>
+  rows.filter((r) => r.user === user && r.at >= from && r.at <= to);
+const distinctDays = (rows: { at: number }[]) => new Set(rows.map((r) => new Date(r.at).toISOString().slice(0, 10))).size;
+
+/** gbstats' per-unit mean and variance of one variation: sample variance for counts, p(1-p) for proportions. */
+function sampleStatistic(values: number[], binomial: boolean) {
+  const n = values.length;
+  const sum = values.reduce((a, b) => a + b, 0);
+  const squares = values.reduce((a, b) => a + b * b, 0);
+  const mean = sum / n;
+  return { n, mean, variance: binomial ? mean * (1 - mean) : (squares - (sum * sum) / n) / (n - 1) };
+}
+
+/** gbstats' ratio statistic: the ratio of means and its delta-method variance per unit. */
+function ratioStatistic(pairs: [number, number][]) {
+  const n = pairs.length;
+  const m = sampleStatistic(pairs.map((p) => p[0]), false);
+  const d = sampleStatistic(pairs.map((p) => p[1]), false);
+  const product = pairs.reduce((a, [x, y]) => a + x * y, 0);
+  const covariance = (product - (m.mean * n * d.mean * n) / n) / (n - 1);
+  const mean = m.mean / d.mean;
+  const variance = m.variance / d.mean ** 2 - (2 * covariance * m.mean) / d.mean ** 3 + (m.mean ** 2 * d.variance) / d.mean ** 4;
+  return { n, mean, variance };
+}
+
+/** gbstats' two-sided frequentist test of the relative difference (alpha 0.05, no sequential testing). */
+function relativeTest(a: { n: number; mean: number; variance: number }, b: { n: number; mean: number; variance: number }) {
+  const expected = b.mean / a.mean - 1;
+  const variance = b.variance / (a.mean ** 2 * b.n) + (a.variance * b.mean ** 2) / (a.mean ** 4 * a.n);
+  const stddev = Math.sqrt(variance);
+  const df = (a.variance / a.n + b.variance / b.n) ** 2 / ((a.variance / a.n) ** 2 / (a.n - 1) + (b.variance / b.n) ** 2 / (b.n - 1));
+  const half = tQuantile(0.975, df) * stddev;
+  return { baselineCr: a.mean, cr: b.mean, expected, ci: [expected - half, expected + half], stddev, pValue: 2 * (1 - tCdf(Math.abs(expected / stddev), df)) };
+}
+
+const byVariation = <T>(list: Unit[], value: (u: Unit) => T): [T[], T[]] => [
+  list.filter((u) => u.variation === 0).map(value),
+  list.filter((u) => u.variation === 1).map(value),
+];
+
+function close(expected: number, actual: number) {
+  const diff = Math.abs(expected - actual);
+  return diff <= TOLERANCE || diff <= TOLERANCE * Math.abs(expected);
+}
+
+/** Runs the snapshot's queries and analyses one metric as a snapshot does. */
+async function analyse(dataDir: string, metric: FrozenMetric) {
+  const snapshot = inputs('duckdb', [metric]);
+  const queries = buildSnapshotQueries(snapshot);
+  const { rowsByQuery } = await runDuckDbQueries(queries, { dataDir });
+  const rows = rowsByQuery[queries[0]!.id]!;
+  const result = analyseMetric(metricRows(rows, 0), metricSettings(metric), analysisSettings(snapshot));
+  const [baseline, treatment] = result.dimensions[0]!.variations as unknown as [FrequentistVariationResult, FrequentistVariationResult];
+  return { rows, baseline, treatment };
+}
+
+function expectGbstats(actual: Awaited<ReturnType<typeof analyse>>, expected: ReturnType<typeof relativeTest>) {
+  const pairs: [string, number, number][] = [
+    ['baseline cr', expected.baselineCr, actual.baseline.cr],
+    ['cr', expected.cr, actual.treatment.cr],
+    ['expected', expected.expected, actual.treatment.expected],
+    ['ci low', expected.ci[0]!, actual.treatment.ci[0]],
+    ['ci high', expected.ci[1]!, actual.treatment.ci[1]],
+    ['uplift stddev', expected.stddev, actual.treatment.uplift.stddev],
+    ['p-value', expected.pValue, actual.treatment.pValue],
+  ];
+  expect(pairs.filter(([, e, a]) => !close(e, a)).map(([name, e, a]) => `${name}: expected ${e}, got ${a}`)).toEqual([]);
+}
+
+describe('metric kinds on DuckDB, against gbstats', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'metric-kinds-'));
+  beforeAll(() => {
+    const csv = (header: string, lines: (string | number)[][]) => `${header}\n${lines.map((l) => l.join(',')).join('\n')}\n`;
+    writeFileSync(path.join(dataDir, 'exposures.csv'), csv('user_id,timestamp,experiment_id,variation_id', data.exposures.map((e) => [e.user, time(e.at), 'exp-key', e.variation])));
+    writeFileSync(path.join(dataDir, 'orders.csv'), csv('user_id,timestamp,amount', data.orders.map((o) => [o.user, time(o.at), o.amount])));
+    writeFileSync(path.join(dataDir, 'sessions.csv'), csv('user_id,timestamp', data.sessions.map((s) => [s.user, time(s.at)])));
+  });
+
+  it('computes a ratio whose numerator and denominator are in different fact tables', async () => {
+    const window = (u: Unit): [number, number] => [u.first, u.first + 72 * H];
+    const [a, b] = byVariation(units(), (u): [number, number] => [
+      inside(data.orders, u.user, ...window(u)).reduce((sum, o) => sum + o.amount, 0),
+      inside(data.sessions, u.user, ...window(u)).length,
+    ]);
+
+    const actual = await analyse(dataDir, METRICS.revenuePerSession);
+
+    expectGbstats(actual, relativeTest(ratioStatistic(a), ratioStatistic(b)));
+    expect(actual.treatment.denominator).toBe(b.reduce((sum, p) => sum + p[1], 0));
+  });
+
+  it('computes the pre-exposure columns of a cross-table ratio with CUPED from each table', async () => {
+    const { rows } = await analyse(dataDir, METRICS.revenuePerSessionCuped);
+
+    for (const variation of [0, 1] as const) {
+      const list = units().filter((u) => u.variation === variation);
+      const pre = (u: Unit) => [u.first - 7 * DAY, u.first - 1] as const;
+      const sum = (f: (u: Unit) => number) => list.reduce((s, u) => s + f(u), 0);
+      const preOrders = (u: Unit) => data.orders.filter((o) => o.user === u.user && o.at >= pre(u)[0] && o.at < u.first).reduce((s, o) => s + o.amount, 0);
+      const preSessions = (u: Unit) => data.sessions.filter((s) => s.user === u.user && s.at >= pre(u)[0] && s.at < u.first).length;
+      const postSessions = (u: Unit) => inside(data.sessions, u.user, u.first, END).length;
+      const row = rows.find((r) => r.variation === String(variation))!;
+      expect(Number(row.users)).toBe(list.length);
+      expect(close(sum(preOrders), Number(row.m0_covariate_sum))).toBe(true);
+      expect(Number(row.m0_denominator_pre_sum)).toBe(sum(preSessions));
+      expect(Number(row.m0_denominator_sum)).toBe(sum(postSessions));
+      expect(Number(row.m0_denominator_post_denominator_pre_sum_product)).toBe(sum((u) => postSessions(u) * preSessions(u)));
+    }
+  });
+
+  it('computes a retention metric: a session between 2 and 5 days after exposure', async () => {
+    const [a, b] = byVariation(units(), (u) => (inside(data.sessions, u.user, u.first + 48 * H, u.first + 120 * H).length ? 1 : 0));
+
+    const actual = await analyse(dataDir, METRICS.retained);
+
+    expectGbstats(actual, relativeTest(sampleStatistic(a, true), sampleStatistic(b, true)));
+  });
+
+  it('computes daily participation: active days over the days since exposure', async () => {
+    const [a, b] = byVariation(units(), (u) => {
+      const days = Math.max(Math.floor((END - u.first) / DAY) + 1, 1);
+      return distinctDays(inside(data.sessions, u.user, u.first, END)) / days;
+    });
+
+    const actual = await analyse(dataDir, METRICS.activeDays);
+
+    expectGbstats(actual, relativeTest(sampleStatistic(a, false), sampleStatistic(b, false)));
+  });
+
+  it('computes daily participation inside a conversion window: active days over the window', async () => {
+    const [a, b] = byVariation(units(), (u) => distinctDays(inside(data.sessions, u.user, u.first, u.first + 168 * H)) / 8);
+
+    const actual = await analyse(dataDir, METRICS.activeDaysWeek);
+
+    expectGbstats(actual, relativeTest(sampleStatistic(a, false), sampleStatistic(b, false)));
+  });
+});
+
+describe('metric kinds in Athena SQL', () => {
+  it('is exactly the pinned SQL', () => {
+    const queries = buildSnapshotQueries(inputs('athena', Object.values(METRICS)));
+    const sql = queries.map((q) => `-- query ${q.id}\n${q.sql}\n`).join('\n');
+    const golden = path.join(__dirname, 'golden', 'athena-metric-kinds.sql');
+    if (process.env.UPDATE_GOLDEN || !existsSync(golden)) writeFileSync(golden, sql);
+
+    expect(sql).toBe(readFileSync(golden, 'utf8'));
+    expect(queries.map((q) => q.id)).toEqual(['q0_ftb_orders', 'q1_ftb_sessions']);
+    expect(sql).toContain('LEFT JOIN __units_d1 d1 ON d1.unit_id = u.unit_id');
+    expect(sql).toContain("date_diff('day', ");
+  });
+});
