@@ -47,7 +47,30 @@ export interface FrozenAssignmentQuery {
   dimensionColumns: string[];
 }
 
-export type FrozenDimension = { type: 'experiment'; id: string; column: string } | { type: 'date'; id: string };
+/** A unit dimension (GrowthBook's user dimension): SQL returning `<identifierType>` and `value`, one value per unit. */
+export interface FrozenUnitDimension {
+  type: 'unit';
+  id: string;
+  name: string;
+  identifierType: string;
+  sql: string;
+}
+
+export type FrozenDimension = { type: 'experiment'; id: string; column: string } | { type: 'date'; id: string } | FrozenUnitDimension;
+
+/** A segment: SQL returning `<identifierType>` and `date`; a unit counts once it is in the segment at an exposure. */
+export interface FrozenSegment {
+  id: string;
+  name: string;
+  identifierType: string;
+  sql: string;
+}
+
+/** An identity join query of the data source: SQL returning one column per identifier type it maps between. */
+export interface FrozenIdentityJoin {
+  identifierTypes: string[];
+  sql: string;
+}
 
 export interface AnalysisInputs {
   engine: 'duckdb' | 'athena';
@@ -73,4 +96,9 @@ export interface AnalysisInputs {
   settings: Record<string, unknown>;
   metrics: FrozenMetric[];
   factTables: FrozenFactTable[];
+  /** Only units with a row of this metric's numerator inside its window count, and their metrics start from that row. */
+  activationMetric?: FrozenMetric;
+  segment?: FrozenSegment;
+  /** How fact tables, segments and dimensions keyed by another identifier type reach the assignment query's units. */
+  identityJoins?: FrozenIdentityJoin[];
 }

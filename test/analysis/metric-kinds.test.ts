@@ -58,6 +58,30 @@ function generate() {
 
 const data = generate();
 
+/** Inputs beyond metrics: devices of users (an identity join), their page views, a segment and a plan per user. */
+function generateMore() {
+  const rand = random(7);
+  const devices: { user: string; device: string }[] = [];
+  const views: { device: string; at: number }[] = [];
+  const segment: { user: string; date: number }[] = [];
+  const plans: { user: string; plan: string }[] = [];
+  for (let u = 0; u < 400; u++) {
+    const user = `u${u}`;
+    for (let d = 0; d < 1 + Math.floor(rand() * 2); d++) {
+      const device = `d${u}_${d}`;
+      devices.push({ user, device });
+      for (let v = 0; v < Math.floor(rand() * 6); v++) views.push({ device, at: START + Math.floor((rand() * 18 - 2) * DAY) });
+    }
+    if (rand() < 0.6) segment.push({ user, date: START + Math.floor((rand() * 14 - 4) * DAY) });
+    if (rand() < 0.8) plans.push({ user, plan: rand() < 0.5 ? 'free' : 'pro' });
+  }
+  devices.push({ user: 'nobody', device: 'd_orphan' }); // a device of no exposed user
+  views.push({ device: 'd_orphan', at: START + DAY });
+  return { devices, views, segment, plans };
+}
+
+const more = generateMore();
+
 const base = (fields: Partial<FrozenMetric> & Pick<FrozenMetric, 'id' | 'type' | 'numerator'>): FrozenMetric => ({
   name: fields.id,
   inverse: false,
@@ -131,6 +155,25 @@ function inputs(engine: 'duckdb' | 'athena', metrics: FrozenMetric[]): AnalysisI
   };
 }
 
+const visits = base({
+  id: 'page_views',
+  type: 'mean',
+  numerator: { factTableId: 'ftb_views', column: '$$count', aggregation: 'sum', where: [] },
+});
+const revenue72h = base({ id: 'revenue', type: 'mean', numerator: orders('amount'), window: { type: 'conversion', delayHours: 0, windowHours: 72 } });
+const viewsTable = { id: 'ftb_views', name: 'Page views', sql: "SELECT device_id, timestamp FROM read_csv('views.csv')", userIdTypes: ['device_id'] };
+const identityJoins = [{ identifierTypes: ['user_id', 'device_id'], sql: "SELECT user_id, device_id FROM read_csv('devices.csv')" }];
+const segment = { id: 'seg_1', name: 'Newsletter', identifierType: 'user_id', sql: "SELECT user_id, date FROM read_csv('segment.csv')" };
+const plan = { type: 'unit' as const, id: 'dim_plan', name: 'Plan', identifierType: 'user_id', sql: "SELECT user_id, value FROM read_csv('plans.csv')" };
+// An order within 48 hours of an exposure activates a unit.
+const activation = base({ id: 'ordered', type: 'proportion', numerator: orders('$$distinctUsers'), window: { type: 'conversion', delayHours: 0, windowHours: 48 } });
+
+/** Inputs with the extra configuration the test gives; the views table is added for the identity-join metric. */
+const withInputs = (engine: 'duckdb' | 'athena', metrics: FrozenMetric[], extra: Partial<AnalysisInputs>): AnalysisInputs => {
+  const snapshot = inputs(engine, metrics);
+  return { ...snapshot, factTables: [...snapshot.factTables, viewsTable], ...extra };
+};
+
 // ---- The expected figures, from the raw rows ----
 
 interface Unit { user: string; variation: 0 | 1; first: number }
@@ -190,14 +233,16 @@ function close(expected: number, actual: number) {
   return diff <= TOLERANCE || diff <= TOLERANCE * Math.abs(expected);
 }
 
-/** Runs the snapshot's queries and analyses one metric as a snapshot does. */
-async function analyse(dataDir: string, metric: FrozenMetric) {
-  const snapshot = inputs('duckdb', [metric]);
+/** Runs the snapshot's queries and analyses one metric as a snapshot does (the dimension value `dimension`). */
+async function analyse(dataDir: string, metric: FrozenMetric, extra?: Partial<AnalysisInputs>, dimension = 'All') {
+  const snapshot = extra ? withInputs('duckdb', [metric], extra) : inputs('duckdb', [metric]);
   const queries = buildSnapshotQueries(snapshot);
   const { rowsByQuery } = await runDuckDbQueries(queries, { dataDir });
   const rows = rowsByQuery[queries[0]!.id]!;
   const result = analyseMetric(metricRows(rows, 0), metricSettings(metric), analysisSettings(snapshot));
-  const [baseline, treatment] = result.dimensions[0]!.variations as unknown as [FrequentistVariationResult, FrequentistVariationResult];
+  const found = result.dimensions.find((d) => d.dimension === dimension);
+  if (!found) throw new Error(`No dimension value ${dimension} in ${result.dimensions.map((d) => d.dimension).join(', ')}`);
+  const [baseline, treatment] = found.variations as unknown as [FrequentistVariationResult, FrequentistVariationResult];
   return { rows, baseline, treatment };
 }
 
@@ -221,6 +266,72 @@ describe('metric kinds on DuckDB, against gbstats', () => {
     writeFileSync(path.join(dataDir, 'exposures.csv'), csv('user_id,timestamp,experiment_id,variation_id', data.exposures.map((e) => [e.user, time(e.at), 'exp-key', e.variation])));
     writeFileSync(path.join(dataDir, 'orders.csv'), csv('user_id,timestamp,amount', data.orders.map((o) => [o.user, time(o.at), o.amount])));
     writeFileSync(path.join(dataDir, 'sessions.csv'), csv('user_id,timestamp', data.sessions.map((s) => [s.user, time(s.at)])));
+    writeFileSync(path.join(dataDir, 'devices.csv'), csv('user_id,device_id', more.devices.map((d) => [d.user, d.device])));
+    writeFileSync(path.join(dataDir, 'views.csv'), csv('device_id,timestamp', more.views.map((v) => [v.device, time(v.at)])));
+    writeFileSync(path.join(dataDir, 'segment.csv'), csv('user_id,date', more.segment.map((r) => [r.user, time(r.date)])));
+    writeFileSync(path.join(dataDir, 'plans.csv'), csv('user_id,value', more.plans.map((r) => [r.user, r.plan])));
+  });
+
+  it('computes a metric of a fact table keyed by another identifier type, through the identity join query', async () => {
+    const devicesOf = (user: string) => more.devices.filter((d) => d.user === user).map((d) => d.device);
+    const [a, b] = byVariation(units(), (u) => more.views.filter((v) => devicesOf(u.user).includes(v.device) && v.at >= u.first && v.at <= END).length);
+
+    const actual = await analyse(dataDir, visits, { identityJoins });
+
+    expectGbstats(actual, relativeTest(sampleStatistic(a, false), sampleStatistic(b, false)));
+  });
+
+  it('refuses a fact table keyed by another identifier type when no identity join query maps it', () => {
+    expect(() => buildSnapshotQueries(withInputs('duckdb', [visits], {}))).toThrow(
+      'Fact table ftb_views has identifier types device_id; the assignment query users uses user_id, and no identifier join query of the data source maps user_id to any of them',
+    );
+  });
+
+  it('counts only units in the segment at an exposure, from their first such exposure', async () => {
+    const inRange = data.exposures.filter((e) => e.at >= START && e.at <= END);
+    const segmented = units().flatMap((u) => {
+      const dates = more.segment.filter((r) => r.user === u.user).map((r) => r.date);
+      const qualifying = inRange.filter((e) => e.user === u.user && dates.some((d) => d <= e.at)).map((e) => e.at);
+      return qualifying.length ? [{ ...u, first: Math.min(...qualifying) }] : [];
+    });
+    const [a, b] = byVariation(segmented, (u) => inside(data.orders, u.user, u.first, u.first + 72 * H).reduce((sum, o) => sum + o.amount, 0));
+
+    const actual = await analyse(dataDir, revenue72h, { segment });
+
+    expect(actual.baseline.users + actual.treatment.users).toBe(segmented.length);
+    expect(segmented.length).toBeLessThan(units().length);
+    expectGbstats(actual, relativeTest(sampleStatistic(a, false), sampleStatistic(b, false)));
+  });
+
+  it('counts only activated units, with metric windows from their first activation', async () => {
+    const inRange = data.exposures.filter((e) => e.at >= START && e.at <= END);
+    const activated = units().flatMap((u) => {
+      const times = inRange
+        .filter((e) => e.user === u.user)
+        .flatMap((e) => data.orders.filter((o) => o.user === u.user && o.at >= e.at && o.at <= e.at + 48 * H).map((o) => o.at));
+      return times.length ? [{ ...u, first: Math.min(...times) }] : [];
+    });
+    const [a, b] = byVariation(activated, (u) => inside(data.orders, u.user, u.first, u.first + 72 * H).reduce((sum, o) => sum + o.amount, 0));
+
+    const actual = await analyse(dataDir, revenue72h, { activationMetric: activation });
+
+    expect(actual.baseline.users + actual.treatment.users).toBe(activated.length);
+    expect(activated.length).toBeLessThan(units().length);
+    expectGbstats(actual, relativeTest(sampleStatistic(a, false), sampleStatistic(b, false)));
+  });
+
+  it('breaks results down by a unit dimension, with units it does not list under __NULL_DIMENSION', async () => {
+    const planOf = (user: string) => more.plans.find((p) => p.user === user)?.plan ?? '__NULL_DIMENSION';
+    const revenue = (u: Unit) => inside(data.orders, u.user, u.first, u.first + 72 * H).reduce((sum, o) => sum + o.amount, 0);
+
+    for (const value of ['free', 'pro', '__NULL_DIMENSION']) {
+      const [a, b] = byVariation(units().filter((u) => planOf(u.user) === value), revenue);
+
+      const actual = await analyse(dataDir, revenue72h, { dimension: plan }, value);
+
+      expect([actual.baseline.users, actual.treatment.users]).toEqual([a.length, b.length]);
+      expectGbstats(actual, relativeTest(sampleStatistic(a, false), sampleStatistic(b, false)));
+    }
   });
 
   it('computes a ratio whose numerator and denominator are in different fact tables', async () => {
@@ -284,6 +395,18 @@ describe('metric kinds on DuckDB, against gbstats', () => {
 });
 
 describe('metric kinds in Athena SQL', () => {
+  it('is exactly the pinned SQL with a segment, an activation metric, a unit dimension and an identity join', () => {
+    const queries = buildSnapshotQueries(withInputs('athena', [revenue72h, visits], { segment, activationMetric: activation, dimension: plan, identityJoins }));
+    const sql = queries.map((q) => `-- query ${q.id}\n${q.sql}\n`).join('\n');
+    const golden = path.join(__dirname, 'golden', 'athena-unit-inputs.sql');
+    if (process.env.UPDATE_GOLDEN || !existsSync(golden)) writeFileSync(golden, sql);
+
+    expect(sql).toBe(readFileSync(golden, 'utf8'));
+    expect(sql).toContain('JOIN __segment s ON s.unit_id = e."user_id"');
+    expect(sql).toContain('WHERE first_activation IS NOT NULL');
+    expect(sql).toContain(') f_ids ON f_ids."device_id" = f."device_id"');
+  });
+
   it('is exactly the pinned SQL', () => {
     const queries = buildSnapshotQueries(inputs('athena', Object.values(METRICS)));
     const sql = queries.map((q) => `-- query ${q.id}\n${q.sql}\n`).join('\n');

@@ -75,11 +75,15 @@ function unitAggregate(metric: FrozenMetric, side: MetricSide, isNumerator: bool
 const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
 const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
 
-/** A metric's conditions on fact rows `f` for unit `x`: after exposure (its window) and, for CUPED, before it. */
-function metricWindows(inputs: AnalysisInputs, metric: FrozenMetric, dialect: Dialect): { post: string[]; pre: string[] } {
-  const ts = `f.${identifier('timestamp')}`;
+/** A metric's conditions on fact rows (`ts`) of a unit exposed at `exposure`: after exposure (its window) and, for CUPED, before it. */
+function metricWindows(
+  inputs: AnalysisInputs,
+  metric: FrozenMetric,
+  dialect: Dialect,
+  ts = `f.${identifier('timestamp')}`,
+  exposure = 'x.first_exposure',
+): { post: string[]; pre: string[] } {
   const endTs = dialect.timestamp(inputs.end);
-  const exposure = 'x.first_exposure';
   const post = [`${ts} >= ${dialect.addMinutes(exposure, delayMinutes(metric))}`];
   if (usesConversionWindow(inputs, metric)) {
     post.push(`${ts} <= ${dialect.addMinutes(exposure, delayMinutes(metric) + metric.window.windowHours * MINUTES_PER_HOUR)}`);
@@ -99,10 +103,10 @@ function metricWindows(inputs: AnalysisInputs, metric: FrozenMetric, dialect: Di
 /** The first and last fact-row time any of `metrics` may count: from the earliest pre-exposure window to the latest conversion window. */
 function factRange(inputs: AnalysisInputs, metrics: FrozenMetric[]): { factStart: string; factEnd: string } {
   const earliest = Math.min(0, ...metrics.map((m) => delayMinutes(m) - covariateMinutes(m)));
-  const latest = Math.max(
-    0,
-    ...metrics.map((m) => (usesConversionWindow(inputs, m) ? delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR : 0)),
-  );
+  const windowEnd = (m: FrozenMetric) => (usesConversionWindow(inputs, m) ? delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR : 0);
+  // With an activation metric, metric windows start at activation, itself up to its own window after exposure.
+  const activation = inputs.activationMetric ? windowEnd(inputs.activationMetric) : 0;
+  const latest = Math.max(0, ...metrics.map((m) => windowEnd(m))) + activation;
   return { factStart: plusMinutes(inputs.start, earliest), factEnd: plusMinutes(inputs.end, latest) };
 }
 
@@ -112,14 +116,34 @@ interface CrossDenominator {
   metric: FrozenMetric;
 }
 
-/** Refuses a fact table that does not carry the assignment query's identifier type. */
-function assertUnitColumn(inputs: AnalysisInputs, table: FrozenFactTable): void {
+/**
+ * How rows (alias `alias`) keyed by one of `idTypes` reach the assignment query's unit: the unit column, or, when the
+ * unit is not among them, the unit of an identity join query that maps one of them (as GrowthBook joins identifiers).
+ * 400 naming `what` when neither exists.
+ */
+function unitKey(inputs: AnalysisInputs, idTypes: string[], alias: string, what: string): { column: string; join: string } {
   const unit = inputs.assignmentQuery.identifierType;
-  if (!table.userIdTypes.includes(unit)) {
-    throw new InvalidInputError(
-      `Fact table ${table.id} has identifier types ${table.userIdTypes.join(', ')}; the assignment query ${inputs.assignmentQuery.id} uses ${unit}`,
-    );
+  if (idTypes.includes(unit)) return { column: `${alias}.${identifier(unit)}`, join: '' };
+  for (const mapping of inputs.identityJoins ?? []) {
+    const other = mapping.identifierTypes.includes(unit) ? idTypes.find((t) => mapping.identifierTypes.includes(t)) : undefined;
+    if (!other) continue;
+    const ids = `${alias}_ids`;
+    const sql = compileTemplate(mapping.sql, { start: inputs.start, end: inputs.end, experimentId: inputs.trackingKey });
+    return {
+      column: `${ids}.${identifier(unit)}`,
+      join: `
+  JOIN (
+    SELECT i.${identifier(unit)}, i.${identifier(other)}
+    FROM (
+${sql}
+    ) i
+    GROUP BY i.${identifier(unit)}, i.${identifier(other)}
+  ) ${ids} ON ${ids}.${identifier(other)} = ${alias}.${identifier(other)}`,
+    };
   }
+  throw new InvalidInputError(
+    `${what} has identifier types ${idTypes.join(', ')}; the assignment query ${inputs.assignmentQuery.id} uses ${unit}, and no identifier join query of the data source maps ${unit} to any of them`,
+  );
 }
 
 /**
@@ -129,7 +153,6 @@ function assertUnitColumn(inputs: AnalysisInputs, table: FrozenFactTable): void 
  */
 function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[], dialect: Dialect): string {
   if (!denominators.length) return '';
-  const unit = inputs.assignmentQuery.identifierType;
   const ts = `f.${identifier('timestamp')}`;
   const byTable = new Map<string, CrossDenominator[]>();
   for (const d of denominators) byTable.set(d.metric.denominator!.factTableId, [...(byTable.get(d.metric.denominator!.factTableId) ?? []), d]);
@@ -139,7 +162,7 @@ function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[
   [...byTable].forEach(([factTableId, entries], k) => {
     const table = inputs.factTables.find((t) => t.id === factTableId);
     if (!table) throw new InvalidInputError(`Fact table ${factTableId} is missing from the snapshot's inputs`);
-    assertUnitColumn(inputs, table);
+    const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
     const name = `d${k + 1}`;
     const { factStart, factEnd } = factRange(inputs, entries.map((e) => e.metric));
     const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
@@ -159,12 +182,12 @@ function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[
     }
     ctes.push(`__facts_${name} AS (
   SELECT
-    f.${identifier(unit)} AS unit_id,
+    ${key.column} AS unit_id,
     ${ts} AS ${identifier('timestamp')},
 ${values.map((v) => `    ${v}`).join(',\n')}
   FROM (
 ${compileTemplate(table.sql, templateVars)}
-  ) f
+  ) f${key.join}
   WHERE ${ts} >= ${dialect.timestamp(factStart)}
     AND ${ts} <= ${dialect.timestamp(factEnd)}
 ),
@@ -199,6 +222,63 @@ function participationRate(inputs: AnalysisInputs, metric: FrozenMetric, dialect
 }
 
 /**
+ * What the exposures CTE adds for a segment, a unit dimension and an activation metric: CTEs to put before it
+ * (`__segment`, `__dim_unit`, `__activation`, each keyed by `unit_id`), joins on the exposure rows `e`, and the
+ * per-unit dimension value and first activation time. A unit counts only at exposures where it was already in the
+ * segment; its activation is its earliest activation row inside the activation metric's window after an exposure.
+ */
+function exposureAdditions(inputs: AnalysisInputs, dialect: Dialect): { ctes: string; joins: string; dimension?: string; activation?: string } {
+  const ctes: string[] = [];
+  const joins: string[] = [];
+  const templateVars = { start: inputs.start, end: inputs.end, experimentId: inputs.trackingKey };
+  const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
+  const eUnit = `e.${identifier(inputs.assignmentQuery.identifierType)}`;
+  let dimension: string | undefined;
+  let activation: string | undefined;
+  if (inputs.segment) {
+    const key = unitKey(inputs, [inputs.segment.identifierType], 's', `Segment ${inputs.segment.id}`);
+    ctes.push(`__segment AS (
+  SELECT ${key.column} AS unit_id, CAST(s.${identifier('date')} AS TIMESTAMP) AS ${identifier('date')}
+  FROM (
+${compileTemplate(inputs.segment.sql, templateVars)}
+  ) s${key.join}
+)`);
+    joins.push(`  JOIN __segment s ON s.unit_id = ${eUnit} AND s.${identifier('date')} <= ${ts('e')}`);
+  }
+  if (inputs.dimension?.type === 'unit') {
+    const key = unitKey(inputs, [inputs.dimension.identifierType], 'd', `Dimension ${inputs.dimension.id}`);
+    ctes.push(`__dim_unit AS (
+  SELECT ${key.column} AS unit_id, d.${identifier('value')} AS value
+  FROM (
+${compileTemplate(inputs.dimension.sql, templateVars)}
+  ) d${key.join}
+)`);
+    joins.push(`  LEFT JOIN __dim_unit du ON du.unit_id = ${eUnit}`);
+    // GrowthBook's value for units the dimension does not list.
+    dimension = `COALESCE(MAX(CAST(du.value AS VARCHAR)), '__NULL_DIMENSION')`;
+  }
+  const metric = inputs.activationMetric;
+  if (metric) {
+    const table = inputs.factTables.find((t) => t.id === metric.numerator.factTableId);
+    if (!table) throw new InvalidInputError(`Fact table ${metric.numerator.factTableId} is missing from the snapshot's inputs`);
+    const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
+    const { factStart, factEnd } = factRange({ ...inputs, activationMetric: undefined }, [metric]);
+    const where = [`${ts('f')} >= ${dialect.timestamp(factStart)}`, `${ts('f')} <= ${dialect.timestamp(factEnd)}`, ...metric.numerator.where.map((w) => `(${w})`)];
+    ctes.push(`__activation AS (
+  SELECT ${key.column} AS unit_id, ${ts('f')} AS ${identifier('timestamp')}
+  FROM (
+${compileTemplate(table.sql, { ...templateVars, start: factStart, end: factEnd, eventName: table.eventName })}
+  ) f${key.join}
+  WHERE ${where.join('\n    AND ')}
+)`);
+    joins.push(`  LEFT JOIN __activation a ON a.unit_id = ${eUnit}`);
+    const { post } = metricWindows(inputs, metric, dialect, ts('a'), ts('e'));
+    activation = `MIN(CASE WHEN ${post.join(' AND ')} THEN ${ts('a')} END)`;
+  }
+  return { ctes: ctes.map((c) => `${c},\n`).join(''), joins: joins.map((j) => `\n${j}`).join(''), dimension, activation };
+}
+
+/**
  * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
  * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
  * `longestConversionMinutes` drops units still inside a conversion window when in-progress conversions are excluded.
@@ -207,12 +287,13 @@ function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { 
   const unit = inputs.assignmentQuery.identifierType;
   const endTs = dialect.timestamp(inputs.end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
-  const dimension =
+  const added = exposureAdditions(inputs, dialect);
+  const dimension = added.dimension ?? (
     inputs.dimension?.type === 'experiment'
       ? `min_by(CAST(e.${identifier(inputs.dimension.column)} AS VARCHAR), e.${identifier('timestamp')})`
       : inputs.dimension?.type === 'date'
         ? `CAST(CAST(MIN(e.${identifier('timestamp')}) AS DATE) AS VARCHAR)`
-        : `'All'`;
+        : `'All'`);
   const exposureWhere = [
     `CAST(e.${identifier('experiment_id')} AS VARCHAR) = ${literal(inputs.trackingKey)}`,
     `${ts('e')} >= ${dialect.timestamp(inputs.start)}`,
@@ -223,18 +304,26 @@ function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { 
     ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
     : '';
   const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end: inputs.end });
-  return `__exposures AS (
+  const exposures = `${added.ctes}${added.activation ? '__exposures_all' : '__exposures'} AS (
   SELECT
     e.${identifier(unit)} AS unit_id,
     CASE WHEN COUNT(DISTINCT CAST(e.${identifier('variation_id')} AS VARCHAR)) > 1 THEN '__multiple__'
       ELSE MAX(CAST(e.${identifier('variation_id')} AS VARCHAR)) END AS variation,
     MIN(${ts('e')}) AS first_exposure,
-    ${dimension} AS dimension
+    ${dimension} AS dimension${added.activation ? `,\n    ${added.activation} AS first_activation` : ''}
   FROM (
 ${exposureSql}
-  ) e
+  ) e${added.joins}
   WHERE ${exposureWhere.join('\n    AND ')}
   GROUP BY e.${identifier(unit)}${having}
+)`;
+  if (!added.activation) return exposures;
+  // With an activation metric only activated units count, and their metrics start at activation (as in GrowthBook).
+  return `${exposures},
+__exposures AS (
+  SELECT unit_id, variation, first_activation AS first_exposure, dimension
+  FROM __exposures_all
+  WHERE first_activation IS NOT NULL
 )`;
 }
 
@@ -245,8 +334,7 @@ ${exposureSql}
  * finally one row per variation and dimension with the sufficient statistics gbstats reads.
  */
 export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTable, metrics: FrozenMetric[], dialect: Dialect): string {
-  const unit = inputs.assignmentQuery.identifierType;
-  assertUnitColumn(inputs, table);
+  const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
   const end = inputs.end;
   const endTs = dialect.timestamp(end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
@@ -345,12 +433,12 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
 WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion)},
 __facts AS (
   SELECT
-    f.${identifier(unit)} AS unit_id,
+    ${key.column} AS unit_id,
     ${ts('f')} AS ${identifier('timestamp')},
 ${indent(factColumns, '    ')}
   FROM (
 ${factSql}
-  ) f
+  ) f${key.join}
   WHERE ${ts('f')} >= ${dialect.timestamp(factStart)}
     AND ${ts('f')} <= ${dialect.timestamp(factEnd)}
 ),
