@@ -58,11 +58,14 @@ export interface FrozenUnitDimension {
 
 export type FrozenDimension = { type: 'experiment'; id: string; column: string } | { type: 'date'; id: string } | FrozenUnitDimension;
 
-/** A segment: SQL returning `<identifierType>` and `date`; a unit counts once it is in the segment at an exposure. */
+/**
+ * A segment: SQL returning `date` and a column per identifier type in `identifierTypes` (one for a SQL segment, the
+ * fact table's for a fact segment); a unit counts once it is in the segment at an exposure.
+ */
 export interface FrozenSegment {
   id: string;
   name: string;
-  identifierType: string;
+  identifierTypes: string[];
   sql: string;
 }
 

@@ -1,6 +1,6 @@
 import * as contract from '../contracts/snapshots';
 import { toExperimentResults } from '../analysis/experiment-results';
-import { experimentMetricIds, freezeInputs } from '../analysis/freeze';
+import { experimentMetricIds, freezeInputs, isUnitDimension } from '../analysis/freeze';
 import { buildSnapshotQueries } from '../analysis/sql/snapshot-queries';
 import { snapshotDeadline } from '../analysis/snapshot-outcome';
 import { startSnapshotRun } from '../analysis/start-snapshot-run';
@@ -10,11 +10,13 @@ import { assertAnalysable, newSnapshot, snapshotPhase, snapshotView } from '../d
 import { NotFoundError } from '../errors';
 import { assertCan } from '../permissions';
 import { dataSources } from '../store/data-sources';
+import { dimensions } from '../store/dimensions';
 import { newEvent, prepareEvent } from '../store/events';
 import { experiments } from '../store/experiments';
 import { factMetrics } from '../store/fact-metrics';
 import { factTables } from '../store/fact-tables';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
+import { segments } from '../store/segments';
 import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
 import { projectOf, readableOfExperimentOr404, readableOr404 } from './read-access';
 
@@ -65,18 +67,27 @@ export async function postExperimentSnapshot({
   const experiment = await experiments.get(auth.orgId, params.id);
   assertCan(auth, contract.postExperimentSnapshot.permission, experiment.project ? [experiment.project] : []);
   assertAnalysable(experiment, body.phase);
-  const [dataSource, metrics] = await Promise.all([
+  const activationId = experiment.settings.activationMetric?.metricId;
+  const { segmentId } = experiment.settings;
+  const [dataSource, metrics, segment, unitDimension] = await Promise.all([
     dataSources.find(auth.orgId, experiment.settings.datasourceId),
-    factMetrics.getMany(auth.orgId, experimentMetricIds(experiment)),
+    factMetrics.getMany(auth.orgId, [...experimentMetricIds(experiment), ...(activationId ? [activationId] : [])]),
+    segmentId ? segments.find(auth.orgId, segmentId) : undefined,
+    isUnitDimension(body.dimension) ? dimensions.find(auth.orgId, body.dimension!) : undefined,
   ]);
-  const tableIds = metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]);
+  const tableIds = [
+    ...metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]),
+    ...(segment?.type === 'FACT' && segment.factTableId ? [segment.factTableId] : []),
+  ];
   const inputs = freezeInputs({
     experiment,
     dataSource,
     phase: snapshotPhase(experiment, body),
     dimension: body.dimension,
     metrics,
-    factTables: await factTables.getMany(auth.orgId, tableIds),
+    factTables: await factTables.getMany(auth.orgId, [...new Set(tableIds)]),
+    ...(segment ? { segment } : {}),
+    ...(unitDimension ? { unitDimension } : {}),
     now: new Date(),
   });
   // Building the SQL now turns a configuration the engine cannot run into a 400 instead of a failed snapshot.

@@ -163,7 +163,7 @@ const visits = base({
 const revenue72h = base({ id: 'revenue', type: 'mean', numerator: orders('amount'), window: { type: 'conversion', delayHours: 0, windowHours: 72 } });
 const viewsTable = { id: 'ftb_views', name: 'Page views', sql: "SELECT device_id, timestamp FROM read_csv('views.csv')", userIdTypes: ['device_id'] };
 const identityJoins = [{ identifierTypes: ['user_id', 'device_id'], sql: "SELECT user_id, device_id FROM read_csv('devices.csv')" }];
-const segment = { id: 'seg_1', name: 'Newsletter', identifierType: 'user_id', sql: "SELECT user_id, date FROM read_csv('segment.csv')" };
+const segment = { id: 'seg_1', name: 'Newsletter', identifierTypes: ['user_id'], sql: "SELECT user_id, date FROM read_csv('segment.csv')" };
 const plan = { type: 'unit' as const, id: 'dim_plan', name: 'Plan', identifierType: 'user_id', sql: "SELECT user_id, value FROM read_csv('plans.csv')" };
 // An order within 48 hours of an exposure activates a unit.
 const activation = base({ id: 'ordered', type: 'proportion', numerator: orders('$$distinctUsers'), window: { type: 'conversion', delayHours: 0, windowHours: 48 } });

@@ -236,7 +236,7 @@ function exposureAdditions(inputs: AnalysisInputs, dialect: Dialect): { ctes: st
   let dimension: string | undefined;
   let activation: string | undefined;
   if (inputs.segment) {
-    const key = unitKey(inputs, [inputs.segment.identifierType], 's', `Segment ${inputs.segment.id}`);
+    const key = unitKey(inputs, inputs.segment.identifierTypes, 's', `Segment ${inputs.segment.id}`);
     ctes.push(`__segment AS (
   SELECT ${key.column} AS unit_id, CAST(s.${identifier('date')} AS TIMESTAMP) AS ${identifier('date')}
   FROM (
