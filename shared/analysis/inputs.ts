@@ -18,7 +18,9 @@ export interface FrozenMetric {
   id: string;
   name: string;
   /** GrowthBook computes a retention metric as a proportion (its delay is the retention window), so it is frozen as one. */
-  type: 'proportion' | 'mean' | 'ratio' | 'dailyParticipation';
+  type: 'proportion' | 'mean' | 'ratio' | 'dailyParticipation' | 'quantile';
+  /** A quantile metric's quantile (0–1) of its per-unit values; units whose value is 0 are left out with `ignoreZeros`. */
+  quantile?: { level: number; ignoreZeros: boolean };
   inverse: boolean;
   numerator: MetricSide;
   denominator?: MetricSide;

@@ -1,5 +1,6 @@
 import tCdf from '@stdlib/stats-base-dists-t-cdf';
 import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -117,6 +118,8 @@ const METRICS = {
   // Daily participation over the whole experiment, and within 7 days of exposure.
   activeDays: base({ id: 'active_days', type: 'dailyParticipation', numerator: sessions('$$distinctDates') }),
   activeDaysWeek: base({ id: 'active_days_week', type: 'dailyParticipation', numerator: sessions('$$distinctDates'), window: { type: 'conversion', delayHours: 0, windowHours: 168 } }),
+  // The 90th percentile of revenue per unit, units without revenue left out.
+  revenueP90: base({ id: 'revenue_p90', type: 'quantile', numerator: orders('amount'), quantile: { level: 0.9, ignoreZeros: true } }),
 } satisfies Record<string, FrozenMetric>;
 
 function inputs(engine: 'duckdb' | 'athena', metrics: FrozenMetric[]): AnalysisInputs {
@@ -221,6 +224,34 @@ function relativeTest(a: { n: number; mean: number; variance: number }, b: { n: 
   const df = (a.variance / a.n + b.variance / b.n) ** 2 / ((a.variance / a.n) ** 2 / (a.n - 1) + (b.variance / b.n) ** 2 / (b.n - 1));
   const half = tQuantile(0.975, df) * stddev;
   return { baselineCr: a.mean, cr: b.mean, expected, ci: [expected - half, expected + half], stddev, pValue: 2 * (1 - tCdf(Math.abs(expected / stddev), df)) };
+}
+
+/** numpy's default (linear) quantile of `values`. */
+function linearQuantile(values: number[], p: number): number {
+  const sorted = [...values].sort((x, y) => x - y);
+  const h = (sorted.length - 1) * p;
+  const low = Math.floor(h);
+  return sorted[low]! + (h - low) * (sorted[Math.min(low + 1, sorted.length - 1)]! - sorted[low]!);
+}
+
+/**
+ * gbstats' QuantileStatistic of one variation's values, with GrowthBook's interval: the bounds at quantile levels
+ * p ± z·sqrt(p(1-p)/n_star) for the largest n_star of its grid below n, and variance (n_star/n)(n-1)((upper-lower)/2z)²,
+ * floored at 1e-5 from 100 values on.
+ */
+function quantileStatistic(values: number[], p: number) {
+  const z = normalQuantile(0.975, 0, 1);
+  const n = values.length;
+  const grid = [100, 200, 400, 800, 1600, 3200].map((nStar) => {
+    const half = z * Math.sqrt((p * (1 - p)) / nStar);
+    return { nStar, lower: linearQuantile(values, Math.max(p - half, 1e-8)), upper: linearQuantile(values, Math.min(p + half, 0.99999999)) };
+  });
+  const usable = grid.filter((g) => g.nStar < n || g.nStar === 100);
+  let chosen = usable.at(-1)!;
+  if (chosen.lower === chosen.upper) chosen = [...usable].reverse().find((g) => g.lower !== g.upper) ?? chosen;
+  const raw = (chosen.nStar / n) * (n - 1) * ((chosen.upper - chosen.lower) / (2 * z)) ** 2;
+  const tooFew = n <= (z * z * p) / (1 - p) || n <= (z * z * (1 - p)) / p;
+  return { n, mean: linearQuantile(values, p), variance: n < 100 ? raw : Math.max(raw, 1e-5), zeroVariance: tooFew || raw <= 0 };
 }
 
 const byVariation = <T>(list: Unit[], value: (u: Unit) => T): [T[], T[]] => [
@@ -366,6 +397,24 @@ describe('metric kinds on DuckDB, against gbstats', () => {
     }
   });
 
+  it.each([
+    ['the 80th percentile', 0.8, false],
+    ['the median, leaving out units without revenue', 0.5, true],
+    ['the 90th percentile, leaving out units without revenue', 0.9, true],
+  ])('computes a unit quantile metric: %s of revenue per unit', async (_case, level, ignoreZeros) => {
+    const metric = base({ id: 'revenue_quantile', type: 'quantile', numerator: orders('amount'), quantile: { level, ignoreZeros }, window: { type: 'conversion', delayHours: 0, windowHours: 72 } });
+    const [a, b] = byVariation(units(), (u) => inside(data.orders, u.user, u.first, u.first + 72 * H).reduce((sum, o) => sum + o.amount, 0));
+    const kept = (values: number[]) => (ignoreZeros ? values.filter((v) => v !== 0) : values);
+    const [qa, qb] = [quantileStatistic(kept(a), level), quantileStatistic(kept(b), level)];
+    expect([qa.zeroVariance, qb.zeroVariance, qa.mean > 0]).toEqual([false, false, true]);
+
+    const actual = await analyse(dataDir, metric);
+
+    expectGbstats(actual, relativeTest(qa, qb));
+    expect([actual.baseline.stats.count, actual.treatment.stats.count]).toEqual([qa.n, qb.n]);
+    if (ignoreZeros) expect(qa.n).toBeLessThan(a.length);
+  });
+
   it('computes a retention metric: a session between 2 and 5 days after exposure', async () => {
     const [a, b] = byVariation(units(), (u) => (inside(data.sessions, u.user, u.first + 48 * H, u.first + 120 * H).length ? 1 : 0));
 
@@ -417,5 +466,6 @@ describe('metric kinds in Athena SQL', () => {
     expect(queries.map((q) => q.id)).toEqual(['q0_ftb_orders', 'q1_ftb_sessions']);
     expect(sql).toContain('LEFT JOIN __units_d1 d1 ON d1.unit_id = u.unit_id');
     expect(sql).toContain("date_diff('day', ");
+    expect(sql).toContain('approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9) AS m2_quantile');
   });
 });

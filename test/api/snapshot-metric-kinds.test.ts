@@ -87,6 +87,12 @@ async function setUp() {
       windowSettings: { type: 'conversion', delayValue: 1, delayUnit: 'days', windowValue: 3, windowUnit: 'days' },
     }),
     activeDays: await metric({ name: 'Active days', metricType: 'dailyParticipation', numerator: { factTableId: sessions } }),
+    medianRevenue: await metric({
+      name: 'Median revenue',
+      metricType: 'quantile',
+      numerator: { factTableId: orders, column: 'amount', aggregation: 'sum' },
+      quantileSettings: { type: 'unit', quantile: 0.5, ignoreZeros: true },
+    }),
     ordered: await metric({
       name: 'Ordered',
       metricType: 'proportion',
@@ -119,7 +125,7 @@ async function setUp() {
       { key: '1', name: 'Treatment' },
     ],
     phases: [{ name: 'Main', dateStarted: new Date(START).toISOString(), dateEnded: new Date(END).toISOString() }],
-    metrics: [ids.revenuePerSession, ids.retained, ids.activeDays],
+    metrics: [ids.revenuePerSession, ids.retained, ids.activeDays, ids.medianRevenue],
     activationMetric: ids.ordered,
     segmentId: segment.id,
     statsEngine: 'frequentist',
@@ -145,6 +151,7 @@ describe('snapshots with segments, activation metrics, unit dimensions, identity
       [ids.revenuePerSession, 'ratio'],
       [ids.retained, 'proportion'],
       [ids.activeDays, 'dailyParticipation'],
+      [ids.medianRevenue, 'quantile'],
     ]);
     expect(await waitForSnapshot(api, org, snapshotId)).toBe('success');
 
@@ -171,6 +178,17 @@ describe('snapshots with segments, activation metrics, unit dimensions, identity
       }))
       .sort((a: { dimension: string }, b: { dimension: string }) => a.dimension.localeCompare(b.dimension));
     expect(actual).toEqual(expected);
+    // The median revenue of each plan's activated units (each ordered once: 10 + its number), linear as numpy's.
+    const median = (values: number[]) => {
+      const sorted = [...values].sort((a, b) => a - b);
+      const h = (sorted.length - 1) / 2;
+      return sorted[Math.floor(h)]! + (h - Math.floor(h)) * (sorted[Math.ceil(h)]! - sorted[Math.floor(h)]!);
+    };
+    for (const r of results.body.result.results) {
+      const medians = r.metrics.find((m: { metricId: string }) => m.metricId === ids.medianRevenue).variations.map((v: { analyses: { mean: number }[] }) => v.analyses[0]!.mean);
+      const revenue = (v: number) => counted.filter((u) => (u.plan ?? '__NULL_DIMENSION') === r.dimension && u.variation === v).map((u) => u.orders[0]!.amount);
+      expect(medians).toEqual([median(revenue(0)), median(revenue(1))]);
+    }
     for (const r of results.body.result.results) expect(r.metrics.map((m: { metricId: string }) => m.metricId).sort()).toEqual(Object.values(ids).filter((id) => id !== ids.ordered).sort());
   });
 

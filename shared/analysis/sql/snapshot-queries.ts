@@ -1,5 +1,7 @@
 import { InvalidInputError } from '../../errors';
 import type { AnalysisInputs, FrozenFactTable, FrozenMetric, MetricSide } from '../inputs';
+import { QUANTILE_N_STARS } from '../statistics/analyse-metric';
+import { normalQuantile } from '../statistics/distributions';
 import { dialectFor, identifier, literal, type Dialect } from './dialect';
 
 /** One query of a snapshot: all the metrics of one fact table; column prefix `m<i>_` is `metricIds[i]`. */
@@ -72,7 +74,9 @@ function unitAggregate(metric: FrozenMetric, side: MetricSide, isNumerator: bool
   return `COALESCE(SUM(${value}), 0)`;
 }
 
-const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
+// GrowthBook caps neither proportions nor quantiles.
+const isCapped = (metric: FrozenMetric) =>
+  metric.type !== 'proportion' && metric.type !== 'quantile' && metric.capping.type !== 'none' && metric.capping.value > 0;
 const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
 
 /** A metric's conditions on fact rows (`ts`) of a unit exposed at `exposure`: after exposure (its window) and, for CUPED, before it. */
@@ -279,6 +283,30 @@ ${compileTemplate(table.sql, { ...templateVars, start: factStart, end: factEnd, 
 }
 
 /**
+ * A unit quantile metric's columns per variation (GrowthBook's): the count of per-unit values (`quantile_n`; zeros
+ * left out with `ignoreZeros`), their quantile, and for each sample size of the grid the values at the quantile levels
+ * bounding its 95% interval (`quantile_lower_<n>`, `quantile_upper_<n>`), the analysis picking one by the count.
+ */
+function unitQuantileColumns(metric: FrozenMetric, alias: string, dialect: Dialect): string[] {
+  if (metric.type !== 'quantile' || !metric.quantile) return [];
+  const { level, ignoreZeros } = metric.quantile;
+  const value = `CAST(u.${alias}_n AS DOUBLE)`;
+  const where = ignoreZeros ? `u.${alias}_n <> 0` : undefined;
+  const columns = [
+    `${ignoreZeros ? `COUNT(CASE WHEN ${where} THEN 1 END)` : 'COUNT(*)'} AS ${alias}_quantile_n`,
+    `${dialect.percentile(value, level, where)} AS ${alias}_quantile`,
+  ];
+  for (const nStar of QUANTILE_N_STARS) {
+    const half = normalQuantile(0.975, 0, 1) * Math.sqrt((level * (1 - level)) / nStar);
+    columns.push(
+      `${dialect.percentile(value, Math.max(level - half, 1e-8), where)} AS ${alias}_quantile_lower_${nStar}`,
+      `${dialect.percentile(value, Math.min(level + half, 0.99999999), where)} AS ${alias}_quantile_upper_${nStar}`,
+    );
+  }
+  return columns;
+}
+
+/**
  * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
  * first exposure, its variation (`__multiple__` when seen in more than one) and its dimension value.
  * `longestConversionMinutes` drops units still inside a conversion window when in-progress conversions are excluded.
@@ -422,6 +450,7 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
       );
     }
     for (const [name, expression] of stats) outputColumns.push(`SUM(${expression}) AS ${a}_${name}`);
+    outputColumns.push(...unitQuantileColumns(metric, a, dialect));
   });
 
   const factSql = compileTemplate(table.sql, templateVars);

@@ -1,5 +1,5 @@
 -- query q0_ftb_orders
--- Fact table Orders (ftb_orders): rev_per_session, rev_per_session_cuped
+-- Fact table Orders (ftb_orders): rev_per_session, rev_per_session_cuped, revenue_p90
 WITH __exposures AS (
   SELECT
     e."user_id" AS unit_id,
@@ -20,7 +20,8 @@ __facts AS (
     f."user_id" AS unit_id,
     f."timestamp" AS "timestamp",
     CAST(f."amount" AS DOUBLE) AS m0_n,
-    CAST(f."amount" AS DOUBLE) AS m1_n
+    CAST(f."amount" AS DOUBLE) AS m1_n,
+    CAST(f."amount" AS DOUBLE) AS m2_n
   FROM (
 SELECT user_id, timestamp, amount FROM read_csv('orders.csv')
   ) f
@@ -34,7 +35,8 @@ __units AS (
     x.dimension,
     COALESCE(SUM(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= date_add('minute', 4320, x.first_exposure) THEN f.m0_n END), 0) AS m0_n,
     COALESCE(SUM(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= from_iso8601_timestamp('2024-05-15T00:00:00.000Z') THEN f.m1_n END), 0) AS m1_n,
-    COALESCE(SUM(CASE WHEN f."timestamp" >= date_add('minute', -10080, x.first_exposure) AND f."timestamp" < x.first_exposure THEN f.m1_n END), 0) AS m1_n_pre
+    COALESCE(SUM(CASE WHEN f."timestamp" >= date_add('minute', -10080, x.first_exposure) AND f."timestamp" < x.first_exposure THEN f.m1_n END), 0) AS m1_n_pre,
+    COALESCE(SUM(CASE WHEN f."timestamp" >= x.first_exposure AND f."timestamp" <= from_iso8601_timestamp('2024-05-15T00:00:00.000Z') THEN f.m2_n END), 0) AS m2_n
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
   GROUP BY x.unit_id, x.variation, x.dimension
@@ -92,7 +94,51 @@ SELECT
   SUM(CAST(u.m1_n AS DOUBLE) * CAST(u.m1_d_pre AS DOUBLE)) AS m1_main_post_denominator_pre_sum_product,
   SUM(CAST(u.m1_n_pre AS DOUBLE) * CAST(u.m1_d AS DOUBLE)) AS m1_main_pre_denominator_post_sum_product,
   SUM(CAST(u.m1_n_pre AS DOUBLE) * CAST(u.m1_d_pre AS DOUBLE)) AS m1_main_pre_denominator_pre_sum_product,
-  SUM(CAST(u.m1_d AS DOUBLE) * CAST(u.m1_d_pre AS DOUBLE)) AS m1_denominator_post_denominator_pre_sum_product
+  SUM(CAST(u.m1_d AS DOUBLE) * CAST(u.m1_d_pre AS DOUBLE)) AS m1_denominator_post_denominator_pre_sum_product,
+  SUM(CAST(u.m2_n AS DOUBLE)) AS m2_main_sum,
+  SUM(POWER(CAST(u.m2_n AS DOUBLE), 2)) AS m2_main_sum_squares,
+  COUNT(CASE WHEN u.m2_n <> 0 THEN 1 END) AS m2_quantile_n,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9) AS m2_quantile,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8412010804637984) AS m2_quantile_lower_100,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9587989195362017) AS m2_quantile_upper_100,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8584228852695097) AS m2_quantile_lower_200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9415771147304903) AS m2_quantile_upper_200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8706005402318993) AS m2_quantile_lower_400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9293994597681008) AS m2_quantile_upper_400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8792114426347548) AS m2_quantile_lower_800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9207885573652452) AS m2_quantile_upper_800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8853002701159496) AS m2_quantile_lower_1600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9146997298840505) AS m2_quantile_upper_1600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8896057213173775) AS m2_quantile_lower_3200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9103942786826226) AS m2_quantile_upper_3200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8926501350579749) AS m2_quantile_lower_6400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9073498649420252) AS m2_quantile_upper_6400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8948028606586887) AS m2_quantile_lower_12800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9051971393413113) AS m2_quantile_upper_12800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8963250675289874) AS m2_quantile_lower_25600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9036749324710126) AS m2_quantile_upper_25600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8974014303293444) AS m2_quantile_lower_51200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9025985696706557) AS m2_quantile_upper_51200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8981625337644937) AS m2_quantile_lower_102400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9018374662355063) AS m2_quantile_upper_102400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8987007151646722) AS m2_quantile_lower_204800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9012992848353278) AS m2_quantile_upper_204800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8990812668822469) AS m2_quantile_lower_409600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9009187331177532) AS m2_quantile_upper_409600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8993503575823361) AS m2_quantile_lower_819200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.900649642417664) AS m2_quantile_upper_819200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8995406334411234) AS m2_quantile_lower_1638400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9004593665588766) AS m2_quantile_upper_1638400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8996751787911681) AS m2_quantile_lower_3276800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.900324821208832) AS m2_quantile_upper_3276800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8997703167205617) AS m2_quantile_lower_6553600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9002296832794383) AS m2_quantile_upper_6553600,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.899837589395584) AS m2_quantile_lower_13107200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.900162410604416) AS m2_quantile_upper_13107200,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.8998851583602808) AS m2_quantile_lower_26214400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.9001148416397192) AS m2_quantile_upper_26214400,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.899918794697792) AS m2_quantile_lower_52428800,
+  approx_percentile(CASE WHEN u.m2_n <> 0 THEN CAST(u.m2_n AS DOUBLE) END, 0.900081205302208) AS m2_quantile_upper_52428800
 FROM __units_all u
 GROUP BY u.variation, u.dimension
 ORDER BY u.variation, u.dimension
