@@ -20,9 +20,9 @@ const HOURS = { minutes: 1 / 60, hours: 1, days: 24, weeks: 168 } as const;
 const DEFAULT_REGRESSION_ADJUSTMENT_DAYS = 14;
 const DEFAULT_SEQUENTIAL_TUNING = 5000;
 const SUPPORTED_TYPES = ['proportion', 'retention', 'mean', 'ratio', 'dailyParticipation', 'quantile'] as const;
-/** Event quantiles (the quantile of all events, clustered by unit) are not computed yet: they are left out of results. */
+/** Event quantiles read from pre-built sketches (`kll merge`) are not computed: they are left out of results. */
 const isSupported = (metric: FactMetric) =>
-  (SUPPORTED_TYPES as readonly string[]).includes(metric.metricType) && !(metric.metricType === 'quantile' && metric.quantileSettings?.type !== 'unit');
+  (SUPPORTED_TYPES as readonly string[]).includes(metric.metricType) && (metric.numerator.aggregation as string | undefined) !== 'kll merge';
 
 const bad = (message: string) => new InvalidInputError(message);
 const toHours = (value: number | undefined, unit: keyof typeof HOURS | undefined) => (value ?? 0) * HOURS[unit ?? 'hours'];
@@ -111,7 +111,7 @@ function freezeMetric(metric: FactMetric, experiment: Experiment, tables: Map<st
     // GrowthBook does not adjust quantiles with CUPED.
     regressionAdjustment: { enabled: regressionEnabled && regressionDays > 0 && metric.metricType !== 'quantile', days: regressionDays },
     ...(metric.metricType === 'quantile' && metric.quantileSettings
-      ? { quantile: { level: metric.quantileSettings.quantile, ignoreZeros: !!metric.quantileSettings.ignoreZeros } }
+      ? { quantile: { type: metric.quantileSettings.type, level: metric.quantileSettings.quantile, ignoreZeros: !!metric.quantileSettings.ignoreZeros } }
       : {}),
     prior,
   };
@@ -142,7 +142,7 @@ ${table.sql}
  * Everything a snapshot computes from, copied now: the phase's dates (a running phase ends `now`),
  * variations and weights, the assignment query, the supported metrics with their resolved windows,
  * caps, CUPED settings and filters, and the SQL of their fact tables. 400 when the experiment cannot
- * be analysed this way. Event quantile metrics are left out.
+ * be analysed this way. Quantiles of pre-built sketches (`kll merge`) are left out.
  */
 export function freezeInputs(args: {
   experiment: Experiment;

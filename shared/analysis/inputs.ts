@@ -19,8 +19,11 @@ export interface FrozenMetric {
   name: string;
   /** GrowthBook computes a retention metric as a proportion (its delay is the retention window), so it is frozen as one. */
   type: 'proportion' | 'mean' | 'ratio' | 'dailyParticipation' | 'quantile';
-  /** A quantile metric's quantile (0–1) of its per-unit values; units whose value is 0 are left out with `ignoreZeros`. */
-  quantile?: { level: number; ignoreZeros: boolean };
+  /**
+   * A quantile metric's quantile (0–1) of its per-unit values (`unit`) or of all its events (`event`); values of 0 are
+   * left out with `ignoreZeros`.
+   */
+  quantile?: { type: 'unit' | 'event'; level: number; ignoreZeros: boolean };
   inverse: boolean;
   numerator: MetricSide;
   denominator?: MetricSide;

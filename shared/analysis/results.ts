@@ -19,7 +19,7 @@ export function metricSettings(metric: FrozenMetric): MetricSettings {
   return {
     id: metric.id,
     name: metric.name,
-    statistic_type: metric.type === 'quantile' ? 'quantile_unit' : ratio ? (ra ? 'ratio_ra' : 'ratio') : ra ? 'mean_ra' : 'mean',
+    statistic_type: metric.quantile ? (metric.quantile.type === 'event' ? 'quantile_event' : 'quantile_unit') : ratio ? (ra ? 'ratio_ra' : 'ratio') : ra ? 'mean_ra' : 'mean',
     ...(metric.quantile ? { quantile_value: metric.quantile.level } : {}),
     main_metric_type: main,
     ...(ratio ? { denominator_metric_type: 'count' as const } : {}),

@@ -119,7 +119,9 @@ const METRICS = {
   activeDays: base({ id: 'active_days', type: 'dailyParticipation', numerator: sessions('$$distinctDates') }),
   activeDaysWeek: base({ id: 'active_days_week', type: 'dailyParticipation', numerator: sessions('$$distinctDates'), window: { type: 'conversion', delayHours: 0, windowHours: 168 } }),
   // The 90th percentile of revenue per unit, units without revenue left out.
-  revenueP90: base({ id: 'revenue_p90', type: 'quantile', numerator: orders('amount'), quantile: { level: 0.9, ignoreZeros: true } }),
+  revenueP90: base({ id: 'revenue_p90', type: 'quantile', numerator: orders('amount'), quantile: { type: 'unit', level: 0.9, ignoreZeros: true } }),
+  // The 90th percentile of all orders' amounts.
+  orderP90: base({ id: 'order_p90', type: 'quantile', numerator: orders('amount'), quantile: { type: 'event', level: 0.9, ignoreZeros: false } }),
 } satisfies Record<string, FrozenMetric>;
 
 function inputs(engine: 'duckdb' | 'athena', metrics: FrozenMetric[]): AnalysisInputs {
@@ -251,7 +253,7 @@ function quantileStatistic(values: number[], p: number) {
   if (chosen.lower === chosen.upper) chosen = [...usable].reverse().find((g) => g.lower !== g.upper) ?? chosen;
   const raw = (chosen.nStar / n) * (n - 1) * ((chosen.upper - chosen.lower) / (2 * z)) ** 2;
   const tooFew = n <= (z * z * p) / (1 - p) || n <= (z * z * (1 - p)) / p;
-  return { n, mean: linearQuantile(values, p), variance: n < 100 ? raw : Math.max(raw, 1e-5), zeroVariance: tooFew || raw <= 0 };
+  return { n, mean: linearQuantile(values, p), variance: n < 100 ? raw : Math.max(raw, 1e-5), rawVariance: raw, zeroVariance: tooFew || raw <= 0 };
 }
 
 const byVariation = <T>(list: Unit[], value: (u: Unit) => T): [T[], T[]] => [
@@ -402,7 +404,7 @@ describe('metric kinds on DuckDB, against gbstats', () => {
     ['the median, leaving out units without revenue', 0.5, true],
     ['the 90th percentile, leaving out units without revenue', 0.9, true],
   ])('computes a unit quantile metric: %s of revenue per unit', async (_case, level, ignoreZeros) => {
-    const metric = base({ id: 'revenue_quantile', type: 'quantile', numerator: orders('amount'), quantile: { level, ignoreZeros }, window: { type: 'conversion', delayHours: 0, windowHours: 72 } });
+    const metric = base({ id: 'revenue_quantile', type: 'quantile', numerator: orders('amount'), quantile: { type: 'unit', level, ignoreZeros }, window: { type: 'conversion', delayHours: 0, windowHours: 72 } });
     const [a, b] = byVariation(units(), (u) => inside(data.orders, u.user, u.first, u.first + 72 * H).reduce((sum, o) => sum + o.amount, 0));
     const kept = (values: number[]) => (ignoreZeros ? values.filter((v) => v !== 0) : values);
     const [qa, qb] = [quantileStatistic(kept(a), level), quantileStatistic(kept(b), level)];
@@ -413,6 +415,34 @@ describe('metric kinds on DuckDB, against gbstats', () => {
     expectGbstats(actual, relativeTest(qa, qb));
     expect([actual.baseline.stats.count, actual.treatment.stats.count]).toEqual([qa.n, qb.n]);
     if (ignoreZeros) expect(qa.n).toBeLessThan(a.length);
+  });
+
+  it.each([0.5, 0.9])('computes an event quantile metric: the %s quantile of order amounts, clustered by unit', async (level) => {
+    const metric = base({ id: 'order_quantile', type: 'quantile', numerator: orders('amount'), quantile: { type: 'event', level, ignoreZeros: false }, window: { type: 'conversion', delayHours: 0, windowHours: 72 } });
+    const statistic = (list: Unit[]) => {
+      const eventsOf = (u: Unit) => inside(data.orders, u.user, u.first, u.first + 72 * H).map((o) => o.amount);
+      const q = quantileStatistic(list.flatMap(eventsOf), level);
+      // gbstats' QuantileClusteredStatistic: the iid variance scaled by the clustered over the iid variance of the
+      // share of events at or below the quantile (delta method over units: below / events).
+      const pairs = list.map((u): [number, number] => [eventsOf(u).filter((v) => v <= q.mean).length, eventsOf(u).length]);
+      const k = pairs.length;
+      const muS = pairs.reduce((t, p) => t + p[0], 0) / k;
+      const muN = pairs.reduce((t, p) => t + p[1], 0) / k;
+      const varS = (pairs.reduce((t, p) => t + p[0] ** 2, 0) / k - muS ** 2) * (k / (k - 1));
+      const varN = (pairs.reduce((t, p) => t + p[1] ** 2, 0) / k - muN ** 2) * (k / (k - 1));
+      const cov = (pairs.reduce((t, p) => t + p[0] * p[1], 0) / k - muS * muN) * (k / (k - 1));
+      const clustered = (varS - (2 * muS * cov) / muN + (muS ** 2 * varN) / muN ** 2) / (k * muN ** 2);
+      const raw = (q.rawVariance * clustered) / ((level * (1 - level)) / q.n);
+      return { ...q, variance: q.n < 100 ? raw : Math.max(raw, 1e-5), zeroVariance: q.zeroVariance || raw <= 0 };
+    };
+    const list = units();
+    const [qa, qb] = [statistic(list.filter((u) => u.variation === 0)), statistic(list.filter((u) => u.variation === 1))];
+    expect([qa.zeroVariance, qb.zeroVariance, qa.n > 50]).toEqual([false, false, true]);
+
+    const actual = await analyse(dataDir, metric);
+
+    expectGbstats(actual, relativeTest(qa, qb));
+    expect([actual.baseline.stats.count, actual.treatment.stats.count]).toEqual([qa.n, qb.n]);
   });
 
   it('computes a retention metric: a session between 2 and 5 days after exposure', async () => {

@@ -155,8 +155,8 @@ ${sql}
  * its rows in range (`__facts_d<k>`), their per-unit aggregate inside each metric's window (`__units_d<k>`, one row
  * per exposed unit), and `__units_all`, the query's `__units` with those denominator columns joined on. `''` when none.
  */
-function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[], dialect: Dialect): string {
-  if (!denominators.length) return '';
+function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[], dialect: Dialect): UnitParts {
+  if (!denominators.length) return { ctes: [], columns: [], joins: [] };
   const ts = `f.${identifier('timestamp')}`;
   const byTable = new Map<string, CrossDenominator[]>();
   for (const d of denominators) byTable.set(d.metric.denominator!.factTableId, [...(byTable.get(d.metric.denominator!.factTableId) ?? []), d]);
@@ -205,7 +205,89 @@ ${aggregates.map((v) => `    ${v}`).join(',\n')}
 )`);
     joins.push(`  LEFT JOIN __units_${name} ${name} ON ${name}.unit_id = u.unit_id`);
   });
-  return `,\n${ctes.join(',\n')},\n__units_all AS (\n  SELECT\n    u.*,\n${joined.map((c) => `    ${c}`).join(',\n')}\n  FROM __units u\n${joins.join('\n')}\n)`;
+  return { ctes, columns: joined, joins };
+}
+
+/** Per-unit columns computed apart from `__units` (their CTEs, columns, and joins on `u`), joined on as `__units_all`. */
+interface UnitParts {
+  ctes: string[];
+  columns: string[];
+  joins: string[];
+}
+
+/** The CTEs after `__units` that add `parts` to it as `__units_all`; `''` when there are none. */
+function joinedUnits(parts: UnitParts): string {
+  if (!parts.ctes.length) return '';
+  const columns = ['u.*', ...parts.columns].map((c) => `    ${c}`).join(',\n');
+  return `,\n${parts.ctes.join(',\n')},\n__units_all AS (\n  SELECT\n${columns}\n  FROM __units u\n${parts.joins.join('\n')}\n)`;
+}
+
+/**
+ * Event quantile metrics (GrowthBook's): the quantile of all events inside each metric's window, per variation and
+ * dimension value, over `__events_<m>`; its interval grid (`__quantiles_<m>`, joined on the final rows as `q_<m>`);
+ * and per unit its events and how many are at or below its variation's quantile (`__event_units_<m>`), whose sums
+ * give gbstats the clustering of events in units.
+ */
+function eventQuantileUnits(inputs: AnalysisInputs, metrics: { alias: string; metric: FrozenMetric }[], dialect: Dialect): UnitParts {
+  const parts: UnitParts = { ctes: [], columns: [], joins: [] };
+  for (const { alias, metric } of metrics) {
+    const { level, ignoreZeros } = metric.quantile!;
+    const { post } = metricWindows(inputs, metric, dialect);
+    const value = `f.${alias}_n`;
+    const grid = QUANTILE_N_STARS.flatMap((nStar) => {
+      const [lower, upper] = quantileLevels(level, nStar);
+      return [`${dialect.percentile('e.value', lower)} AS quantile_lower_${nStar}`, `${dialect.percentile('e.value', upper)} AS quantile_upper_${nStar}`];
+    });
+    parts.ctes.push(`__events_${alias} AS (
+  SELECT x.unit_id, x.variation, x.dimension, ${value} AS value
+  FROM __exposures x
+  JOIN __facts f ON f.unit_id = x.unit_id
+  WHERE ${[...post, `${value} IS NOT NULL`, ...(ignoreZeros ? [`${value} <> 0`] : [])].join(' AND ')}
+),
+__quantiles_${alias} AS (
+  SELECT
+    e.variation,
+    e.dimension,
+    ${dialect.percentile('e.value', level)} AS quantile,
+${grid.map((g) => `    ${g}`).join(',\n')}
+  FROM __events_${alias} e
+  GROUP BY e.variation, e.dimension
+),
+__event_units_${alias} AS (
+  SELECT e.unit_id, COUNT(*) AS events, SUM(CASE WHEN e.value <= q.quantile THEN 1 ELSE 0 END) AS below
+  FROM __events_${alias} e
+  JOIN __quantiles_${alias} q ON q.variation = e.variation AND q.dimension = e.dimension
+  GROUP BY e.unit_id
+)`);
+    parts.columns.push(`COALESCE(eu_${alias}.events, 0) AS ${alias}_events`, `COALESCE(eu_${alias}.below, 0) AS ${alias}_below`);
+    parts.joins.push(`  LEFT JOIN __event_units_${alias} eu_${alias} ON eu_${alias}.unit_id = u.unit_id`);
+  }
+  return parts;
+}
+
+/** The output columns of an event quantile metric: gbstats' clustered quantile inputs, per variation and dimension. */
+function eventQuantileColumns(alias: string): string[] {
+  const below = `CAST(u.${alias}_below AS DOUBLE)`;
+  const events = `CAST(u.${alias}_events AS DOUBLE)`;
+  return [
+    `SUM(${below}) AS ${alias}_main_sum`,
+    `SUM(POWER(${below}, 2)) AS ${alias}_main_sum_squares`,
+    `SUM(${events}) AS ${alias}_denominator_sum`,
+    `SUM(POWER(${events}, 2)) AS ${alias}_denominator_sum_squares`,
+    `SUM(${below} * ${events}) AS ${alias}_main_denominator_sum_product`,
+    `SUM(${events}) AS ${alias}_quantile_n`,
+    `MAX(q_${alias}.quantile) AS ${alias}_quantile`,
+    ...QUANTILE_N_STARS.flatMap((nStar) => [
+      `MAX(q_${alias}.quantile_lower_${nStar}) AS ${alias}_quantile_lower_${nStar}`,
+      `MAX(q_${alias}.quantile_upper_${nStar}) AS ${alias}_quantile_upper_${nStar}`,
+    ]),
+  ];
+}
+
+/** The quantile levels bounding GrowthBook's 95% interval of quantile `level` for a sample of `nStar`. */
+function quantileLevels(level: number, nStar: number): [number, number] {
+  const half = normalQuantile(0.975, 0, 1) * Math.sqrt((level * (1 - level)) / nStar);
+  return [Math.max(level - half, 1e-8), Math.min(level + half, 0.99999999)];
 }
 
 /**
@@ -288,7 +370,7 @@ ${compileTemplate(table.sql, { ...templateVars, start: factStart, end: factEnd, 
  * bounding its 95% interval (`quantile_lower_<n>`, `quantile_upper_<n>`), the analysis picking one by the count.
  */
 function unitQuantileColumns(metric: FrozenMetric, alias: string, dialect: Dialect): string[] {
-  if (metric.type !== 'quantile' || !metric.quantile) return [];
+  if (metric.type !== 'quantile' || metric.quantile?.type !== 'unit') return [];
   const { level, ignoreZeros } = metric.quantile;
   const value = `CAST(u.${alias}_n AS DOUBLE)`;
   const where = ignoreZeros ? `u.${alias}_n <> 0` : undefined;
@@ -297,10 +379,10 @@ function unitQuantileColumns(metric: FrozenMetric, alias: string, dialect: Diale
     `${dialect.percentile(value, level, where)} AS ${alias}_quantile`,
   ];
   for (const nStar of QUANTILE_N_STARS) {
-    const half = normalQuantile(0.975, 0, 1) * Math.sqrt((level * (1 - level)) / nStar);
+    const [lower, upper] = quantileLevels(level, nStar);
     columns.push(
-      `${dialect.percentile(value, Math.max(level - half, 1e-8), where)} AS ${alias}_quantile_lower_${nStar}`,
-      `${dialect.percentile(value, Math.min(level + half, 0.99999999), where)} AS ${alias}_quantile_upper_${nStar}`,
+      `${dialect.percentile(value, lower, where)} AS ${alias}_quantile_lower_${nStar}`,
+      `${dialect.percentile(value, upper, where)} AS ${alias}_quantile_upper_${nStar}`,
     );
   }
   return columns;
@@ -380,6 +462,7 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   const outputColumns: string[] = [];
   const caps: string[] = [];
   const crossDenominators: CrossDenominator[] = [];
+  const eventQuantiles: { alias: string; metric: FrozenMetric }[] = [];
 
   metrics.forEach((metric, i) => {
     const a = `m${i}`;
@@ -399,6 +482,12 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
       if (metric.regressionAdjustment.enabled) {
         unitColumns.push(`${unitAggregate(metric, side, isNumerator, windowed(pre, `${a}_${suffix}`))} AS ${a}_${suffix}_pre`);
       }
+    }
+
+    if (metric.type === 'quantile' && metric.quantile?.type === 'event') {
+      eventQuantiles.push({ alias: a, metric });
+      outputColumns.push(...eventQuantileColumns(a));
+      return;
     }
 
     // Capped per-unit values.
@@ -456,7 +545,14 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   const factSql = compileTemplate(table.sql, templateVars);
   const indent = (lines: string[], by: string) => lines.map((line) => `${by}${line}`).join(',\n');
   const cross = crossTableUnits(inputs, crossDenominators, dialect);
-  const units = cross ? '__units_all' : '__units';
+  const quantiles = eventQuantileUnits(inputs, eventQuantiles, dialect);
+  const joined = joinedUnits({
+    ctes: [...cross.ctes, ...quantiles.ctes],
+    columns: [...cross.columns, ...quantiles.columns],
+    joins: [...cross.joins, ...quantiles.joins],
+  });
+  const units = joined ? '__units_all' : '__units';
+  const quantileJoins = eventQuantiles.map(({ alias }) => `\nLEFT JOIN __quantiles_${alias} q_${alias} ON q_${alias}.variation = u.variation AND q_${alias}.dimension = u.dimension`).join('');
 
   return `-- Fact table ${table.name} (${table.id}): ${metrics.map((m) => m.id).join(', ')}
 WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion)},
@@ -480,13 +576,13 @@ ${indent(unitColumns, '    ')}
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
   GROUP BY x.unit_id, x.variation, x.dimension
-)${cross}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM ${units}\n)` : ''}
+)${joined}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM ${units}\n)` : ''}
 SELECT
   u.variation,
   u.dimension,
   COUNT(*) AS users,
 ${indent(outputColumns, '  ')}
-FROM ${units} u${caps.length ? '\nCROSS JOIN __caps c' : ''}
+FROM ${units} u${caps.length ? '\nCROSS JOIN __caps c' : ''}${quantileJoins}
 GROUP BY u.variation, u.dimension
 ORDER BY u.variation, u.dimension`;
 }
