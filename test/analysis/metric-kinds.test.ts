@@ -346,7 +346,8 @@ describe('metric kinds on DuckDB, against gbstats', () => {
     });
     const [a, b] = byVariation(activated, (u) => inside(data.orders, u.user, u.first, u.first + 72 * H).reduce((sum, o) => sum + o.amount, 0));
 
-    const actual = await analyse(dataDir, revenue72h, { activationMetric: activation });
+    // A query filter naming `timestamp` bare stays unambiguous beside the activation rows' own timestamp.
+    const actual = await analyse(dataDir, revenue72h, { activationMetric: activation, queryFilter: `"timestamp" >= TIMESTAMP '2024-05-01 00:00:00'` });
 
     expect(actual.baseline.users + actual.treatment.users).toBe(activated.length);
     expect(activated.length).toBeLessThan(units().length);

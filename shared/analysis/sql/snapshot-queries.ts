@@ -414,6 +414,19 @@ function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { 
     ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
     : '';
   const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end: inputs.end });
+  // With joins, the exposure rows are filtered first, so the query filter's bare column names stay unambiguous.
+  const source = added.joins
+    ? `FROM (
+  SELECT *
+  FROM (
+${exposureSql}
+  ) e
+  WHERE ${exposureWhere.join('\n    AND ')}
+  ) e${added.joins}`
+    : `FROM (
+${exposureSql}
+  ) e
+  WHERE ${exposureWhere.join('\n    AND ')}`;
   const exposures = `${added.ctes}${added.activation ? '__exposures_all' : '__exposures'} AS (
   SELECT
     e.${identifier(unit)} AS unit_id,
@@ -421,10 +434,7 @@ function exposuresCte(inputs: AnalysisInputs, dialect: Dialect, templateVars: { 
       ELSE MAX(CAST(e.${identifier('variation_id')} AS VARCHAR)) END AS variation,
     MIN(${ts('e')}) AS first_exposure,
     ${dimension} AS dimension${added.activation ? `,\n    ${added.activation} AS first_activation` : ''}
-  FROM (
-${exposureSql}
-  ) e${added.joins}
-  WHERE ${exposureWhere.join('\n    AND ')}
+  ${source}
   GROUP BY e.${identifier(unit)}${having}
 )`;
   if (!added.activation) return exposures;

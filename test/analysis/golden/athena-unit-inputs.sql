@@ -29,14 +29,17 @@ __exposures_all AS (
     COALESCE(MAX(CAST(du.value AS VARCHAR)), '__NULL_DIMENSION') AS dimension,
     MIN(CASE WHEN a."timestamp" >= e."timestamp" AND a."timestamp" <= date_add('minute', 2880, e."timestamp") THEN a."timestamp" END) AS first_activation
   FROM (
+  SELECT *
+  FROM (
 SELECT user_id, timestamp, experiment_id, variation_id FROM read_csv('exposures.csv')
+  ) e
+  WHERE CAST(e."experiment_id" AS VARCHAR) = 'exp-key'
+    AND e."timestamp" >= from_iso8601_timestamp('2024-05-01T00:00:00.000Z')
+    AND e."timestamp" <= from_iso8601_timestamp('2024-05-15T00:00:00.000Z')
   ) e
   JOIN __segment s ON s.unit_id = e."user_id" AND s."date" <= e."timestamp"
   LEFT JOIN __dim_unit du ON du.unit_id = e."user_id"
   LEFT JOIN __activation a ON a.unit_id = e."user_id"
-  WHERE CAST(e."experiment_id" AS VARCHAR) = 'exp-key'
-    AND e."timestamp" >= from_iso8601_timestamp('2024-05-01T00:00:00.000Z')
-    AND e."timestamp" <= from_iso8601_timestamp('2024-05-15T00:00:00.000Z')
   GROUP BY e."user_id"
 ),
 __exposures AS (
@@ -106,14 +109,17 @@ __exposures_all AS (
     COALESCE(MAX(CAST(du.value AS VARCHAR)), '__NULL_DIMENSION') AS dimension,
     MIN(CASE WHEN a."timestamp" >= e."timestamp" AND a."timestamp" <= date_add('minute', 2880, e."timestamp") THEN a."timestamp" END) AS first_activation
   FROM (
+  SELECT *
+  FROM (
 SELECT user_id, timestamp, experiment_id, variation_id FROM read_csv('exposures.csv')
+  ) e
+  WHERE CAST(e."experiment_id" AS VARCHAR) = 'exp-key'
+    AND e."timestamp" >= from_iso8601_timestamp('2024-05-01T00:00:00.000Z')
+    AND e."timestamp" <= from_iso8601_timestamp('2024-05-15T00:00:00.000Z')
   ) e
   JOIN __segment s ON s.unit_id = e."user_id" AND s."date" <= e."timestamp"
   LEFT JOIN __dim_unit du ON du.unit_id = e."user_id"
   LEFT JOIN __activation a ON a.unit_id = e."user_id"
-  WHERE CAST(e."experiment_id" AS VARCHAR) = 'exp-key'
-    AND e."timestamp" >= from_iso8601_timestamp('2024-05-01T00:00:00.000Z')
-    AND e."timestamp" <= from_iso8601_timestamp('2024-05-15T00:00:00.000Z')
   GROUP BY e."user_id"
 ),
 __exposures AS (
