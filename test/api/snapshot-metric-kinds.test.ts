@@ -46,6 +46,7 @@ beforeAll(async () => {
     csv('device_id,timestamp', USERS.flatMap((u) => u.sessions.map((after) => [`d_${u.user}`, time(u.exposed + after)]))),
   );
   writeFileSync(path.join(dataDir, 'segment.csv'), csv('user_id,date', USERS.filter((u) => u.inSegment).map((u) => [u.user, time(START - DAY)])));
+  writeFileSync(path.join(dataDir, 'signups.csv'), csv('user_id,timestamp,source', USERS.filter((u) => u.inSegment).map((u, i) => [u.user, time(START - DAY), i % 2 ? 'email' : 'web'])));
   writeFileSync(path.join(dataDir, 'plans.csv'), csv('user_id,value', USERS.filter((u) => u.plan).map((u) => [u.user, u.plan!])));
   process.env.ANALYSIS_DATA_DIR = dataDir;
   api = await startApi();
@@ -130,7 +131,7 @@ async function setUp() {
     segmentId: segment.id,
     statsEngine: 'frequentist',
   });
-  return { experiment, ids, dimensionId: dimension.id as string, segmentId: segment.id as string };
+  return { experiment, ids, dimensionId: dimension.id as string, segmentId: segment.id as string, dataSourceId: dataSource.id as string };
 }
 
 describe('snapshots with segments, activation metrics, unit dimensions, identity joins and the new metric kinds', () => {
@@ -190,6 +191,25 @@ describe('snapshots with segments, activation metrics, unit dimensions, identity
       expect(medians).toEqual([median(revenue(0)), median(revenue(1))]);
     }
     for (const r of results.body.result.results) expect(r.metrics.map((m: { metricId: string }) => m.metricId).sort()).toEqual(Object.values(ids).filter((id) => id !== ids.ordered).sort());
+  });
+
+  it('counts only the units of a fact segment: the rows of its fact table that pass its filters', async () => {
+    const { experiment, ids, dataSourceId } = await setUp();
+    const { factTable } = await post('/fact-tables', { name: 'Signups', datasource: dataSourceId, userIdTypes: ['user_id'], sql: "SELECT * FROM read_csv('signups.csv')" });
+    const { factTableFilter } = await post(`/fact-tables/${factTable.id}/filters`, { name: 'By email', value: "source = 'email'" });
+    const { segment } = await post('/segments', { name: 'Email signups', datasourceId: dataSourceId, identifierType: 'user_id', type: 'FACT', factTableId: factTable.id, filters: [factTableFilter.id] });
+    await post(`/experiments/${experiment.id}`, { segmentId: segment.id });
+
+    const triggered = await api.request('POST', `/api/v1/experiments/${experiment.id}/snapshot`, { key: org.keys.admin, body: {} });
+    expect(triggered.status).toBe(200);
+    expect(await waitForSnapshot(api, org, triggered.body.snapshot.id)).toBe('success');
+
+    const results = await api.request('GET', `/api/v1/experiments/${experiment.id}/results`, { key: org.keys.admin });
+    const email = new Set(USERS.filter((u) => u.inSegment).filter((_, i) => i % 2).map((u) => u.user));
+    const counted = USERS.filter((u) => email.has(u.user) && u.orders.some((o) => o.after <= 48 * H));
+    const users = results.body.result.results[0].metrics.find((m: { metricId: string }) => m.metricId === ids.activeDays).variations.map((v: { users: number }) => v.users);
+    expect(users).toEqual([0, 1].map((v) => counted.filter((u) => u.variation === v).length));
+    expect(counted.length).toBeGreaterThan(0);
   });
 
   it("answers 400 and records nothing when the experiment's segment has been deleted", async () => {
