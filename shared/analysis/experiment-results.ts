@@ -6,7 +6,7 @@ import type { StoredMetricResult, StoredResultSummary } from '../store/snapshot-
 
 /** GrowthBook's `ExperimentResults` from a snapshot's stored results. */
 export function toExperimentResults(summary: StoredResultSummary, metrics: StoredMetricResult[]): ExperimentResults {
-  const dimensionType = summary.dimension.startsWith('exp:') ? 'experiment' : summary.dimension.startsWith('pre:') ? 'date' : 'none';
+  const dimensionType = summary.dimension.startsWith('exp:') ? 'experiment' : summary.dimension.startsWith('pre:') ? 'date' : 'user';
   return {
     id: summary.snapshotId,
     dateUpdated: summary.dateUpdated,

@@ -1,22 +1,29 @@
 import { InvalidInputError } from '../errors';
+import type { Dimension } from '../contracts/dimensions';
 import type { Experiment } from '../contracts/experiments';
 import type { FactMetric } from '../contracts/fact-metrics';
+import type { Segment } from '../contracts/segments';
 import type { StoredFactTable } from '../domain/fact-tables';
-import type { AnalysisInputs, FrozenDimension, FrozenMetric, MetricSide } from './inputs';
+import type { AnalysisInputs, FrozenDimension, FrozenMetric, FrozenSegment, MetricSide } from './inputs';
 import { sideConditions } from './sql/filters';
 import { sqlWithVirtualColumns } from '../domain/virtual-columns';
+import { identifier } from './sql/dialect';
 
 /** What freezing needs to know of a data source. */
 export interface DataSourceFacts {
   id: string;
   type: 'athena' | 'duckdb';
   assignmentQueries: { id: string; name: string; sql: string; identifierType: string; dimensionColumns?: string[] }[];
+  identifierJoinQueries?: { identifierTypes: string[]; sql: string }[];
 }
 
 const HOURS = { minutes: 1 / 60, hours: 1, days: 24, weeks: 168 } as const;
 const DEFAULT_REGRESSION_ADJUSTMENT_DAYS = 14;
 const DEFAULT_SEQUENTIAL_TUNING = 5000;
-const SUPPORTED_TYPES = ['proportion', 'mean', 'ratio'] as const;
+const SUPPORTED_TYPES = ['proportion', 'retention', 'mean', 'ratio', 'dailyParticipation', 'quantile'] as const;
+/** Event quantiles read from pre-built sketches (`kll merge`) are not computed: they are left out of results. */
+const isSupported = (metric: FactMetric) =>
+  (SUPPORTED_TYPES as readonly string[]).includes(metric.metricType) && (metric.numerator.aggregation as string | undefined) !== 'kll merge';
 
 const bad = (message: string) => new InvalidInputError(message);
 const toHours = (value: number | undefined, unit: keyof typeof HOURS | undefined) => (value ?? 0) * HOURS[unit ?? 'hours'];
@@ -27,10 +34,21 @@ export function experimentMetricIds(experiment: Experiment): string[] {
   return [...new Set([...goals, ...secondaryMetrics, ...guardrails].map((m) => m.metricId))];
 }
 
-/** Parses the snapshot's `dimension`: `""` or absent is overall, `exp:<column>` and `pre:date` break results down. */
-export function parseDimension(dimension: string | undefined, assignmentColumns: string[]): FrozenDimension | null {
+/** Whether a snapshot's `dimension` names a unit dimension (GrowthBook's user dimension: the dimension's own id). */
+export const isUnitDimension = (dimension: string | undefined): boolean =>
+  !!dimension && !dimension.startsWith('exp:') && !dimension.startsWith('pre:');
+
+/**
+ * Parses the snapshot's `dimension`: `""` or absent is overall, `exp:<column>` and `pre:date` break results down, and
+ * any other value is the id of a unit dimension (`unitDimension`, read by the caller).
+ */
+export function parseDimension(dimension: string | undefined, assignmentColumns: string[], unitDimension?: Dimension): FrozenDimension | null {
   if (!dimension) return null;
   if (dimension === 'pre:date') return { type: 'date', id: dimension };
+  if (isUnitDimension(dimension)) {
+    if (!unitDimension || unitDimension.id !== dimension) throw bad(`Request body: [dimension] ${dimension} is not a dimension that exists`);
+    return { type: 'unit', id: dimension, name: unitDimension.name, identifierType: unitDimension.identifierType, sql: unitDimension.query };
+  }
   if (dimension.startsWith('exp:')) {
     const column = dimension.slice(4);
     if (!assignmentColumns.includes(column)) {
@@ -38,18 +56,19 @@ export function parseDimension(dimension: string | undefined, assignmentColumns:
     }
     return { type: 'experiment', id: dimension, column };
   }
-  throw bad(`Request body: [dimension] ${dimension} is not supported: use "exp:<dimension column>" or "pre:date"`);
+  throw bad(`Request body: [dimension] ${dimension} is not supported: use "exp:<dimension column>", "pre:date" or a dimension id`);
 }
 
 /** A metric's analysis settings as a snapshot freezes them, with the experiment's overrides applied. */
 export function freezeMetric(metric: FactMetric, experiment: Pick<Experiment, 'settings'>, tables: Map<string, StoredFactTable>): FrozenMetric {
   const override = experiment.settings.metricOverrides?.find((o) => o.id === metric.id);
+  const binomial = metric.metricType === 'proportion' || metric.metricType === 'retention';
   const side = (s: FactMetric['numerator'] | NonNullable<FactMetric['denominator']>, which: string): MetricSide => {
     const table = tables.get(s.factTableId);
     if (!table) throw bad(`Metric ${metric.id}: its ${which} fact table ${s.factTableId} does not exist`);
     return {
       factTableId: s.factTableId,
-      column: metric.metricType === 'proportion' && which === 'numerator' ? '$$distinctUsers' : s.column,
+      column: which !== 'numerator' ? s.column : binomial ? '$$distinctUsers' : metric.metricType === 'dailyParticipation' ? '$$distinctDates' : s.column,
       aggregation: 'aggregation' in s && (s.aggregation === 'max' || s.aggregation === 'count distinct') ? s.aggregation : 'sum',
       where: sideConditions(table, s),
     };
@@ -77,7 +96,7 @@ export function freezeMetric(metric: FactMetric, experiment: Pick<Experiment, 's
   return {
     id: metric.id,
     name: metric.name,
-    type: metric.metricType as FrozenMetric['type'],
+    type: binomial ? 'proportion' : (metric.metricType as FrozenMetric['type']),
     inverse: metric.inverse,
     numerator: side(metric.numerator, 'numerator'),
     ...(metric.metricType === 'ratio' && metric.denominator ? { denominator: side(metric.denominator, 'denominator') } : {}),
@@ -91,16 +110,42 @@ export function freezeMetric(metric: FactMetric, experiment: Pick<Experiment, 's
       delayHours: override?.delayHours ?? toHours(window.delayValue, window.delayUnit),
       windowHours: override?.windowHours ?? toHours(window.windowValue, window.windowUnit),
     },
-    regressionAdjustment: { enabled: regressionEnabled && regressionDays > 0, days: regressionDays },
+    // GrowthBook does not adjust quantiles with CUPED.
+    regressionAdjustment: { enabled: regressionEnabled && regressionDays > 0 && metric.metricType !== 'quantile', days: regressionDays },
+    ...(metric.metricType === 'quantile' && metric.quantileSettings
+      ? { quantile: { type: metric.quantileSettings.type, level: metric.quantileSettings.quantile, ignoreZeros: !!metric.quantileSettings.ignoreZeros } }
+      : {}),
     prior,
   };
+}
+
+/** A segment as the SQL builder reads it: its own SQL, or for a fact segment the rows of its fact table that pass its filters. */
+function freezeSegment(segment: Segment, dataSourceId: string, tables: Map<string, StoredFactTable>): FrozenSegment {
+  if (segment.datasourceId !== dataSourceId) throw bad(`Segment ${segment.id} reads data source ${segment.datasourceId}, not the experiment's ${dataSourceId}`);
+  if (segment.type !== 'FACT') {
+    if (!segment.query?.trim()) throw bad(`Segment ${segment.id} is a SQL segment without SQL`);
+    return { id: segment.id, name: segment.name, identifierTypes: [segment.identifierType], sql: segment.query };
+  }
+  const table = segment.factTableId ? tables.get(segment.factTableId) : undefined;
+  if (!table) throw bad(`Segment ${segment.id}: its fact table ${segment.factTableId || '(none)'} does not exist`);
+  // Its filters may name virtual columns, computed on the table's rows as for metrics.
+  const where = (segment.filters ?? []).map((id) => {
+    const filter = table.filters.find((f) => f.id === id);
+    if (!filter) throw bad(`Segment ${segment.id}: filter ${id} of fact table ${table.id} no longer exists`);
+    return `(${filter.value})`;
+  });
+  const sql = `SELECT ${table.userIdTypes.map((t) => `m.${identifier(t)}`).join(', ')}, m.${identifier('timestamp')} AS ${identifier('date')}
+FROM (
+${sqlWithVirtualColumns(table)}
+) m${where.length ? `\nWHERE ${where.join(' AND ')}` : ''}`;
+  return { id: segment.id, name: segment.name, identifierTypes: table.userIdTypes, sql };
 }
 
 /**
  * Everything a snapshot computes from, copied now: the phase's dates (a running phase ends `now`),
  * variations and weights, the assignment query, the supported metrics with their resolved windows,
  * caps, CUPED settings and filters, and the SQL of their fact tables. 400 when the experiment cannot
- * be analysed this way. Quantile, retention and daily-participation metrics are left out.
+ * be analysed this way. Quantiles of pre-built sketches (`kll merge`) are left out.
  */
 export function freezeInputs(args: {
   experiment: Experiment;
@@ -109,13 +154,15 @@ export function freezeInputs(args: {
   dimension?: string;
   metrics: FactMetric[];
   factTables: StoredFactTable[];
+  /** The experiment's segment (`settings.segmentId`), and the unit dimension the snapshot's `dimension` names, when found. */
+  segment?: Segment;
+  unitDimension?: Dimension;
   now: Date;
 }): AnalysisInputs {
   const { experiment, dataSource, now } = args;
   const settings = experiment.settings;
   if (!dataSource) throw bad(`Experiment ${experiment.id}'s datasource ${settings.datasourceId} does not exist`);
-  if (settings.segmentId) throw bad(`Experiment ${experiment.id} uses segment ${settings.segmentId}; segments are not supported in results yet`);
-  if (settings.activationMetric) throw bad(`Experiment ${experiment.id} has an activation metric; activation metrics are not supported in results yet`);
+  if (settings.segmentId && args.segment?.id !== settings.segmentId) throw bad(`Experiment ${experiment.id}'s segment ${settings.segmentId} does not exist`);
   const assignmentQuery = settings.assignmentQueryId
     ? dataSource.assignmentQueries.find((q) => q.id === settings.assignmentQueryId)
     : dataSource.assignmentQueries[0];
@@ -135,12 +182,24 @@ export function freezeInputs(args: {
   const tables = new Map(args.factTables.map((t) => [t.id, t]));
   const metrics = ids
     .map((id) => known.get(id)!)
-    .filter((m) => (SUPPORTED_TYPES as readonly string[]).includes(m.metricType))
+    .filter(isSupported)
     .map((m) => {
       if (m.datasource !== dataSource.id) throw bad(`Metric ${m.id} reads data source ${m.datasource}, not the experiment's ${dataSource.id}`);
       return freezeMetric(m, experiment, tables);
     });
-  const usedTables = new Set(metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]));
+  const activationId = settings.activationMetric?.metricId;
+  let activationMetric: FrozenMetric | undefined;
+  if (activationId) {
+    const metric = known.get(activationId);
+    if (!metric) throw bad(`Activation metric ${activationId} of experiment ${experiment.id} is not a fact metric that exists`);
+    if (metric.datasource !== dataSource.id) throw bad(`Metric ${metric.id} reads data source ${metric.datasource}, not the experiment's ${dataSource.id}`);
+    // Only its rows and window count: when a unit activates, not how much.
+    activationMetric = { ...freezeMetric(metric, experiment, tables), regressionAdjustment: { enabled: false, days: 0 } };
+  }
+  const usedTables = new Set([
+    ...metrics.flatMap((m) => [m.numerator.factTableId, ...(m.denominator ? [m.denominator.factTableId] : [])]),
+    ...(activationMetric ? [activationMetric.numerator.factTableId] : []),
+  ]);
 
   const split = new Map(phase.trafficSplit.map((s) => [s.variationId, s.weight]));
   const equal = 1 / experiment.variations.length;
@@ -161,7 +220,7 @@ export function freezeInputs(args: {
       identifierType: assignmentQuery.identifierType,
       dimensionColumns: assignmentQuery.dimensionColumns ?? [],
     },
-    dimension: parseDimension(args.dimension, assignmentQuery.dimensionColumns ?? []),
+    dimension: parseDimension(args.dimension, assignmentQuery.dimensionColumns ?? [], args.unitDimension),
     attributionModel: settings.attributionModel,
     ...(settings.attributionModel === 'lookbackOverride' && lookback
       ? {
@@ -183,5 +242,8 @@ export function freezeInputs(args: {
       // Virtual columns become columns of the table's rows, so metrics and filters use them as any other.
       return { id: t.id, name: t.name, sql: sqlWithVirtualColumns(t), userIdTypes: t.userIdTypes, ...(t.eventName ? { eventName: t.eventName } : {}) };
     }),
+    ...(activationMetric ? { activationMetric } : {}),
+    ...(args.segment && settings.segmentId ? { segment: freezeSegment(args.segment, dataSource.id, tables) } : {}),
+    ...(dataSource.identifierJoinQueries?.length ? { identityJoins: dataSource.identifierJoinQueries.map((j) => ({ identifierTypes: j.identifierTypes, sql: j.sql })) } : {}),
   };
 }

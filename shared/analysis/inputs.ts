@@ -17,7 +17,13 @@ export interface MetricSide {
 export interface FrozenMetric {
   id: string;
   name: string;
-  type: 'proportion' | 'mean' | 'ratio';
+  /** GrowthBook computes a retention metric as a proportion (its delay is the retention window), so it is frozen as one. */
+  type: 'proportion' | 'mean' | 'ratio' | 'dailyParticipation' | 'quantile';
+  /**
+   * A quantile metric's quantile (0–1) of its per-unit values (`unit`) or of all its events (`event`); values of 0 are
+   * left out with `ignoreZeros`.
+   */
+  quantile?: { type: 'unit' | 'event'; level: number; ignoreZeros: boolean };
   inverse: boolean;
   numerator: MetricSide;
   denominator?: MetricSide;
@@ -46,7 +52,33 @@ export interface FrozenAssignmentQuery {
   dimensionColumns: string[];
 }
 
-export type FrozenDimension = { type: 'experiment'; id: string; column: string } | { type: 'date'; id: string };
+/** A unit dimension (GrowthBook's user dimension): SQL returning `<identifierType>` and `value`, one value per unit. */
+export interface FrozenUnitDimension {
+  type: 'unit';
+  id: string;
+  name: string;
+  identifierType: string;
+  sql: string;
+}
+
+export type FrozenDimension = { type: 'experiment'; id: string; column: string } | { type: 'date'; id: string } | FrozenUnitDimension;
+
+/**
+ * A segment: SQL returning `date` and a column per identifier type in `identifierTypes` (one for a SQL segment, the
+ * fact table's for a fact segment); a unit counts once it is in the segment at an exposure.
+ */
+export interface FrozenSegment {
+  id: string;
+  name: string;
+  identifierTypes: string[];
+  sql: string;
+}
+
+/** An identity join query of the data source: SQL returning one column per identifier type it maps between. */
+export interface FrozenIdentityJoin {
+  identifierTypes: string[];
+  sql: string;
+}
 
 export interface AnalysisInputs {
   engine: 'duckdb' | 'athena';
@@ -75,4 +107,9 @@ export interface AnalysisInputs {
   settings: Record<string, unknown>;
   metrics: FrozenMetric[];
   factTables: FrozenFactTable[];
+  /** Only units with a row of this metric's numerator inside its window count, and their metrics start from that row. */
+  activationMetric?: FrozenMetric;
+  segment?: FrozenSegment;
+  /** How fact tables, segments and dimensions keyed by another identifier type reach the assignment query's units. */
+  identityJoins?: FrozenIdentityJoin[];
 }

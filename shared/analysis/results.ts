@@ -15,11 +15,12 @@ const MAX_DIMENSIONS = 20;
 export function metricSettings(metric: FrozenMetric): MetricSettings {
   const ratio = metric.type === 'ratio';
   const ra = metric.regressionAdjustment.enabled;
-  const main = metric.type === 'proportion' ? 'binomial' : 'count';
+  const main = metric.type === 'proportion' ? 'binomial' : metric.type === 'quantile' ? 'quantile' : 'count';
   return {
     id: metric.id,
     name: metric.name,
-    statistic_type: ratio ? (ra ? 'ratio_ra' : 'ratio') : ra ? 'mean_ra' : 'mean',
+    statistic_type: metric.quantile ? (metric.quantile.type === 'event' ? 'quantile_event' : 'quantile_unit') : ratio ? (ra ? 'ratio_ra' : 'ratio') : ra ? 'mean_ra' : 'mean',
+    ...(metric.quantile ? { quantile_value: metric.quantile.level } : {}),
     main_metric_type: main,
     ...(ratio ? { denominator_metric_type: 'count' as const } : {}),
     ...(ra ? { covariate_metric_type: main } : {}),

@@ -1,6 +1,6 @@
 import * as contract from '../contracts/snapshots';
 import { toExperimentResults } from '../analysis/experiment-results';
-import { experimentMetricIds, freezeInputs } from '../analysis/freeze';
+import { experimentMetricIds, freezeInputs, isUnitDimension } from '../analysis/freeze';
 import { buildSnapshotQueries } from '../analysis/sql/snapshot-queries';
 import { snapshotDeadline } from '../analysis/snapshot-outcome';
 import { startSnapshotRun } from '../analysis/start-snapshot-run';
@@ -12,10 +12,13 @@ import { assertCan, type Principal } from '../permissions';
 import type { Experiment } from '../contracts/experiments';
 import type { StoredSnapshot } from '../contracts/snapshots';
 import { dataSources } from '../store/data-sources';
+import { dimensions } from '../store/dimensions';
 import { newEvent, prepareEvent } from '../store/events';
 import { experiments } from '../store/experiments';
+import { factTables } from '../store/fact-tables';
 import { analysisMetrics } from '../store/metrics';
 import { readLatestPointers, readSnapshotResults } from '../store/snapshot-results';
+import { segments } from '../store/segments';
 import { prepareSnapshotWatch, snapshots } from '../store/snapshots';
 import { prepareQueryCreates } from '../store/queries';
 import { projectOf, readableOfExperimentOr404, readableOr404 } from './read-access';
@@ -69,18 +72,28 @@ export async function startSnapshot(
   request: SnapshotRequest,
   report?: string,
 ): Promise<StoredSnapshot> {
-  const [dataSource, { metrics, factTables }] = await Promise.all([
+  const activationId = experiment.settings.activationMetric?.metricId;
+  const { segmentId } = experiment.settings;
+  const [dataSource, analysed, segment, unitDimension] = await Promise.all([
     dataSources.find(auth.orgId, experiment.settings.datasourceId),
     // Fact and legacy metrics alike: a legacy metric is analysed as its fact equivalent.
-    analysisMetrics(auth.orgId, experimentMetricIds(experiment)),
+    analysisMetrics(auth.orgId, [...experimentMetricIds(experiment), ...(activationId ? [activationId] : [])]),
+    segmentId ? segments.find(auth.orgId, segmentId) : undefined,
+    isUnitDimension(request.dimension) ? dimensions.find(auth.orgId, request.dimension!) : undefined,
   ]);
+  // A fact segment reads its own fact table, which no metric may have brought.
+  const segmentTableId = segment?.type === 'FACT' ? segment.factTableId : undefined;
+  const segmentTables =
+    segmentTableId && !analysed.factTables.some((t) => t.id === segmentTableId) ? await factTables.getMany(auth.orgId, [segmentTableId]) : [];
   const inputs = freezeInputs({
     experiment,
     dataSource,
     phase: snapshotPhase(experiment, request),
     dimension: request.dimension,
-    metrics,
-    factTables,
+    metrics: analysed.metrics,
+    factTables: [...analysed.factTables, ...segmentTables],
+    ...(segment ? { segment } : {}),
+    ...(unitDimension ? { unitDimension } : {}),
     now: new Date(),
   });
   // Building the SQL now turns a configuration the engine cannot run into a 400 instead of a failed snapshot.

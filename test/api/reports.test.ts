@@ -134,7 +134,8 @@ describe('reports', () => {
     ['dates running backwards', { dateStarted: '2024-03-10T00:00:00Z', dateEnded: '2024-03-05T00:00:00Z' }, /\[dateEnded\] must be after dateStarted/],
     ['an unknown metric', { goalMetrics: ['fact__missing'] }, /\[goalMetrics\.0\] no fact metric has the id fact__missing/],
     ['a dimension the assignment query lacks', { dimension: 'exp:browser' }, /\[dimension\] browser is not a dimension column/],
-    ['a segment', { segment: 'seg_1' }, /segments are not supported/],
+    // Segments are analysed; one that does not exist is refused.
+    ['an unknown segment', { segment: 'seg_1' }, /segment seg_1 does not exist/],
     ['a date that is not one', { dateStarted: 'soon' }, /\[dateStarted\]/],
     ['an unknown field', { colour: 'red' }, /colour/],
   ])('refuses %s on create with 400, storing nothing', async (_case, fields, message) => {

@@ -143,7 +143,7 @@ describe('POST /experiments/{id}/snapshot', () => {
     ['a phase it does not have', {}, { phase: 3 }, /\[phase\]/],
     ['an unknown triggeredBy', {}, { triggeredBy: 'cron' }, /\[triggeredBy\]/],
     ['an unknown field', {}, { refresh: true }, /refresh/],
-    ['a unit dimension', {}, { dimension: 'dim_abc' }, /\[dimension\] dim_abc is not supported/],
+    ['a unit dimension that does not exist', {}, { dimension: 'dim_abc' }, /\[dimension\] dim_abc is not a dimension that exists/],
     ['a column the assignment query does not have', {}, { dimension: 'exp:country' }, /\[dimension\] country is not a dimension column/],
   ])('answers 400 for %s and records nothing', async (_case, fields, body, message) => {
     const fresh = await createTestOrg('Test org', { dataSources });

@@ -15,6 +15,10 @@ export interface Dialect {
   addMinutes(column: string, minutes: number): string;
   /** The `p` percentile (0–1) of `column` as an aggregate; `where` restricts the rows it looks at. */
   percentile(column: string, p: number, where?: string): string;
+  /** Whole days from `start` to `end` (complete 24-hour periods, as Trino's `date_diff('day', …)` counts them). */
+  dayDiff(start: string, end: string): string;
+  /** The current time as a timestamp comparable with the data's (UTC). */
+  now: string;
 }
 
 const minutesOf = (minutes: number) => Math.round(minutes);
@@ -26,6 +30,9 @@ export const duckdbDialect: Dialect = {
   addMinutes: (column, minutes) =>
     minutesOf(minutes) === 0 ? column : `(${column} + INTERVAL '${minutesOf(minutes)} minutes')`,
   percentile: (column, p, where) => `quantile_cont(${column}, ${p})${where ? ` FILTER (WHERE ${where})` : ''}`,
+  // date_sub counts complete periods; DuckDB's date_diff would count calendar-day boundaries instead.
+  dayDiff: (start, end) => `date_sub('day', ${start}, ${end})`,
+  now: `CAST(timezone('UTC', current_timestamp) AS TIMESTAMP)`,
 };
 
 export const athenaDialect: Dialect = {
@@ -35,6 +42,8 @@ export const athenaDialect: Dialect = {
   timestamp: (iso) => `from_iso8601_timestamp('${new Date(iso).toISOString()}')`,
   addMinutes: (column, minutes) => (minutesOf(minutes) === 0 ? column : `date_add('minute', ${minutesOf(minutes)}, ${column})`),
   percentile: (column, p, where) => `approx_percentile(${where ? `CASE WHEN ${where} THEN ${column} END` : column}, ${p})`,
+  dayDiff: (start, end) => `date_diff('day', ${start}, ${end})`,
+  now: 'current_timestamp',
 };
 
 /** The dialect of an engine. */

@@ -1,5 +1,7 @@
 import { InvalidInputError } from '../../errors';
 import type { AnalysisInputs, FrozenFactTable, FrozenMetric, MetricSide } from '../inputs';
+import { QUANTILE_N_STARS } from '../statistics/analyse-metric';
+import { normalQuantile } from '../statistics/distributions';
 import { dialectFor, identifier, literal, type Dialect } from './dialect';
 
 /** One query of a snapshot: all the metrics of one fact table; column prefix `m<i>_` is `metricIds[i]`. */
@@ -113,13 +115,338 @@ ${[`f.${column}`, ...(single ? [] : windows.map(([name, conditions]) => `MAX(CAS
 )`;
 }
 
-const isCapped = (metric: FrozenMetric) => metric.type !== 'proportion' && metric.capping.type !== 'none' && metric.capping.value > 0;
-const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
-
 // Without a dimension every unit's value is 'All': written once in the output rather than carried by every unit
 // through the exposures, the per-unit grouping and its materialisation.
 const dimensionOf = (inputs: AnalysisInputs, alias: string) => (inputs.dimension ? `${alias}.dimension` : `'All' AS dimension`);
 const groupsOf = (inputs: AnalysisInputs, alias: string) => `${alias}.variation${inputs.dimension ? `, ${alias}.dimension` : ''}`;
+const sameGroup = (inputs: AnalysisInputs, left: string, right: string) =>
+  `${left}.variation = ${right}.variation${inputs.dimension ? ` AND ${left}.dimension = ${right}.dimension` : ''}`;
+
+// GrowthBook caps neither proportions nor quantiles.
+const isCapped = (metric: FrozenMetric) =>
+  metric.type !== 'proportion' && metric.type !== 'quantile' && metric.capping.type !== 'none' && metric.capping.value > 0;
+const isPercentileCapped = (metric: FrozenMetric) => isCapped(metric) && metric.capping.type === 'percentile' && metric.capping.value < 1;
+
+/** A metric's conditions on fact rows (`ts`) of a unit exposed at `exposure`: after exposure (its window) and, for CUPED, before it. */
+function metricWindows(
+  inputs: AnalysisInputs,
+  metric: FrozenMetric,
+  dialect: Dialect,
+  ts = `f.${identifier('timestamp')}`,
+  exposure = 'x.first_exposure',
+): { post: string[]; pre: string[] } {
+  const endTs = dialect.timestamp(inputs.end);
+  const post = [`${ts} >= ${dialect.addMinutes(exposure, delayMinutes(metric))}`];
+  if (usesConversionWindow(inputs, metric)) {
+    post.push(`${ts} <= ${dialect.addMinutes(exposure, delayMinutes(metric) + metric.window.windowHours * MINUTES_PER_HOUR)}`);
+  } else {
+    post.push(`${ts} <= ${endTs}`);
+  }
+  const lookback = lookbackOf(inputs, metric);
+  if (lookback?.minutes !== undefined) post.push(`${ts} >= ${dialect.addMinutes(endTs, -lookback.minutes)}`);
+  if (lookback?.date) post.push(`${ts} >= ${dialect.timestamp(lookback.date)}`);
+  const pre = [
+    `${ts} >= ${dialect.addMinutes(exposure, delayMinutes(metric) - covariateMinutes(metric))}`,
+    `${ts} < ${dialect.addMinutes(exposure, delayMinutes(metric))}`,
+  ];
+  return { post, pre };
+}
+
+/** The first and last fact-row time any of `metrics` may count: from the earliest pre-exposure window to the latest conversion window. */
+function factRange(inputs: AnalysisInputs, metrics: FrozenMetric[]): { factStart: string; factEnd: string } {
+  const earliest = Math.min(0, ...metrics.map((m) => delayMinutes(m) - covariateMinutes(m)));
+  const windowEnd = (m: FrozenMetric) => (usesConversionWindow(inputs, m) ? delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR : 0);
+  // With an activation metric, metric windows start at activation, itself up to its own window after exposure.
+  const activation = inputs.activationMetric ? windowEnd(inputs.activationMetric) : 0;
+  const latest = Math.max(0, ...metrics.map((m) => windowEnd(m))) + activation;
+  return { factStart: plusMinutes(inputs.start, earliest), factEnd: plusMinutes(inputs.end, latest) };
+}
+
+/** A ratio metric of the query whose denominator is in another fact table; `alias` is its `m<i>` prefix. */
+interface CrossDenominator {
+  alias: string;
+  metric: FrozenMetric;
+}
+
+/**
+ * How rows (alias `alias`) keyed by one of `idTypes` reach the assignment query's unit: the unit column, or, when the
+ * unit is not among them, the unit of an identity join query that maps one of them (as GrowthBook joins identifiers).
+ * 400 naming `what` when neither exists.
+ */
+function unitKey(inputs: AnalysisInputs, idTypes: string[], alias: string, what: string): { column: string; join: string } {
+  const unit = inputs.assignmentQuery.identifierType;
+  if (idTypes.includes(unit)) return { column: `${alias}.${identifier(unit)}`, join: '' };
+  for (const mapping of inputs.identityJoins ?? []) {
+    const other = mapping.identifierTypes.includes(unit) ? idTypes.find((t) => mapping.identifierTypes.includes(t)) : undefined;
+    if (!other) continue;
+    const ids = `${alias}_ids`;
+    const sql = compileTemplate(mapping.sql, { start: inputs.start, end: inputs.end, experimentId: inputs.trackingKey });
+    return {
+      column: `${ids}.${identifier(unit)}`,
+      join: `
+  JOIN (
+    SELECT i.${identifier(unit)}, i.${identifier(other)}
+    FROM (
+${sql}
+    ) i
+    GROUP BY i.${identifier(unit)}, i.${identifier(other)}
+  ) ${ids} ON ${ids}.${identifier(other)} = ${alias}.${identifier(other)}`,
+    };
+  }
+  throw new InvalidInputError(
+    `${what} has identifier types ${idTypes.join(', ')}; the assignment query ${inputs.assignmentQuery.id} uses ${unit}, and no identifier join query of the data source maps ${unit} to any of them`,
+  );
+}
+
+/**
+ * The CTEs of ratio denominators held in other fact tables (GrowthBook's cross-fact-table ratios): per other table
+ * its rows in range (`__facts_d<k>`), their per-unit aggregate inside each metric's window (`__units_d<k>`, one row
+ * per exposed unit), and `__units_all`, the query's `__units` with those denominator columns joined on. `''` when none.
+ */
+function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[], dialect: Dialect): UnitParts {
+  if (!denominators.length) return { ctes: [], columns: [], joins: [] };
+  const ts = `f.${identifier('timestamp')}`;
+  const byTable = new Map<string, CrossDenominator[]>();
+  for (const d of denominators) byTable.set(d.metric.denominator!.factTableId, [...(byTable.get(d.metric.denominator!.factTableId) ?? []), d]);
+  const ctes: string[] = [];
+  const joins: string[] = [];
+  const joined: string[] = [];
+  [...byTable].forEach(([factTableId, entries], k) => {
+    const table = inputs.factTables.find((t) => t.id === factTableId);
+    if (!table) throw new InvalidInputError(`Fact table ${factTableId} is missing from the snapshot's inputs`);
+    const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
+    const name = `d${k + 1}`;
+    const { factStart, factEnd } = factRange(inputs, entries.map((e) => e.metric));
+    const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
+    const values: string[] = [];
+    const aggregates: string[] = [];
+    for (const { alias, metric } of entries) {
+      const side = metric.denominator!;
+      values.push(`${rowValue(metric, side, false)} AS ${alias}_d`);
+      const { post, pre } = metricWindows(inputs, metric, dialect);
+      const windowed = (conditions: string[]) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${alias}_d END`;
+      aggregates.push(`${unitAggregate(metric, side, false, windowed(post))} AS ${alias}_d`);
+      joined.push(`${name}.${alias}_d`);
+      if (metric.regressionAdjustment.enabled) {
+        aggregates.push(`${unitAggregate(metric, side, false, windowed(pre))} AS ${alias}_d_pre`);
+        joined.push(`${name}.${alias}_d_pre`);
+      }
+    }
+    ctes.push(`__facts_${name} AS (
+  SELECT
+    ${key.column} AS unit_id,
+    ${ts} AS ${identifier('timestamp')},
+${values.map((v) => `    ${v}`).join(',\n')}
+  FROM (
+${compileTemplate(table.sql, templateVars)}
+  ) f${key.join}
+  WHERE ${ts} >= ${dialect.timestamp(factStart)}
+    AND ${ts} <= ${dialect.timestamp(factEnd)}
+),
+__units_${name} AS (
+  SELECT
+    x.unit_id,
+${aggregates.map((v) => `    ${v}`).join(',\n')}
+  FROM __exposures x
+  LEFT JOIN __facts_${name} f ON f.unit_id = x.unit_id
+  GROUP BY x.unit_id
+)`);
+    joins.push(`  LEFT JOIN __units_${name} ${name} ON ${name}.unit_id = u.unit_id`);
+  });
+  return { ctes, columns: joined, joins };
+}
+
+/** Per-unit columns computed apart from `__units` (their CTEs, columns, and joins on `u`), joined on as `__units_all`. */
+interface UnitParts {
+  ctes: string[];
+  columns: string[];
+  joins: string[];
+}
+
+/** The CTEs after `__units` that add `parts` to it as `__units_all` (materialised when `readTwice`); `''` when there are none. */
+function joinedUnits(parts: UnitParts, dialect: Dialect, readTwice: boolean): string {
+  if (!parts.ctes.length) return '';
+  const columns = ['u.*', ...parts.columns].map((c) => `    ${c}`).join(',\n');
+  return `,\n${parts.ctes.join(',\n')},\n${cteHead(dialect, '__units_all', readTwice)}\n  SELECT\n${columns}\n  FROM __units u\n${parts.joins.join('\n')}\n)`;
+}
+
+/**
+ * Event quantile metrics (GrowthBook's): the quantile of all events inside each metric's window, per variation and
+ * dimension value, over `__events_<m>`; its interval grid (`__quantiles_<m>`, joined on the final rows as `q_<m>`);
+ * and per unit its events and how many are at or below its variation's quantile (`__event_units_<m>`), whose sums
+ * give gbstats the clustering of events in units.
+ */
+function eventQuantileUnits(inputs: AnalysisInputs, metrics: EventQuantile[], dialect: Dialect): UnitParts {
+  const parts: UnitParts = { ctes: [], columns: [], joins: [] };
+  for (const { alias, metric, column } of metrics) {
+    const { level, ignoreZeros } = metric.quantile!;
+    const { post } = metricWindows(inputs, metric, dialect);
+    const value = `f.${column}`;
+    const grid = QUANTILE_N_STARS.flatMap((nStar) => {
+      const [lower, upper] = quantileLevels(level, nStar);
+      return [`${dialect.percentile('e.value', lower)} AS quantile_lower_${nStar}`, `${dialect.percentile('e.value', upper)} AS quantile_upper_${nStar}`];
+    });
+    // Each is read twice: the events by the quantiles and the per-unit counts, the quantiles by those counts and the output.
+    parts.ctes.push(`${cteHead(dialect, `__events_${alias}`, true)}
+  SELECT x.unit_id, ${groupsOf(inputs, 'x')}, ${value} AS value
+  FROM __exposures x
+  JOIN __facts f ON f.unit_id = x.unit_id
+  WHERE ${[...post, `${value} IS NOT NULL`, ...(ignoreZeros ? [`${value} <> 0`] : [])].join(' AND ')}
+),
+${cteHead(dialect, `__quantiles_${alias}`, true)}
+  SELECT
+    ${groupsOf(inputs, 'e')},
+    ${dialect.percentile('e.value', level)} AS quantile,
+${grid.map((g) => `    ${g}`).join(',\n')}
+  FROM __events_${alias} e
+  GROUP BY ${groupsOf(inputs, 'e')}
+),
+__event_units_${alias} AS (
+  SELECT e.unit_id, COUNT(*) AS events, SUM(CASE WHEN e.value <= q.quantile THEN 1 ELSE 0 END) AS below
+  FROM __events_${alias} e
+  JOIN __quantiles_${alias} q ON ${sameGroup(inputs, 'q', 'e')}
+  GROUP BY e.unit_id
+)`);
+    parts.columns.push(`COALESCE(eu_${alias}.events, 0) AS ${alias}_events`, `COALESCE(eu_${alias}.below, 0) AS ${alias}_below`);
+    parts.joins.push(`  LEFT JOIN __event_units_${alias} eu_${alias} ON eu_${alias}.unit_id = u.unit_id`);
+  }
+  return parts;
+}
+
+/** An event quantile metric of the query: its `m<i>` prefix and the `__facts` column holding its values. */
+interface EventQuantile {
+  alias: string;
+  metric: FrozenMetric;
+  column: string;
+}
+
+/** The output columns of an event quantile metric: gbstats' clustered quantile inputs, per variation and dimension. */
+function eventQuantileColumns(alias: string): string[] {
+  const below = `CAST(u.${alias}_below AS DOUBLE)`;
+  const events = `CAST(u.${alias}_events AS DOUBLE)`;
+  return [
+    `SUM(${below}) AS ${alias}_main_sum`,
+    `SUM(POWER(${below}, 2)) AS ${alias}_main_sum_squares`,
+    `SUM(${events}) AS ${alias}_denominator_sum`,
+    `SUM(POWER(${events}, 2)) AS ${alias}_denominator_sum_squares`,
+    `SUM(${below} * ${events}) AS ${alias}_main_denominator_sum_product`,
+    `SUM(${events}) AS ${alias}_quantile_n`,
+    `MAX(q_${alias}.quantile) AS ${alias}_quantile`,
+    ...QUANTILE_N_STARS.flatMap((nStar) => [
+      `MAX(q_${alias}.quantile_lower_${nStar}) AS ${alias}_quantile_lower_${nStar}`,
+      `MAX(q_${alias}.quantile_upper_${nStar}) AS ${alias}_quantile_upper_${nStar}`,
+    ]),
+  ];
+}
+
+/** The quantile levels bounding GrowthBook's 95% interval of quantile `level` for a sample of `nStar`. */
+function quantileLevels(level: number, nStar: number): [number, number] {
+  const half = normalQuantile(0.975, 0, 1) * Math.sqrt((level * (1 - level)) / nStar);
+  return [Math.max(level - half, 1e-8), Math.min(level + half, 0.99999999)];
+}
+
+/**
+ * A daily-participation metric's per-unit value (GrowthBook's): its distinct active days divided by the days the unit
+ * could take part, from exposure (plus delay; in a lookback window, no earlier than its start) to the end of the
+ * analysis or of the conversion window (no later than now), counted as whole days plus one, at least 1. Other metrics unchanged.
+ */
+function participationRate(inputs: AnalysisInputs, metric: FrozenMetric, dialect: Dialect, aggregate: string): string {
+  if (metric.type !== 'dailyParticipation') return aggregate;
+  return `CAST(${aggregate} AS DOUBLE) / ${participationDays(inputs, metric, dialect)}`;
+}
+
+/** The days a unit could take part in a daily-participation metric (see `participationRate`), as a DOUBLE, inside the per-unit aggregation. */
+function participationDays(inputs: AnalysisInputs, metric: FrozenMetric, dialect: Dialect): string {
+  // Inside the per-unit aggregation, where the unit's one first exposure is read through MIN (as GrowthBook does).
+  let start = dialect.addMinutes('MIN(x.first_exposure)', delayMinutes(metric));
+  let end = dialect.timestamp(inputs.end);
+  const lookback = lookbackOf(inputs, metric);
+  if (lookback?.minutes !== undefined) start = `GREATEST(${start}, ${dialect.addMinutes(end, -lookback.minutes)})`;
+  if (lookback?.date) start = `GREATEST(${start}, ${dialect.timestamp(lookback.date)})`;
+  if (usesConversionWindow(inputs, metric)) end = `LEAST(${dialect.now}, ${dialect.addMinutes(start, metric.window.windowHours * MINUTES_PER_HOUR)})`;
+  return `CAST(GREATEST(${dialect.dayDiff(start, end)} + 1, 1) AS DOUBLE)`;
+}
+
+/**
+ * What the exposures CTE adds for a segment, a unit dimension and an activation metric: CTEs to put before it
+ * (`__segment`, `__dim_unit`, `__activation`, each keyed by `unit_id`), joins on the exposure rows `e`, and the
+ * per-unit dimension value and first activation time. A unit counts only at exposures where it was already in the
+ * segment; its activation is its earliest activation row inside the activation metric's window after an exposure.
+ */
+function exposureAdditions(inputs: AnalysisInputs, dialect: Dialect): { ctes: string; joins: string; dimension?: string; activation?: string } {
+  const ctes: string[] = [];
+  const joins: string[] = [];
+  const templateVars = { start: inputs.start, end: inputs.end, experimentId: inputs.trackingKey };
+  const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
+  const eUnit = `e.${identifier(inputs.assignmentQuery.identifierType)}`;
+  let dimension: string | undefined;
+  let activation: string | undefined;
+  if (inputs.segment) {
+    const key = unitKey(inputs, inputs.segment.identifierTypes, 's', `Segment ${inputs.segment.id}`);
+    ctes.push(`__segment AS (
+  SELECT ${key.column} AS unit_id, CAST(s.${identifier('date')} AS TIMESTAMP) AS ${identifier('date')}
+  FROM (
+${compileTemplate(inputs.segment.sql, templateVars)}
+  ) s${key.join}
+)`);
+    joins.push(`  JOIN __segment s ON s.unit_id = ${eUnit} AND s.${identifier('date')} <= ${ts('e')}`);
+  }
+  if (inputs.dimension?.type === 'unit') {
+    const key = unitKey(inputs, [inputs.dimension.identifierType], 'd', `Dimension ${inputs.dimension.id}`);
+    ctes.push(`__dim_unit AS (
+  SELECT ${key.column} AS unit_id, d.${identifier('value')} AS value
+  FROM (
+${compileTemplate(inputs.dimension.sql, templateVars)}
+  ) d${key.join}
+)`);
+    joins.push(`  LEFT JOIN __dim_unit du ON du.unit_id = ${eUnit}`);
+    // GrowthBook's value for units the dimension does not list.
+    dimension = `COALESCE(MAX(CAST(du.value AS VARCHAR)), '__NULL_DIMENSION')`;
+  }
+  const metric = inputs.activationMetric;
+  if (metric) {
+    const table = inputs.factTables.find((t) => t.id === metric.numerator.factTableId);
+    if (!table) throw new InvalidInputError(`Fact table ${metric.numerator.factTableId} is missing from the snapshot's inputs`);
+    const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
+    const { factStart, factEnd } = factRange({ ...inputs, activationMetric: undefined }, [metric]);
+    const where = [`${ts('f')} >= ${dialect.timestamp(factStart)}`, `${ts('f')} <= ${dialect.timestamp(factEnd)}`, ...metric.numerator.where.map((w) => `(${w})`)];
+    ctes.push(`__activation AS (
+  SELECT ${key.column} AS unit_id, ${ts('f')} AS ${identifier('timestamp')}
+  FROM (
+${compileTemplate(table.sql, { ...templateVars, start: factStart, end: factEnd, eventName: table.eventName })}
+  ) f${key.join}
+  WHERE ${where.join('\n    AND ')}
+)`);
+    joins.push(`  LEFT JOIN __activation a ON a.unit_id = ${eUnit}`);
+    const { post } = metricWindows(inputs, metric, dialect, ts('a'), ts('e'));
+    activation = `MIN(CASE WHEN ${post.join(' AND ')} THEN ${ts('a')} END)`;
+  }
+  return { ctes: ctes.map((c) => `${c},\n`).join(''), joins: joins.map((j) => `\n${j}`).join(''), dimension, activation };
+}
+
+/**
+ * A unit quantile metric's columns per variation (GrowthBook's): the count of its per-unit values (`u.<column>`;
+ * zeros left out with `ignoreZeros`), their quantile, and for each sample size of the grid the values at the quantile levels
+ * bounding its 95% interval (`quantile_lower_<n>`, `quantile_upper_<n>`), the analysis picking one by the count.
+ */
+function unitQuantileColumns(metric: FrozenMetric, column: string, alias: string, dialect: Dialect): string[] {
+  if (metric.type !== 'quantile' || metric.quantile?.type !== 'unit') return [];
+  const { level, ignoreZeros } = metric.quantile;
+  const value = `CAST(u.${column} AS DOUBLE)`;
+  const where = ignoreZeros ? `u.${column} <> 0` : undefined;
+  const columns = [
+    `${ignoreZeros ? `COUNT(CASE WHEN ${where} THEN 1 END)` : 'COUNT(*)'} AS ${alias}_quantile_n`,
+    `${dialect.percentile(value, level, where)} AS ${alias}_quantile`,
+  ];
+  for (const nStar of QUANTILE_N_STARS) {
+    const [lower, upper] = quantileLevels(level, nStar);
+    columns.push(
+      `${dialect.percentile(value, lower, where)} AS ${alias}_quantile_lower_${nStar}`,
+      `${dialect.percentile(value, upper, where)} AS ${alias}_quantile_upper_${nStar}`,
+    );
+  }
+  return columns;
+}
 
 /**
  * The `__exposures` CTE every snapshot query starts from: one row per unit of the assignment query with its
@@ -136,12 +463,13 @@ function exposuresCte(
   const unit = inputs.assignmentQuery.identifierType;
   const endTs = dialect.timestamp(inputs.end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
-  const dimension =
+  const added = exposureAdditions(inputs, dialect);
+  const dimension = added.dimension ?? (
     inputs.dimension?.type === 'experiment'
       ? `min_by(CAST(e.${identifier(inputs.dimension.column)} AS VARCHAR), e.${identifier('timestamp')})`
       : inputs.dimension?.type === 'date'
         ? `CAST(CAST(MIN(e.${identifier('timestamp')}) AS DATE) AS VARCHAR)`
-        : `'All'`;
+        : `'All'`);
   const exposureWhere = [
     `CAST(e.${identifier('experiment_id')} AS VARCHAR) = ${literal(inputs.trackingKey)}`,
     `${ts('e')} >= ${dialect.timestamp(inputs.start)}`,
@@ -155,16 +483,35 @@ function exposuresCte(
   // grouping would keep a set of values per unit.
   const variation = `CAST(e.${identifier('variation_id')} AS VARCHAR)`;
   const exposureSql = compileTemplate(inputs.assignmentQuery.sql, { ...templateVars, start: inputs.start, end: inputs.end });
-  return `${cteHead(dialect, '__exposures', readTwice)}
-  SELECT
-    e.${identifier(unit)} AS unit_id,
-    CASE WHEN MIN(${variation}) <> MAX(${variation}) THEN '__multiple__' ELSE MAX(${variation}) END AS variation,
-    MIN(${ts('e')}) AS first_exposure${inputs.dimension ? `,\n    ${dimension} AS dimension` : ''}
+  // With joins, the exposure rows are filtered first, so the query filter's bare column names stay unambiguous.
+  const source = added.joins
+    ? `FROM (
+  SELECT *
   FROM (
 ${exposureSql}
   ) e
   WHERE ${exposureWhere.join('\n    AND ')}
+  ) e${added.joins}`
+    : `FROM (
+${exposureSql}
+  ) e
+  WHERE ${exposureWhere.join('\n    AND ')}`;
+  // With an activation metric, `__exposures` is the activated units of `__exposures_all` (read once).
+  const exposures = `${added.ctes}${cteHead(dialect, added.activation ? '__exposures_all' : '__exposures', readTwice && !added.activation)}
+  SELECT
+    e.${identifier(unit)} AS unit_id,
+    CASE WHEN MIN(${variation}) <> MAX(${variation}) THEN '__multiple__' ELSE MAX(${variation}) END AS variation,
+    MIN(${ts('e')}) AS first_exposure${inputs.dimension ? `,\n    ${dimension} AS dimension` : ''}${added.activation ? `,\n    ${added.activation} AS first_activation` : ''}
+  ${source}
   GROUP BY e.${identifier(unit)}${having}
+)`;
+  if (!added.activation) return exposures;
+  // With an activation metric only activated units count, and their metrics start at activation (as in GrowthBook).
+  return `${exposures},
+${cteHead(dialect, '__exposures', readTwice)}
+  SELECT unit_id, variation, first_activation AS first_exposure${inputs.dimension ? ', dimension' : ''}
+  FROM __exposures_all
+  WHERE first_activation IS NOT NULL
 )`;
 }
 
@@ -175,12 +522,7 @@ ${exposureSql}
  * finally one row per variation and dimension with the sufficient statistics gbstats reads.
  */
 export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTable, metrics: FrozenMetric[], dialect: Dialect): string {
-  const unit = inputs.assignmentQuery.identifierType;
-  if (!table.userIdTypes.includes(unit)) {
-    throw new InvalidInputError(
-      `Fact table ${table.id} has identifier types ${table.userIdTypes.join(', ')}; the assignment query ${inputs.assignmentQuery.id} uses ${unit}`,
-    );
-  }
+  const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
   const end = inputs.end;
   const endTs = dialect.timestamp(end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
@@ -189,14 +531,8 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     ...metrics.filter((m) => usesConversionWindow(inputs, m)).map((m) => delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR),
   );
 
-  // The rows of the fact table any metric may count: from the earliest pre-exposure window to the latest conversion window.
-  const earliest = Math.min(0, ...metrics.map((m) => delayMinutes(m) - covariateMinutes(m)));
-  const latest = Math.max(
-    0,
-    ...metrics.map((m) => (usesConversionWindow(inputs, m) ? delayMinutes(m) + m.window.windowHours * MINUTES_PER_HOUR : 0)),
-  );
-  const factStart = plusMinutes(inputs.start, earliest);
-  const factEnd = plusMinutes(end, latest);
+  // The rows of the fact table any metric may count.
+  const { factStart, factEnd } = factRange(inputs, metrics);
   const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
 
   // Metrics often share a value (revenue in a mean and in a ratio) or a whole per-unit aggregate: each is
@@ -209,15 +545,25 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
   const unitColumn = (name: string) => sameAs.get(name) ?? name;
   // Per distinct-count side: its pre-aggregation and the per-unit columns its windows give.
   const distinctCtes: string[] = [];
-  const distinctSides: { name: string; names: string[] }[] = [];
-  const distinctOf = new Map<string, string[]>();
+  // Each pre-aggregation is named by its first side (`side`) and holds one count per window (`names`); the
+  // columns `__units` makes of them (the counts, or a daily participation's rate) are computed once each too.
+  const distinctSides: { side: string; names: string[] }[] = [];
+  const distinctOf = new Map<string, { side: string; names: string[] }>();
+  const distinctColumns: string[] = [];
+  const distinctColumnOf = new Map<string, string>();
   const outputColumns: string[] = [];
   const caps: string[] = [];
+  const crossDenominators: CrossDenominator[] = [];
+  const eventQuantiles: EventQuantile[] = [];
 
   metrics.forEach((metric, i) => {
     const a = `m${i}`;
     const sides: [string, MetricSide, boolean][] = [['n', metric.numerator, true]];
-    if (metric.type === 'ratio' && metric.denominator) sides.push(['d', metric.denominator, false]);
+    // A denominator in another fact table is aggregated per unit from that table (`crossTableUnits`).
+    if (metric.type === 'ratio' && metric.denominator) {
+      if (metric.denominator.factTableId === table.id) sides.push(['d', metric.denominator, false]);
+      else crossDenominators.push({ alias: a, metric });
+    }
     const sourceOf = new Map<string, string>();
     for (const [suffix, side] of sides) {
       const value = rowValue(metric, side, suffix === 'n');
@@ -228,39 +574,47 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
       sourceOf.set(suffix, factColumnOf.get(value)!);
     }
 
-    // The metric's window after exposure.
-    const exposure = 'x.first_exposure';
-    const post = [`${ts('f')} >= ${dialect.addMinutes(exposure, delayMinutes(metric))}`];
-    if (usesConversionWindow(inputs, metric)) {
-      post.push(`${ts('f')} <= ${dialect.addMinutes(exposure, delayMinutes(metric) + metric.window.windowHours * MINUTES_PER_HOUR)}`);
-    } else {
-      post.push(`${ts('f')} <= ${endTs}`);
-    }
-    const lookback = lookbackOf(inputs, metric);
-    if (lookback?.minutes !== undefined) post.push(`${ts('f')} >= ${dialect.addMinutes(endTs, -lookback.minutes)}`);
-    if (lookback?.date) post.push(`${ts('f')} >= ${dialect.timestamp(lookback.date)}`);
-    const pre = [
-      `${ts('f')} >= ${dialect.addMinutes(exposure, delayMinutes(metric) - covariateMinutes(metric))}`,
-      `${ts('f')} < ${dialect.addMinutes(exposure, delayMinutes(metric))}`,
-    ];
+    const { post, pre } = metricWindows(inputs, metric, dialect);
     const windowed = (conditions: string[], column: string) => `CASE WHEN ${conditions.join(' AND ')} THEN f.${column} END`;
     for (const [suffix, side, isNumerator] of sides) {
       const column = `${a}_${suffix}`;
       const source = sourceOf.get(suffix)!;
       const windows: [string, string[]][] = [[column, post], ...(metric.regressionAdjustment.enabled ? [[`${column}_pre`, pre] as [string, string[]]] : [])];
+      // A daily-participation numerator divides its distinct days (after exposure) by the days the unit could take part.
+      const rateOf = (name: string) => isNumerator && name === column && metric.type === 'dailyParticipation';
       if (dialect.materializesCtes && countsDistinct(metric, side, isNumerator)) {
         const signature = JSON.stringify([source, windows.map(([, conditions]) => conditions)]);
-        const existing = distinctOf.get(signature);
-        if (existing) {
-          windows.forEach(([name], w) => sameAs.set(name, existing[w]!));
-        } else {
-          distinctOf.set(signature, windows.map(([name]) => name));
+        let owner = distinctOf.get(signature);
+        if (!owner) {
+          owner = { side: column, names: windows.map(([name]) => name) };
+          distinctOf.set(signature, owner);
           distinctCtes.push(distinctCountCte(column, source, windows));
-          distinctSides.push({ name: column, names: windows.map(([name]) => name) });
+          distinctSides.push(owner);
         }
+        const counts = owner;
+        windows.forEach(([name], w) => {
+          const count = `COALESCE(${counts.side}_distinct.${counts.names[w]}, 0)`;
+          let expression = count;
+          if (rateOf(name)) {
+            // The days need the unit's first exposure: computed in the per-unit grouping, divided by after the join.
+            const days = participationDays(inputs, metric, dialect);
+            if (!unitColumnOf.has(days)) {
+              unitColumnOf.set(days, `${column}_days`);
+              unitColumns.push(`${days} AS ${column}_days`);
+            }
+            expression = `CAST(${count} AS DOUBLE) / u.${unitColumnOf.get(days)}`;
+          }
+          const existing = distinctColumnOf.get(expression);
+          if (existing) sameAs.set(name, existing);
+          else {
+            distinctColumnOf.set(expression, name);
+            distinctColumns.push(`${expression} AS ${name}`);
+          }
+        });
       } else {
         for (const [name, conditions] of windows) {
-          const aggregate = unitAggregate(metric, side, isNumerator, windowed(conditions, source));
+          const plain = unitAggregate(metric, side, isNumerator, windowed(conditions, source));
+          const aggregate = rateOf(name) ? participationRate(inputs, metric, dialect, plain) : plain;
           const existing = unitColumnOf.get(aggregate);
           if (existing) sameAs.set(name, existing);
           else {
@@ -269,6 +623,12 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
           }
         }
       }
+    }
+
+    if (metric.type === 'quantile' && metric.quantile?.type === 'event') {
+      eventQuantiles.push({ alias: a, metric, column: sourceOf.get('n')! });
+      outputColumns.push(...eventQuantileColumns(a));
+      return;
     }
 
     // Capped per-unit values.
@@ -320,54 +680,70 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
       );
     }
     for (const [name, expression] of stats) outputColumns.push(`SUM(${expression}) AS ${a}_${name}`);
+    outputColumns.push(...unitQuantileColumns(metric, unitColumn(`${a}_n`), a, dialect));
   });
 
   const factSql = compileTemplate(table.sql, templateVars);
   const indent = (lines: string[], by: string) => lines.map((line) => `${by}${line}`).join(',\n');
+  const cross = crossTableUnits(inputs, crossDenominators, dialect);
+  const quantiles = eventQuantileUnits(inputs, eventQuantiles, dialect);
   const preAggregated = distinctCtes.length > 0;
-  // Without distinct counts, the per-unit grouping is the __units read by the caps and the output.
+  const joined = joinedUnits(
+    {
+      ctes: [...cross.ctes, ...quantiles.ctes],
+      columns: [...cross.columns, ...quantiles.columns],
+      joins: [...cross.joins, ...quantiles.joins],
+    },
+    dialect,
+    caps.length > 0,
+  );
+  // What the caps and the output read: `__units`, or `__units_all` when columns computed apart are joined on.
+  const units = joined ? '__units_all' : '__units';
+  // Read by the per-unit grouping, each distinct-count pre-aggregation, each other table's denominators and each event quantile.
+  const exposuresReadTwice = distinctCtes.length + cross.ctes.length + quantiles.ctes.length > 0;
+  // Without distinct counts, the per-unit grouping is the __units read by the caps and the output (or by __units_all).
   const unitAggregates = preAggregated ? '__unit_aggregates' : '__units';
-  const units = preAggregated
+  const distinctUnits = preAggregated
     ? `,
 ${distinctCtes.join(',\n')},
-${cteHead(dialect, '__units', caps.length > 0)}
+${cteHead(dialect, '__units', caps.length > 0 && !joined)}
   SELECT
     u.*,
-${indent(
-  distinctSides.flatMap(({ name: side, names }) => names.map((name) => `COALESCE(${side}_distinct.${name}, 0) AS ${name}`)),
-  '    ',
-)}
+${indent(distinctColumns, '    ')}
   FROM __unit_aggregates u
-${distinctSides.map(({ name }) => `  LEFT JOIN __${name}_distinct ${name}_distinct ON ${name}_distinct.unit_id = u.unit_id`).join('\n')}
+${distinctSides.map(({ side }) => `  LEFT JOIN __${side}_distinct ${side}_distinct ON ${side}_distinct.unit_id = u.unit_id`).join('\n')}
 )`
     : '';
+  const quantileJoins = eventQuantiles
+    .map(({ alias }) => `\nLEFT JOIN __quantiles_${alias} q_${alias} ON ${sameGroup(inputs, `q_${alias}`, 'u')}`)
+    .join('');
 
   return `-- Fact table ${table.name} (${table.id}): ${metrics.map((m) => m.id).join(', ')}
-WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion, preAggregated)},
+WITH ${exposuresCte(inputs, dialect, templateVars, longestConversion, exposuresReadTwice)},
 ${cteHead(dialect, '__facts', false)}
   SELECT
-    f.${identifier(unit)} AS unit_id,
+    ${key.column} AS unit_id,
     ${ts('f')} AS ${identifier('timestamp')},
 ${indent(factColumns, '    ')}
   FROM (
 ${factSql}
-  ) f
+  ) f${key.join}
   WHERE ${ts('f')} >= ${dialect.timestamp(factStart)}
     AND ${ts('f')} <= ${dialect.timestamp(factEnd)}
 ),
-${cteHead(dialect, unitAggregates, caps.length > 0 && !preAggregated)}
+${cteHead(dialect, unitAggregates, caps.length > 0 && !preAggregated && !joined)}
   SELECT
 ${indent(['x.unit_id', 'x.variation', ...(inputs.dimension ? ['x.dimension'] : []), ...unitColumns], '    ')}
   FROM __exposures x
   LEFT JOIN __facts f ON f.unit_id = x.unit_id
   GROUP BY x.unit_id, x.variation${inputs.dimension ? ', x.dimension' : ''}
-)${units}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM __units\n)` : ''}
+)${distinctUnits}${joined}${caps.length ? `,\n__caps AS (\n  SELECT\n${indent(caps, '    ')}\n  FROM ${units}\n)` : ''}
 SELECT
   u.variation,
   ${dimensionOf(inputs, 'u')},
   COUNT(*) AS users,
 ${indent(outputColumns, '  ')}
-FROM __units u${caps.length ? '\nCROSS JOIN __caps c' : ''}
+FROM ${units} u${caps.length ? '\nCROSS JOIN __caps c' : ''}${quantileJoins}
 GROUP BY ${groupsOf(inputs, 'u')}
 ORDER BY ${groupsOf(inputs, 'u')}`;
 }
@@ -399,9 +775,6 @@ export function buildSnapshotQueries(inputs: AnalysisInputs): PlannedQuery[] {
   if (!inputs.metrics.length) return [{ id: TRAFFIC_QUERY_ID, factTableId: '', metricIds: [], sql: buildTrafficQuery(inputs, dialect) }];
   const byTable = new Map<string, FrozenMetric[]>();
   for (const metric of inputs.metrics) {
-    if (metric.denominator && metric.type === 'ratio' && metric.denominator.factTableId !== metric.numerator.factTableId) {
-      throw new InvalidInputError(`Metric ${metric.id}: a ratio whose numerator and denominator come from different fact tables is not supported yet`);
-    }
     byTable.set(metric.numerator.factTableId, [...(byTable.get(metric.numerator.factTableId) ?? []), metric]);
   }
   return [...byTable].map(([factTableId, metrics], index) => {

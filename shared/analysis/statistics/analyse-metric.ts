@@ -13,8 +13,17 @@ import {
   withTheta,
 } from './sufficient-statistics';
 
-export type StatisticType = 'mean' | 'ratio' | 'mean_ra' | 'ratio_ra';
-export type ColumnType = 'binomial' | 'count';
+export type StatisticType = 'mean' | 'ratio' | 'mean_ra' | 'ratio_ra' | 'quantile_unit' | 'quantile_event';
+export type ColumnType = 'binomial' | 'count' | 'quantile';
+
+/**
+ * The sample sizes for which the query gives a quantile's interval (`quantile_lower_<n>`, `quantile_upper_<n>`), as
+ * GrowthBook's: the analysis uses the largest below the actual count of values.
+ */
+export const QUANTILE_N_STARS = [
+  100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800, 409600, 819200, 1638400, 3276800, 6553600,
+  13107200, 26214400, 52428800,
+];
 
 /** A metric's settings, named as in gbstats' input. */
 export interface MetricSettings {
@@ -31,6 +40,8 @@ export interface MetricSettings {
   prior_stddev: number;
   /** Also analyse the `*_uncapped` columns, reported as `supplementalResults.uncapped`. */
   compute_uncapped_metric?: boolean;
+  /** The quantile (0–1) of a quantile metric. */
+  quantile_value?: number;
 }
 
 /** An analysis' settings, named as in gbstats' input. `var_ids[0]` is the baseline. */
@@ -334,7 +345,8 @@ function summary(columns: Record<string, number>, statistic: Statistic): Variati
     value: columns.main_sum ?? 0,
     users,
     denominator: columns.denominator_sum ?? 0,
-    stats: { users, count: columns.count ?? 0, stddev: stddev(statistic), mean },
+    // A quantile counts its values (units or events), as gbstats does.
+    stats: { users, count: statistic.kind === 'quantile' ? statistic.n : (columns.count ?? 0), stddev: stddev(statistic), mean },
   };
 }
 
@@ -390,7 +402,52 @@ export function statisticOf(columns: Record<string, number>, metric: MetricSetti
         },
         theta: 0,
       };
+    case 'quantile_unit':
+    case 'quantile_event': {
+      if (metric.quantile_value === undefined) throw new InvalidInputError(`Metric ${metric.id} is a quantile without quantile_value`);
+      const bounds = quantileBounds(columns);
+      return {
+        kind: 'quantile',
+        n: get('quantile_n'),
+        nu: metric.quantile_value,
+        hat: get('quantile'),
+        ...bounds,
+        ...(metric.statistic_type === 'quantile_event'
+          ? {
+              clusters: {
+                units: n,
+                main: { kind: 'sample_mean', n, sum: get('main_sum'), sumSquares: get('main_sum_squares') },
+                events: { kind: 'sample_mean', n, sum: get('denominator_sum'), sumSquares: get('denominator_sum_squares') },
+                mainEventsProducts: get('main_denominator_sum_product'),
+              },
+            }
+          : {}),
+      };
+    }
     default:
       throw new InvalidInputError(`Unknown statistic_type ${String(metric.statistic_type)} for metric ${metric.id}`);
   }
+}
+
+/**
+ * A quantile's interval: `quantile_nstar`, `quantile_lower`, `quantile_upper` when given (gbstats' input), otherwise
+ * chosen from the query's grid as GrowthBook does: the largest sample size below the count of values (the smallest
+ * when none is), stepping down to wider ones while the interval has collapsed to a point. Zeros when there is none.
+ */
+export function quantileBounds(columns: Record<string, number>): { nStar: number; lower: number; upper: number } {
+  if (columns.quantile_nstar !== undefined) {
+    return { nStar: columns.quantile_nstar, lower: columns.quantile_lower ?? 0, upper: columns.quantile_upper ?? 0 };
+  }
+  const n = columns.quantile_n ?? 0;
+  const available = QUANTILE_N_STARS.map((nStar) => ({ nStar, lower: columns[`quantile_lower_${nStar}`], upper: columns[`quantile_upper_${nStar}`] })).filter(
+    (b): b is { nStar: number; lower: number; upper: number } => b.lower !== undefined && b.upper !== undefined && b.lower !== null && b.upper !== null,
+  );
+  let k = -1;
+  available.forEach((b, i) => {
+    if (b.nStar < n || b.nStar === QUANTILE_N_STARS[0]) k = i;
+  });
+  if (k < 0) return { nStar: 0, lower: 0, upper: 0 };
+  let chosen = available[k]!;
+  if (chosen.lower === chosen.upper) chosen = available.slice(0, k).reverse().find((b) => b.lower !== b.upper) ?? chosen;
+  return chosen;
 }

@@ -9,6 +9,7 @@ import {
   baseMean,
   baseVariance,
   covariance,
+  hasZeroVariance,
   mean,
   quadraticForm,
   unadjustedMean,
@@ -29,7 +30,7 @@ export interface EffectMoments {
 /** Effect of `b` (variation) over `a` (baseline); both must already carry their CUPED coefficient. */
 export function effectMoments(a: Statistic, b: Statistic, relative: boolean): EffectMoments {
   const effectVariance = varianceOfEffect(a, b, relative);
-  if (variance(a) <= 0 || variance(b) <= 0 || effectVariance <= 0) return failed(ZERO_NEGATIVE_VARIANCE);
+  if (hasZeroVariance(a) || hasZeroVariance(b) || effectVariance <= 0) return failed(ZERO_NEGATIVE_VARIANCE);
   if (mean(a) === 0 || unadjustedMean(a) === 0) return failed(BASELINE_VARIATION_ZERO);
   if (!Number.isFinite(effectVariance)) return failed(ZERO_NEGATIVE_VARIANCE);
   const difference = mean(b) - mean(a);

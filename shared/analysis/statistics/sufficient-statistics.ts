@@ -45,7 +45,57 @@ export interface AdjustedRatioStatistic {
   theta: number;
 }
 
-export type Statistic = BaseStatistic | RatioStatistic | AdjustedMeanStatistic | AdjustedRatioStatistic;
+/**
+ * A quantile `nu` of `n` values (units, or events for event quantiles) estimated as `hat`, with the values at the
+ * quantile levels of its confidence interval for a sample of `nStar` (`lower`, `upper`). Event quantiles also carry
+ * the per-unit sums that correct the variance for events clustered in units.
+ */
+export interface QuantileStatistic {
+  kind: 'quantile';
+  n: number;
+  nStar: number;
+  nu: number;
+  hat: number;
+  lower: number;
+  upper: number;
+  clusters?: { units: number; main: BaseStatistic; events: BaseStatistic; mainEventsProducts: number };
+}
+
+export type Statistic = BaseStatistic | RatioStatistic | AdjustedMeanStatistic | AdjustedRatioStatistic | QuantileStatistic;
+
+/** The 97.5th percentile of the standard normal, to which quantile intervals are built. */
+const Z_975 = 1.959963984540054;
+
+/** Per-value variance of a quantile estimate, from the width of its interval (the order-statistic method). */
+function quantileVariance(s: QuantileStatistic): number {
+  if (s.n <= 1) return 0;
+  const iid = (s.nStar / s.n) * (s.n - 1) * ((s.upper - s.lower) / (2 * Z_975)) ** 2;
+  if (!s.clusters) return iid;
+  // Clustered events: scale by the variance of the share of events below the quantile, clustered over iid.
+  const { units, main, events, mainEventsProducts } = s.clusters;
+  if (s.nu === 0 || units <= 1 || events.sum <= 0) return 0;
+  const muS = main.sum / units;
+  const muN = events.sum / units;
+  const scale = units / (units - 1);
+  const varS = (sumSquares(main) / units - muS * muS) * scale;
+  const varN = (sumSquares(events) / units - muN * muN) * scale;
+  const covSN = (mainEventsProducts / units - muS * muN) * scale;
+  const clustered = (varS - (2 * muS * covSN) / muN + (muS ** 2 * varN) / muN ** 2) / (units * muN ** 2);
+  return (iid * clustered) / ((s.nu * (1 - s.nu)) / s.n);
+}
+
+const sumSquares = (s: BaseStatistic) => (s.kind === 'proportion' ? s.sum : s.sumSquares);
+
+/**
+ * Whether a comparison with this statistic cannot be made: no variance, or for a quantile too few values for its
+ * interval to stay inside (0, 1), or an interval that collapsed to a point.
+ */
+export function hasZeroVariance(s: Statistic): boolean {
+  if (s.kind !== 'quantile') return variance(s) <= 0;
+  const z2 = Z_975 ** 2;
+  if (s.n <= (z2 * s.nu) / (1 - s.nu) || s.n <= (z2 * (1 - s.nu)) / s.nu) return true;
+  return quantileVariance(s) <= 0;
+}
 
 /** Mean of a base column; 0 without units. */
 export function baseMean(s: BaseStatistic): number {
@@ -88,6 +138,8 @@ export function mean(s: Statistic): number {
     case 'adjusted_ratio':
       if (s.denominatorPost.sum === 0 || s.denominatorPre.sum === 0) return 0;
       return postRatio(s) - s.theta * preRatio(s);
+    case 'quantile':
+      return s.hat;
   }
 }
 
@@ -125,6 +177,11 @@ export function variance(s: Statistic): number {
     case 'adjusted_ratio': {
       const g = adjustedRatioGradient(s, s.theta);
       return quadraticForm(g, adjustedRatioCovarianceMatrix(s), g);
+    }
+    case 'quantile': {
+      // gbstats floors the variance of large samples so a tight interval never reads as none at all.
+      const v = quantileVariance(s);
+      return s.n < 100 ? v : Math.max(v, 1e-5);
     }
   }
 }
