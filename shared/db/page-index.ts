@@ -24,6 +24,9 @@ export const STRIDE = 100;
  */
 export const EXTEND_EVERY_MS = 60_000;
 
+/** An extendable index whose list had nothing new is looked at again only after this long: idle organizations cost a write per 10 minutes, not per minute. */
+export const EXTEND_IDLE_MS = 10 * EXTEND_EVERY_MS;
+
 /** An index is rebuilt only when nothing changed for this long, so list-index lag cannot creep in. */
 const settleMs = () => Number(process.env.PAGE_INDEX_SETTLE_MS ?? 5_000);
 
@@ -61,7 +64,14 @@ function due(orgId: string, type: EntityType, changedAt: string, after = settleM
   };
 }
 
-function put(orgId: string, type: EntityType, index: Omit<PageIndex, 'version' | 'changedAt'>, previous?: PageIndex, changedAt = new Date().toISOString()) {
+function put(
+  orgId: string,
+  type: EntityType,
+  index: Omit<PageIndex, 'version' | 'changedAt'>,
+  previous?: PageIndex,
+  changedAt = new Date().toISOString(),
+  extendAfter = EXTEND_EVERY_MS,
+) {
   return {
     TableName: tableName(),
     Item: {
@@ -70,8 +80,8 @@ function put(orgId: string, type: EntityType, index: Omit<PageIndex, 'version' |
       ...index,
       changedAt,
       version: (previous?.version ?? 0) + 1,
-      // An extendable index stays due: the scheduler folds its tail in every EXTEND_EVERY_MS.
-      ...(index.stale ? due(orgId, type, changedAt) : index.extendable ? due(orgId, type, new Date().toISOString(), EXTEND_EVERY_MS) : {}),
+      // An extendable index stays due: the scheduler folds its tail in every EXTEND_EVERY_MS (EXTEND_IDLE_MS when idle).
+      ...(index.stale ? due(orgId, type, changedAt) : index.extendable ? due(orgId, type, new Date().toISOString(), extendAfter) : {}),
     },
     ...(previous
       ? { ConditionExpression: 'version = :version', ExpressionAttributeValues: { ':version': previous.version } }
@@ -220,16 +230,23 @@ export async function rebuildPageIndex(orgId: string, type: EntityType): Promise
  */
 async function extendPageIndex(orgId: string, type: EntityType, previous: PageIndex): Promise<boolean> {
   const settled = new Date(Date.now() - settleMs()).toISOString();
-  const tail = (await tailKeys(keys.listPartition(orgId, type), previous)).filter(({ sort }) => sort < settled);
+  const all = await tailKeys(keys.listPartition(orgId, type), previous);
+  const tail = all.filter(({ sort }) => sort < settled);
   const marks = [...previous.marks, ...tail.flatMap(({ sort }, i) => ((previous.count + i) % STRIDE === 0 ? [sort] : []))];
   const index = { count: previous.count + tail.length, marks, lastSort: tail.at(-1)?.sort ?? previous.lastSort, stale: false, extendable: true };
-  return saveRebuilt(orgId, type, index, previous);
+  return saveRebuilt(orgId, type, index, previous, all.length ? EXTEND_EVERY_MS : EXTEND_IDLE_MS);
 }
 
-async function saveRebuilt(orgId: string, type: EntityType, index: Omit<PageIndex, 'version' | 'changedAt'>, previous: PageIndex): Promise<boolean> {
+async function saveRebuilt(
+  orgId: string,
+  type: EntityType,
+  index: Omit<PageIndex, 'version' | 'changedAt'>,
+  previous: PageIndex,
+  extendAfter?: number,
+): Promise<boolean> {
   try {
     // A Put without the due attributes: the rebuilt index leaves the due index (an extendable one is due again later).
-    await db.put(put(orgId, type, index, previous, previous.changedAt));
+    await db.put(put(orgId, type, index, previous, previous.changedAt, extendAfter));
     return true;
   } catch (error) {
     if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
@@ -237,19 +254,31 @@ async function saveRebuilt(orgId: string, type: EntityType, index: Omit<PageInde
   }
 }
 
-/** Rebuilds every page index due by `now` (the scheduler's job); answers how many it rebuilt. */
-export async function rebuildDuePageIndexes(now = new Date(), limit = 100): Promise<number> {
-  const { Items = [] } = await db.query({
-    TableName: tableName(),
-    IndexName: 'GSI2',
-    KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
-    ExpressionAttributeValues: { ':pk': keys.pageIndexDuePartition(), ':now': now.toISOString() },
-    ExpressionAttributeNames: { '#org': 'organization', '#type': 'entityId' },
-    ProjectionExpression: '#org, #type',
-    Limit: limit,
-  });
-  const rebuilt = await Promise.all(Items.map((item) => rebuildPageIndex(item.organization as string, item.entityId as EntityType)));
-  return rebuilt.filter(Boolean).length;
+/**
+ * Rebuilds every page index due by `now` (the scheduler's job), `limit` at a time, oldest first, up to
+ * `maxPages` pages a run; answers how many it rebuilt. Every organization's revision list stays due
+ * (extendable), so one page per run would leave stale indexes behind the queue.
+ */
+export async function rebuildDuePageIndexes(now = new Date(), limit = 100, maxPages = 20): Promise<number> {
+  let rebuilt = 0;
+  let ExclusiveStartKey: Record<string, unknown> | undefined;
+  for (let page = 0; page < maxPages; page++) {
+    const result = await db.query({
+      TableName: tableName(),
+      IndexName: 'GSI2',
+      KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
+      ExpressionAttributeValues: { ':pk': keys.pageIndexDuePartition(), ':now': now.toISOString() },
+      ExpressionAttributeNames: { '#org': 'organization', '#type': 'entityId' },
+      ProjectionExpression: '#org, #type',
+      Limit: limit,
+      ExclusiveStartKey,
+    });
+    const done = await Promise.all((result.Items ?? []).map((item) => rebuildPageIndex(item.organization as string, item.entityId as EntityType)));
+    rebuilt += done.filter(Boolean).length;
+    ExclusiveStartKey = result.LastEvaluatedKey;
+    if (!ExclusiveStartKey) break;
+  }
+  return rebuilt;
 }
 
 /** The keys of one page, read from the list index starting at the nearest mark. */

@@ -1,7 +1,16 @@
 import { db, tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { newId } from '../../shared/ids';
-import { EXTEND_EVERY_MS, STRIDE, prepareEnsureExtendable, readPageIndex, rebuildPageIndex, tailKeys } from '../../shared/db/page-index';
+import {
+  EXTEND_EVERY_MS,
+  EXTEND_IDLE_MS,
+  STRIDE,
+  prepareEnsureExtendable,
+  readPageIndex,
+  rebuildDuePageIndexes,
+  rebuildPageIndex,
+  tailKeys,
+} from '../../shared/db/page-index';
 import { transact } from '../../shared/db/repository';
 
 /** List-index entries of the revision list, `count` of them, `ageMs` old and one second apart. */
@@ -70,4 +79,32 @@ describe('an extendable page index', () => {
     expect(extended.count).toBe(5);
     expect((await tailKeys(keys.listPartition(orgId, 'FEATURE_REVISION'), extended)).length).toBe(3);
   });
+
+  it('with nothing new to fold in, is due again only after EXTEND_IDLE_MS (an idle organization costs a write per 10 minutes)', async () => {
+    process.env.PAGE_INDEX_SETTLE_MS = '0';
+    const orgId = newId('org_ext_');
+    await listed(orgId, 3, 3_600_000);
+    await transact([prepareEnsureExtendable(orgId, 'FEATURE_REVISION')]);
+    expect(await rebuildPageIndex(orgId, 'FEATURE_REVISION')).toBe(true);
+
+    expect(await rebuildPageIndex(orgId, 'FEATURE_REVISION')).toBe(true);
+
+    const { Item } = await db.get({ TableName: tableName(), Key: keys.pageIndex(orgId, 'FEATURE_REVISION') });
+    expect(Item).toEqual(expect.objectContaining({ count: 3, stale: false }));
+    expect(Date.parse(Item?.GSI2SK) - Date.now()).toBeGreaterThan(EXTEND_IDLE_MS - 10_000);
+  });
+
+  it('are all reached by one scheduler run, page after page, however many are due before them', async () => {
+    process.env.PAGE_INDEX_SETTLE_MS = '0';
+    const orgs = [newId('org_ext_'), newId('org_ext_'), newId('org_ext_')];
+    for (const orgId of orgs) {
+      await listed(orgId, 2, 3_600_000);
+      await transact([prepareEnsureExtendable(orgId, 'FEATURE_REVISION')]);
+    }
+
+    // Two indexes a page: a run that read a single page would leave one of the three stale.
+    await rebuildDuePageIndexes(new Date(Date.now() + 1_000), 2, 10_000);
+
+    for (const orgId of orgs) expect(await readPageIndex(orgId, 'FEATURE_REVISION')).toEqual(expect.objectContaining({ count: 2, stale: false }));
+  }, 60_000);
 });
