@@ -23,6 +23,7 @@ import { experimentTemplates } from '../store/experiment-templates';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
 import { allFeatures, environmentIds, featureIds, features } from '../store/features';
 import { assertNotLockedByRamp } from './ramp-lockdown';
+import { startEarly } from '../concurrency';
 import { ownerForCreate, resolveOwner } from '../store/members';
 import { sdkConnections } from '../store/sdk-connections';
 import { projectOf, readableOr404, visibleTo } from './read-access';
@@ -121,9 +122,14 @@ export async function listExperiments({
   );
 }
 
-/** GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it; its REST API lets nobody bypass that. */
-async function assertLinkedFeaturesUnlocked(auth: Principal, experimentId: string): Promise<void> {
-  const linked = await features.getMany(auth.orgId, await featureIds(auth.orgId, { all: [`experiment:${experimentId}`] }));
+/**
+ * GrowthBook refuses to start an experiment while a ramp with lockdown runs on a feature that references it; its REST
+ * API lets nobody bypass that. `linkedIds` may be read before the experiment (it needs only its id), as a start does.
+ */
+async function assertLinkedFeaturesUnlocked(auth: Principal, experimentId: string, linkedIds?: Promise<string[]>): Promise<void> {
+  const ids = await (linkedIds ?? featureIds(auth.orgId, { all: [`experiment:${experimentId}`] }));
+  if (!ids.length) return;
+  const linked = await features.getMany(auth.orgId, ids);
   await Promise.all(linked.map((feature) => assertNotLockedByRamp(auth, feature, false)));
 }
 
@@ -134,6 +140,8 @@ export async function postExperimentStart({
   auth,
 }: UseCaseInput<typeof contract.postExperimentStart>): UseCaseOutput<typeof contract.postExperimentStart> {
   let message: string | undefined;
+  // Which features reference the experiment, read beside the experiment itself: the lockdown check then adds no round trip.
+  const linkedIds = startEarly(featureIds(auth.orgId, { all: [`experiment:${params.id}`] }));
   const experiment = await changeExperiment(auth.orgId, params.id, async (current) => {
     await assertMayRun(auth, contract.postExperimentStart.permission, current);
     assertNotHoldout(current);
@@ -149,7 +157,7 @@ export async function postExperimentStart({
       );
       if (remaining.length) throw checklistIncompleteError(remaining);
     }
-    await assertLinkedFeaturesUnlocked(auth, current.id);
+    await assertLinkedFeaturesUnlocked(auth, current.id, linkedIds);
     return startedExperiment(current, now);
   });
   return { experiment: { ...experiment, enhancedStatus: enhancedStatus(experiment) }, ...(message ? { message } : {}) };
