@@ -1,8 +1,7 @@
 import { UnauthorizedError } from './errors';
-import { type Grant, type Principal } from '../permissions';
+import { type Principal } from '../permissions';
 import { findApiKey, hashSecret, type ApiKeyRecord } from '../store/api-keys';
-import { members } from '../store/members';
-import { teams } from '../store/teams';
+import { principalOfKey } from '../store/principals';
 
 // The role in a secret may be camel case (`secret_visualEditor_...`) or hold an underscore (`secret_gbDefault_projectAdmin_...`).
 const SECRET_PATTERN = /^secret_[A-Za-z]+_[A-Za-z0-9_-]{16,}$/;
@@ -53,26 +52,11 @@ export function secretFromHeader(header: string | undefined): string {
   return secret;
 }
 
-/** A role as a grant: its environment limit counts only when one is set. */
-const grantOf = (source: { role: Grant['role']; limitAccessByEnvironment?: boolean; environments?: string[] }): Grant =>
-  source.limitAccessByEnvironment && source.environments?.length ? { role: source.role, environments: source.environments } : { role: source.role };
-
-/** The caller a stored key stands for (its member and teams read for a personal access token). */
-export async function principalOf(key: ApiKeyRecord): Promise<Principal> {
-  const base = { orgId: key.orgId, keyId: key.id };
-  if (key.role !== 'user') return { ...base, role: key.role, projectRoles: {} };
-  const [member, orgTeams] = await Promise.all([members.find(key.orgId, key.memberId!), teams.all(key.orgId)]);
-  if (!member) throw new UnauthorizedError('The member of this access token no longer exists');
-  const sources = [member, ...orgTeams.filter((team) => team.members.includes(member.id))];
-  // As in GrowthBook, the permissions of the member's own roles and their teams' add up, globally and per project.
-  const global = sources.map(grantOf);
-  // No prototype: a project id such as `constructor` is a key like any other.
-  const projects: Record<string, Grant[]> = Object.create(null);
-  for (const source of sources) {
-    for (const entry of source.projectRoles ?? []) (projects[entry.project] ??= []).push(grantOf(entry));
-  }
-  const projectRoles = Object.fromEntries(Object.entries(projects).map(([project, grants]) => [project, grants[0].role]));
-  return { ...base, memberId: member.id, role: member.role, projectRoles, grants: { global, projects } };
+/** The caller a stored key stands for; 401 when a personal access token's member is gone. */
+async function principalOf(key: ApiKeyRecord): Promise<Principal> {
+  const principal = await principalOfKey(key);
+  if (!principal) throw new UnauthorizedError('The member of this access token no longer exists');
+  return principal;
 }
 
 /**

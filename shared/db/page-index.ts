@@ -176,11 +176,12 @@ export async function tailKeys(listPartition: string, index: PageIndex): Promise
   const found: Array<ItemKey & { sort: string }> = [];
   let ExclusiveStartKey: Record<string, unknown> | undefined;
   do {
+    // An index built from an empty list has no last key: its tail is the whole list (DynamoDB refuses an empty key value).
     const result = await db.query({
       TableName: tableName(),
       IndexName: 'GSI1',
-      KeyConditionExpression: 'GSI1PK = :pk AND GSI1SK > :last',
-      ExpressionAttributeValues: { ':pk': listPartition, ':last': index.lastSort },
+      KeyConditionExpression: index.lastSort ? 'GSI1PK = :pk AND GSI1SK > :last' : 'GSI1PK = :pk',
+      ExpressionAttributeValues: index.lastSort ? { ':pk': listPartition, ':last': index.lastSort } : { ':pk': listPartition },
       ProjectionExpression: 'PK, SK, GSI1SK',
       ExclusiveStartKey,
     });

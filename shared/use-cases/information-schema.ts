@@ -6,13 +6,9 @@ import { NotFoundError } from '../errors';
 import type { Principal } from '../permissions';
 import { dataSources } from '../store/data-sources';
 import { readableOr404 } from './read-access';
+import { loadInformationSchema } from '../analysis/load-information-schema';
 
-/*
- * Kept out of Lambda bundles by a specifier esbuild does not follow, as the local snapshot run is:
- * listing files needs DuckDB, which only `npm start` and the tests run.
- */
-const localModule: string = '../analysis/information-schema';
-const local = async () => (await import(localModule)) as typeof import('../analysis/information-schema');
+const local = loadInformationSchema;
 
 async function readableDataSource(auth: Principal, id: string): Promise<DataSource> {
   const label = 'Data source';

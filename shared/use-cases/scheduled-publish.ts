@@ -1,6 +1,6 @@
 import * as contract from '../contracts/scheduled-publish';
 import type { UseCaseInput, UseCaseOutput } from '../contracts/spec';
-import { principalOf } from '../api/auth';
+import { principalOfKey } from '../store/principals';
 import { DomainError, InvalidInputError } from '../errors';
 import { logger } from '../logger';
 import { assertCan, can, type Principal } from '../permissions';
@@ -116,8 +116,9 @@ const claim = (boundary: DueBoundary): TransactionOp => ({ ...prepareClaim(bound
  */
 async function armerOf(orgId: string, revision: StoredRevision): Promise<Principal> {
   const key = revision.scheduledPublishKeyId ? (await listApiKeys(orgId)).find((candidate) => candidate.id === revision.scheduledPublishKeyId) : undefined;
-  if (!key) throw new Error('enabling user could not be resolved');
-  return principalOf(key);
+  const principal = key ? await principalOfKey(key) : undefined;
+  if (!principal) throw new Error('enabling user could not be resolved');
+  return principal;
 }
 
 /**

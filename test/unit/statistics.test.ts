@@ -1,4 +1,6 @@
 import fc from 'fast-check';
+import { Z_975 } from '../../shared/analysis/statistics/quantile-grid';
+import { normalQuantile as standardNormalQuantile } from '../../shared/analysis/statistics/distributions';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
@@ -482,5 +484,11 @@ describe('degenerate input', () => {
       }),
       { numRuns: 2000 },
     );
+  });
+});
+
+describe('the quantile grid the SQL uses', () => {
+  it('takes the normal 97.5% point the statistics compute', () => {
+    expect(Z_975).toBeCloseTo(standardNormalQuantile(0.975, 0, 1), 12);
   });
 });

@@ -1,7 +1,6 @@
 import { InvalidInputError } from '../../errors';
 import type { AnalysisInputs, FrozenFactTable, FrozenMetric, MetricSide } from '../inputs';
-import { QUANTILE_N_STARS } from '../statistics/analyse-metric';
-import { normalQuantile } from '../statistics/distributions';
+import { QUANTILE_N_STARS, quantileLevels } from '../statistics/quantile-grid';
 import { dialectFor, identifier, literal, type Dialect } from './dialect';
 
 /** One query of a snapshot: all the metrics of one fact table; column prefix `m<i>_` is `metricIds[i]`. */
@@ -53,7 +52,8 @@ function lookbackOf(inputs: AnalysisInputs, metric: FrozenMetric): { minutes?: n
 }
 
 const delayMinutes = (metric: FrozenMetric) => metric.window.delayHours * MINUTES_PER_HOUR;
-const covariateMinutes = (metric: FrozenMetric) => (metric.regressionAdjustment.enabled ? metric.regressionAdjustment.days * 24 * MINUTES_PER_HOUR : 0);
+const covariateMinutes = (metric: FrozenMetric) =>
+  metric.regressionAdjustment.enabled ? metric.regressionAdjustment.days * 24 * MINUTES_PER_HOUR : 0;
 
 /** The per-row value a side reads from the fact table, before its window and aggregation. */
 function rowValue(metric: FrozenMetric, side: MetricSide, isNumerator: boolean): string {
@@ -84,8 +84,7 @@ function unitAggregate(metric: FrozenMetric, side: MetricSide, isNumerator: bool
  * The head of a CTE: read more than once on an engine that materialises (DuckDB), it is computed once
  * (`AS MATERIALIZED`) rather than once per reference.
  */
-const cteHead = (dialect: Dialect, name: string, readTwice: boolean) =>
-  `${name} AS ${readTwice && dialect.materializesCtes ? 'MATERIALIZED ' : ''}(`;
+const cteHead = (dialect: Dialect, name: string, readTwice: boolean) => `${name} AS ${readTwice && dialect.materializesCtes ? 'MATERIALIZED ' : ''}(`;
 
 /**
  * The pre-aggregation of one distinct-count side on an engine that materialises CTEs: one row per unit and
@@ -216,7 +215,10 @@ function crossTableUnits(inputs: AnalysisInputs, denominators: CrossDenominator[
     if (!table) throw new InvalidInputError(`Fact table ${factTableId} is missing from the snapshot's inputs`);
     const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
     const name = `d${k + 1}`;
-    const { factStart, factEnd } = factRange(inputs, entries.map((e) => e.metric));
+    const { factStart, factEnd } = factRange(
+      inputs,
+      entries.map((e) => e.metric),
+    );
     const templateVars = { start: factStart, end: factEnd, experimentId: inputs.trackingKey, eventName: table.eventName };
     const values: string[] = [];
     const aggregates: string[] = [];
@@ -284,7 +286,10 @@ function eventQuantileUnits(inputs: AnalysisInputs, metrics: EventQuantile[], di
     const value = `f.${column}`;
     const grid = QUANTILE_N_STARS.flatMap((nStar) => {
       const [lower, upper] = quantileLevels(level, nStar);
-      return [`${dialect.percentile('e.value', lower)} AS quantile_lower_${nStar}`, `${dialect.percentile('e.value', upper)} AS quantile_upper_${nStar}`];
+      return [
+        `${dialect.percentile('e.value', lower)} AS quantile_lower_${nStar}`,
+        `${dialect.percentile('e.value', upper)} AS quantile_upper_${nStar}`,
+      ];
     });
     // Each is read twice: the events by the quantiles and the per-unit counts, the quantiles by those counts and the output.
     parts.ctes.push(`${cteHead(dialect, `__events_${alias}`, true)}
@@ -337,12 +342,6 @@ function eventQuantileColumns(alias: string): string[] {
       `MAX(q_${alias}.quantile_upper_${nStar}) AS ${alias}_quantile_upper_${nStar}`,
     ]),
   ];
-}
-
-/** The quantile levels bounding GrowthBook's 95% interval of quantile `level` for a sample of `nStar`. */
-function quantileLevels(level: number, nStar: number): [number, number] {
-  const half = normalQuantile(0.975, 0, 1) * Math.sqrt((level * (1 - level)) / nStar);
-  return [Math.max(level - half, 1e-8), Math.min(level + half, 0.99999999)];
 }
 
 /**
@@ -409,7 +408,11 @@ ${compileTemplate(inputs.dimension.sql, templateVars)}
     if (!table) throw new InvalidInputError(`Fact table ${metric.numerator.factTableId} is missing from the snapshot's inputs`);
     const key = unitKey(inputs, table.userIdTypes, 'f', `Fact table ${table.id}`);
     const { factStart, factEnd } = factRange({ ...inputs, activationMetric: undefined }, [metric]);
-    const where = [`${ts('f')} >= ${dialect.timestamp(factStart)}`, `${ts('f')} <= ${dialect.timestamp(factEnd)}`, ...metric.numerator.where.map((w) => `(${w})`)];
+    const where = [
+      `${ts('f')} >= ${dialect.timestamp(factStart)}`,
+      `${ts('f')} <= ${dialect.timestamp(factEnd)}`,
+      ...metric.numerator.where.map((w) => `(${w})`),
+    ];
     ctes.push(`__activation AS (
   SELECT ${key.column} AS unit_id, ${ts('f')} AS ${identifier('timestamp')}
   FROM (
@@ -464,8 +467,9 @@ function exposuresCte(
   const endTs = dialect.timestamp(inputs.end);
   const ts = (alias: string) => `${alias}.${identifier('timestamp')}`;
   const added = exposureAdditions(inputs, dialect);
-  const dimension = added.dimension ?? (
-    inputs.dimension?.type === 'experiment'
+  const dimension =
+    added.dimension ??
+    (inputs.dimension?.type === 'experiment'
       ? `min_by(CAST(e.${identifier(inputs.dimension.column)} AS VARCHAR), e.${identifier('timestamp')})`
       : inputs.dimension?.type === 'date'
         ? `CAST(CAST(MIN(e.${identifier('timestamp')}) AS DATE) AS VARCHAR)`
@@ -476,9 +480,10 @@ function exposuresCte(
     `${ts('e')} <= ${endTs}`,
     ...(inputs.queryFilter.trim() ? [`(${inputs.queryFilter})`] : []),
   ];
-  const having = inputs.inProgressConversions === 'exclude' && longestConversionMinutes > 0
-    ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
-    : '';
+  const having =
+    inputs.inProgressConversions === 'exclude' && longestConversionMinutes > 0
+      ? `\n  HAVING MIN(${ts('e')}) <= ${dialect.addMinutes(endTs, -longestConversionMinutes)}`
+      : '';
   // Seen in more than one variation when its least and greatest differ: a COUNT(DISTINCT) in this large
   // grouping would keep a set of values per unit.
   const variation = `CAST(e.${identifier('variation_id')} AS VARCHAR)`;
@@ -579,7 +584,10 @@ export function buildFactTableQuery(inputs: AnalysisInputs, table: FrozenFactTab
     for (const [suffix, side, isNumerator] of sides) {
       const column = `${a}_${suffix}`;
       const source = sourceOf.get(suffix)!;
-      const windows: [string, string[]][] = [[column, post], ...(metric.regressionAdjustment.enabled ? [[`${column}_pre`, pre] as [string, string[]]] : [])];
+      const windows: [string, string[]][] = [
+        [column, post],
+        ...(metric.regressionAdjustment.enabled ? [[`${column}_pre`, pre] as [string, string[]]] : []),
+      ];
       // A daily-participation numerator divides its distinct days (after exposure) by the days the unit could take part.
       const rateOf = (name: string) => isNumerator && name === column && metric.type === 'dailyParticipation';
       if (dialect.materializesCtes && countsDistinct(metric, side, isNumerator)) {
@@ -780,6 +788,11 @@ export function buildSnapshotQueries(inputs: AnalysisInputs): PlannedQuery[] {
   return [...byTable].map(([factTableId, metrics], index) => {
     const table = tables.get(factTableId);
     if (!table) throw new InvalidInputError(`Fact table ${factTableId} is missing from the snapshot's inputs`);
-    return { id: `q${index}_${factTableId}`, factTableId, metricIds: metrics.map((m) => m.id), sql: buildFactTableQuery(inputs, table, metrics, dialect) };
+    return {
+      id: `q${index}_${factTableId}`,
+      factTableId,
+      metricIds: metrics.map((m) => m.id),
+      sql: buildFactTableQuery(inputs, table, metrics, dialect),
+    };
   });
 }

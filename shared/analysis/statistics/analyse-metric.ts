@@ -5,25 +5,14 @@ import { type BayesianOutcome, bayesianTest } from './bayesian';
 import { effectMoments } from './effect-moments';
 import { type FrequentistOutcome, frequentistTest } from './frequentist';
 import { srmPValue } from './srm';
-import {
-  type BaseStatistic,
-  type Statistic,
-  stddev,
-  unadjustedMean,
-  withTheta,
-} from './sufficient-statistics';
+import { type BaseStatistic, type Statistic, stddev, unadjustedMean, withTheta } from './sufficient-statistics';
 
 export type StatisticType = 'mean' | 'ratio' | 'mean_ra' | 'ratio_ra' | 'quantile_unit' | 'quantile_event';
 export type ColumnType = 'binomial' | 'count' | 'quantile';
 
-/**
- * The sample sizes for which the query gives a quantile's interval (`quantile_lower_<n>`, `quantile_upper_<n>`), as
- * GrowthBook's: the analysis uses the largest below the actual count of values.
- */
-export const QUANTILE_N_STARS = [
-  100, 200, 400, 800, 1600, 3200, 6400, 12800, 25600, 51200, 102400, 204800, 409600, 819200, 1638400, 3276800, 6553600,
-  13107200, 26214400, 52428800,
-];
+import { QUANTILE_N_STARS } from './quantile-grid';
+
+export { QUANTILE_N_STARS };
 
 /** A metric's settings, named as in gbstats' input. */
 export interface MetricSettings {
@@ -248,11 +237,7 @@ function limitDimensions(dimensions: DimensionData[], max: number | undefined): 
   return kept;
 }
 
-function analyseWithSupplements(
-  dimensions: DimensionData[],
-  metric: MetricSettings,
-  analysis: AnalysisSettings,
-): DimensionResult[] {
+function analyseWithSupplements(dimensions: DimensionData[], metric: MetricSettings, analysis: AnalysisSettings): DimensionResult[] {
   const core = analyseDimensions(dimensions, metric, analysis);
   const cuped = metric.statistic_type === 'mean_ra' || metric.statistic_type === 'ratio_ra';
   const cupedUnadjusted = cuped
@@ -260,9 +245,7 @@ function analyseWithSupplements(
     : null;
   const uncapped = metric.compute_uncapped_metric ? analyseDimensions(dimensions.map(useUncapped), metric, analysis) : null;
   const flatPrior =
-    analysis.stats_engine === 'bayesian' && metric.prior_proper
-      ? analyseDimensions(dimensions, { ...metric, prior_proper: false }, analysis)
-      : null;
+    analysis.stats_engine === 'bayesian' && metric.prior_proper ? analyseDimensions(dimensions, { ...metric, prior_proper: false }, analysis) : null;
   return core.map((dimension, d) => ({
     ...dimension,
     variations: dimension.variations.map((variation, v) => ({
@@ -439,8 +422,13 @@ export function quantileBounds(columns: Record<string, number>): { nStar: number
     return { nStar: columns.quantile_nstar, lower: columns.quantile_lower ?? 0, upper: columns.quantile_upper ?? 0 };
   }
   const n = columns.quantile_n ?? 0;
-  const available = QUANTILE_N_STARS.map((nStar) => ({ nStar, lower: columns[`quantile_lower_${nStar}`], upper: columns[`quantile_upper_${nStar}`] })).filter(
-    (b): b is { nStar: number; lower: number; upper: number } => b.lower !== undefined && b.upper !== undefined && b.lower !== null && b.upper !== null,
+  const available = QUANTILE_N_STARS.map((nStar) => ({
+    nStar,
+    lower: columns[`quantile_lower_${nStar}`],
+    upper: columns[`quantile_upper_${nStar}`],
+  })).filter(
+    (b): b is { nStar: number; lower: number; upper: number } =>
+      b.lower !== undefined && b.upper !== undefined && b.lower !== null && b.upper !== null,
   );
   let k = -1;
   available.forEach((b, i) => {
@@ -448,6 +436,11 @@ export function quantileBounds(columns: Record<string, number>): { nStar: number
   });
   if (k < 0) return { nStar: 0, lower: 0, upper: 0 };
   let chosen = available[k]!;
-  if (chosen.lower === chosen.upper) chosen = available.slice(0, k).reverse().find((b) => b.lower !== b.upper) ?? chosen;
+  if (chosen.lower === chosen.upper)
+    chosen =
+      available
+        .slice(0, k)
+        .reverse()
+        .find((b) => b.lower !== b.upper) ?? chosen;
   return chosen;
 }
