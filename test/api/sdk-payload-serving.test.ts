@@ -118,7 +118,7 @@ describe('the warm container', () => {
     expect(sent).toEqual(['QueryCommand']);
   });
 
-  it('sees a saved group change on the next request; the change is one read and one transaction that also moves the version', async () => {
+  it('sees a saved group change on the next request; the change is two reads side by side (the group, the approval settings) and one transaction that also moves the version', async () => {
     const group = await api.request('POST', '/api/v1/saved-groups', { key: org.keys.admin, body: { name: 'Dutch', attributeKey: 'id', values: ['u1'] } });
     await api.request('POST', '/api/v1/features/flag-5', {
       key: org.keys.admin,
@@ -131,7 +131,7 @@ describe('the warm container', () => {
     );
     const after = await api.request('GET', `/api/features/${key}`, { headers: { 'if-none-match': before.headers.get('etag')! } });
 
-    expect(sent).toEqual(['GetItemCommand', 'TransactWriteItemsCommand']);
+    expect(sent).toEqual(['GetItemCommand', 'GetItemCommand', 'TransactWriteItemsCommand']);
     expect(JSON.stringify(before.body.features['flag-5'])).not.toContain('u2');
     expect(after.status).toBe(200);
     expect(JSON.stringify(after.body.features['flag-5'])).toContain('u2');
