@@ -153,7 +153,7 @@ export const featureV2Steps: Step[] = [
     body: () => ({ environment: 'production', ruleIds: ['fr_v2b', 'fr_v2a'] }),
     minimum: { calls: 8, why: 'as the default value' },
   },
-  // The v1 twins of v2's rule, metadata, holdout and ramp edits, on the open v1 draft after its reorder.
+  // The v1 twins of v2's rule, metadata and holdout edits, on the open v1 draft after its reorder.
   {
     operationId: 'postFeatureRevisionRuleAdd',
     method: 'POST',
@@ -181,21 +181,6 @@ export const featureV2Steps: Step[] = [
     path: (ids) => draft(ids, '/holdout'),
     body: () => ({ holdout: null }),
     minimum: { calls: 8, why: 'as the default value (no holdout to look up)' },
-  },
-  {
-    operationId: 'putFeatureRevisionRuleRampSchedule',
-    method: 'PUT',
-    path: (ids) => draft(ids, '/rules/fr_v2b/ramp-schedule'),
-    body: () => ({ name: 'Bench v1 draft ramp', steps: [{ interval: 3600, actions: [{ patch: { coverage: 0.75 } }] }] }),
-    minimum: { calls: 9, why: "as putFeatureRevisionRuleRampScheduleV2 + the draft read back for v1's rules" },
-  },
-  // The pending ramp out again before the publish below, which would otherwise start it.
-  {
-    operationId: 'deleteFeatureRevisionRuleRampSchedule',
-    method: 'DELETE',
-    path: (ids) => draft(ids, '/rules/fr_v2b/ramp-schedule'),
-    body: () => ({}),
-    minimum: { calls: 8, why: 'as the default value' },
   },
   {
     operationId: 'getFeatureRevisionMergeStatus',
@@ -250,10 +235,28 @@ export const featureV2Steps: Step[] = [
     body: () => ({}),
     minimum: { calls: 7, why: "as postFeatureRevisionDiscardV2 (feature + draft, draft write, environments) + the draft read back for v1's rules" },
   },
+  // A pending ramp in a draft of its own, never published (a published one would start it); removed among the deletes.
+  {
+    operationId: 'putFeatureRevisionRuleRampSchedule',
+    method: 'PUT',
+    path: (ids) => `${v1}/features/${feature(ids)}/revisions/new/rules/fr_v2b/ramp-schedule`,
+    body: () => ({ name: 'Bench v1 draft ramp', steps: [{ interval: 3600, actions: [{ patch: { coverage: 0.75 } }] }] }),
+    capture: (body, ids) => {
+      ids.v1RampDraftId = body.revision.id;
+    },
+    minimum: { calls: 13, why: "a new draft (feature + environments, references, feature, one transaction) + as putFeatureRevisionRuleRampScheduleV2 + the draft read back for v1's rules" },
+  },
 ];
 
-/** Deletes what `featureV2Steps` made (a rule in a new draft first). */
+/** Deletes what `featureV2Steps` made (the pending ramp, then a rule in a new draft). */
 export const featureV2Deletes: Step[] = [
+  {
+    operationId: 'deleteFeatureRevisionRuleRampSchedule',
+    method: 'DELETE',
+    path: (ids) => `${v1}/features/${feature(ids)}/revisions/${versionOf(ids.v1RampDraftId)}/rules/fr_v2b/ramp-schedule`,
+    body: () => ({}),
+    minimum: { calls: 8, why: "as deleteFeatureRevisionRuleRampScheduleV2 + the draft read back for v1's rules" },
+  },
   {
     operationId: 'deleteFeatureRevisionRule',
     method: 'DELETE',
