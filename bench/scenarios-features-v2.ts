@@ -153,6 +153,35 @@ export const featureV2Steps: Step[] = [
     body: () => ({ environment: 'production', ruleIds: ['fr_v2b', 'fr_v2a'] }),
     minimum: { calls: 8, why: 'as the default value' },
   },
+  // The v1 twins of v2's rule, metadata and holdout edits, on the open v1 draft after its reorder.
+  {
+    operationId: 'postFeatureRevisionRuleAdd',
+    method: 'POST',
+    path: (ids) => draft(ids, '/rules'),
+    body: () => ({ environment: 'dev', rule: { type: 'force', value: 'true', condition: '{"plan":"pro"}' } }),
+    minimum: { calls: 9, why: "environments (v1's one environment checked) + as postFeatureRevisionRuleAddV2 + the draft read back for v1's rules" },
+  },
+  {
+    operationId: 'putFeatureRevisionRule',
+    method: 'PUT',
+    path: (ids) => draft(ids, '/rules/fr_v2b'),
+    body: () => ({ environment: 'production', rule: { description: 'Edited in a v1 draft' } }),
+    minimum: { calls: 11, why: "environments + draft (parallel: the rule in v1's environment) + as putFeatureRevisionRuleV2 + the draft read back for v1's rules" },
+  },
+  {
+    operationId: 'putFeatureRevisionMetadata',
+    method: 'PUT',
+    path: (ids) => draft(ids, '/metadata'),
+    body: () => ({ description: 'Bench v1 draft', tags: ['bench'] }),
+    minimum: { calls: 9, why: "as putFeatureRevisionMetadataV2 + the draft read back for v1's rules" },
+  },
+  {
+    operationId: 'putFeatureRevisionHoldout',
+    method: 'PUT',
+    path: (ids) => draft(ids, '/holdout'),
+    body: () => ({ holdout: null }),
+    minimum: { calls: 8, why: 'as the default value (no holdout to look up)' },
+  },
   {
     operationId: 'getFeatureRevisionMergeStatus',
     method: 'GET',
@@ -165,6 +194,22 @@ export const featureV2Steps: Step[] = [
     path: (ids) => draft(ids, '/rebase'),
     body: () => ({}),
     minimum: { calls: 7, why: "as postFeatureRevisionRebaseV2 (feature + draft, draft write, environments) + the draft read back for v1's rules" },
+  },
+  // The v1 draft's review after its rebase: requested with the organization key, approved by the admin member (a person).
+  {
+    operationId: 'postFeatureRevisionRequestReview',
+    method: 'POST',
+    path: (ids) => draft(ids, '/request-review'),
+    body: () => ({ comment: 'Bench v1 review' }),
+    minimum: { calls: 7, why: "as postFeatureRevisionRequestReviewV2 + the draft read back for v1's rules" },
+  },
+  {
+    operationId: 'postFeatureRevisionSubmitReview',
+    method: 'POST',
+    path: (ids) => draft(ids, '/submit-review'),
+    key: (ids) => ids.memberToken,
+    body: () => ({ action: 'approve', comment: 'Looks good' }),
+    minimum: { calls: 8, why: "as postFeatureRevisionSubmitReviewV2 + the draft read back for v1's rules" },
   },
   {
     operationId: 'postFeatureRevisionPublish',
@@ -190,10 +235,28 @@ export const featureV2Steps: Step[] = [
     body: () => ({}),
     minimum: { calls: 7, why: "as postFeatureRevisionDiscardV2 (feature + draft, draft write, environments) + the draft read back for v1's rules" },
   },
+  // A pending ramp in a draft of its own, never published (a published one would start it); removed among the deletes.
+  {
+    operationId: 'putFeatureRevisionRuleRampSchedule',
+    method: 'PUT',
+    path: (ids) => `${v1}/features/${feature(ids)}/revisions/new/rules/fr_v2b/ramp-schedule`,
+    body: () => ({ name: 'Bench v1 draft ramp', steps: [{ interval: 3600, actions: [{ patch: { coverage: 0.75 } }] }] }),
+    capture: (body, ids) => {
+      ids.v1RampDraftId = body.revision.id;
+    },
+    minimum: { calls: 13, why: "a new draft (feature + environments, references, feature, one transaction) + as putFeatureRevisionRuleRampScheduleV2 + the draft read back for v1's rules" },
+  },
 ];
 
-/** Deletes what `featureV2Steps` made (a rule in a new draft first). */
+/** Deletes what `featureV2Steps` made (the pending ramp, then a rule in a new draft). */
 export const featureV2Deletes: Step[] = [
+  {
+    operationId: 'deleteFeatureRevisionRuleRampSchedule',
+    method: 'DELETE',
+    path: (ids) => `${v1}/features/${feature(ids)}/revisions/${versionOf(ids.v1RampDraftId)}/rules/fr_v2b/ramp-schedule`,
+    body: () => ({}),
+    minimum: { calls: 8, why: "as deleteFeatureRevisionRuleRampScheduleV2 + the draft read back for v1's rules" },
+  },
   {
     operationId: 'deleteFeatureRevisionRule',
     method: 'DELETE',

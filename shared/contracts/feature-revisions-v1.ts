@@ -3,6 +3,17 @@ import { defineEndpoint } from './spec';
 import { paginationFields, paginationQuery, queryBoolean } from './common';
 import { revisionListQuery } from './features-v2';
 import { getFeatureRevisionMergeStatusV2 } from './feature-revisions';
+import {
+  deleteFeatureRevisionRuleRampScheduleV2,
+  postFeatureRevisionRuleAddV2,
+  putFeatureRevisionHoldoutV2,
+  putFeatureRevisionMetadataV2,
+  putFeatureRevisionRuleRampScheduleV2,
+  putFeatureRevisionRuleV2,
+  ruleCreateV2,
+  rulePatch,
+} from './feature-revision-edits';
+import { postFeatureRevisionSubmitReviewV2 } from './feature-reviews';
 
 // GrowthBook 5's deprecated v1 revision routes (tag `feature-revisions-v1`): the v2 draft operations
 // (feature-revisions.ts) answered in v1's `FeatureRevision` shape, rules per environment.
@@ -291,6 +302,125 @@ export const postFeatureRevisionRevert = defineEndpoint({
   response: revisionResponse,
 });
 
+export const putFeatureRevisionMetadata = defineEndpoint({
+  operationId: 'putFeatureRevisionMetadata',
+  method: 'PUT',
+  path: '/features/{id}/revisions/{version}/metadata',
+  summary: 'Update revision metadata',
+  tag,
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  // v1's body is v2's.
+  body: putFeatureRevisionMetadataV2.body,
+  response: revisionResponse,
+});
+
+export const putFeatureRevisionHoldout = defineEndpoint({
+  operationId: 'putFeatureRevisionHoldout',
+  method: 'PUT',
+  path: '/features/{id}/revisions/{version}/holdout',
+  summary: 'Set holdout in a draft revision',
+  tag,
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  body: putFeatureRevisionHoldoutV2.body,
+  response: revisionResponse,
+});
+
+/** v1 names the rule's environment beside the rule, so the rule itself names none. */
+const noEnvironments = z.refine<{ environments?: unknown; allEnvironments?: unknown }>(
+  (rule) => rule.environments === undefined && rule.allEnvironments === undefined,
+  'names no environments in v1: the body\'s `environment` places the rule',
+);
+// The v2 specs below all declare a body (`!`: the spec type makes every body optional).
+const { rule: _addedRule, ...ruleAddRest } = postFeatureRevisionRuleAddV2.body!.shape;
+const { rule: _patchedRule, ...rulePutRest } = putFeatureRevisionRuleV2.body!.shape;
+
+export const postFeatureRevisionRuleAdd = defineEndpoint({
+  operationId: 'postFeatureRevisionRuleAdd',
+  method: 'POST',
+  path: '/features/{id}/revisions/{version}/rules',
+  summary: 'Add a rule to one environment of a draft revision',
+  tag,
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionOrNewParams,
+  body: z.strictObject({ ...ruleAddRest, environment, rule: ruleCreateV2.check(noEnvironments) }),
+  response: revisionResponse,
+});
+
+export const putFeatureRevisionRule = defineEndpoint({
+  operationId: 'putFeatureRevisionRule',
+  method: 'PUT',
+  path: '/features/{id}/revisions/{version}/rules/{ruleId}',
+  summary: 'Update a rule in one environment of a draft revision',
+  tag,
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: z.extend(revisionOrNewParams, { ruleId: id }),
+  body: z.strictObject({ ...rulePutRest, environment, rule: rulePatch.check(noEnvironments) }),
+  response: revisionResponse,
+});
+
+const { startState: _startState, ...rampScheduleBody } = putFeatureRevisionRuleRampScheduleV2.body!.shape;
+
+export const putFeatureRevisionRuleRampSchedule = defineEndpoint({
+  operationId: 'putFeatureRevisionRuleRampSchedule',
+  method: 'PUT',
+  path: '/features/{id}/revisions/{version}/rules/{ruleId}/ramp-schedule',
+  summary: 'Set ramp schedule for a rule',
+  tag,
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: z.extend(revisionOrNewParams, { ruleId: id }),
+  // v2's body without `startState`, which v1 does not take.
+  body: z.strictObject(rampScheduleBody),
+  response: revisionResponse,
+});
+
+export const deleteFeatureRevisionRuleRampSchedule = defineEndpoint({
+  operationId: 'deleteFeatureRevisionRuleRampSchedule',
+  method: 'DELETE',
+  path: '/features/{id}/revisions/{version}/rules/{ruleId}/ramp-schedule',
+  summary: 'Remove ramp schedule from a rule',
+  tag,
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: z.extend(revisionOrNewParams, { ruleId: id }),
+  // GrowthBook documents `environment` as deprecated here: a rule has one ramp, whatever the environment.
+  body: z.optional(z.strictObject({ environment: z.optional(environment), ...draftEdit })),
+  response: revisionResponse,
+});
+
+export const postFeatureRevisionRequestReview = defineEndpoint({
+  operationId: 'postFeatureRevisionRequestReview',
+  method: 'POST',
+  path: '/features/{id}/revisions/{version}/request-review',
+  summary: 'Request review for a draft revision',
+  tag,
+  // As v2: contributors can ask for the approval they cannot give.
+  permission: 'manageFeatures',
+  projectScoped: true,
+  params: revisionParams,
+  body: z.optional(z.strictObject({ comment, autoPublishOnApproval: z.optional(z.boolean()) })),
+  response: revisionResponse,
+});
+
+export const postFeatureRevisionSubmitReview = defineEndpoint({
+  operationId: 'postFeatureRevisionSubmitReview',
+  method: 'POST',
+  path: '/features/{id}/revisions/{version}/submit-review',
+  summary: 'Submit a review on a draft revision',
+  tag,
+  permission: 'reviewFeatures',
+  projectScoped: true,
+  params: revisionParams,
+  body: postFeatureRevisionSubmitReviewV2.body,
+  response: z.object({ revision: featureRevisionV1, autoPublished: z.optional(z.boolean()) }),
+});
+
 export const featureRevisionV1Endpoints = [
   listRevisions,
   getFeatureRevisions,
@@ -308,4 +438,12 @@ export const featureRevisionV1Endpoints = [
   postFeatureRevisionPublish,
   postFeatureRevisionDiscard,
   postFeatureRevisionRevert,
+  putFeatureRevisionMetadata,
+  putFeatureRevisionHoldout,
+  postFeatureRevisionRuleAdd,
+  putFeatureRevisionRule,
+  putFeatureRevisionRuleRampSchedule,
+  deleteFeatureRevisionRuleRampSchedule,
+  postFeatureRevisionRequestReview,
+  postFeatureRevisionSubmitReview,
 ];

@@ -9,6 +9,8 @@ import { paginated } from '../domain/pagination';
 import { environmentIds } from '../store/features';
 import { listRevisionPage, type StoredRevision } from '../store/feature-revisions';
 import * as v2 from './feature-revisions';
+import * as edits from './feature-revision-edits';
+import * as reviews from './feature-reviews';
 import { organizationRevisionPage } from './features-v2';
 import { skipPaginationAllowed } from './features';
 
@@ -148,3 +150,39 @@ export const deleteFeatureRevisionRule = inV1(({ auth, params, body }: UseCaseIn
     { comment: body.revisionComment, title: body.revisionTitle },
   ),
 );
+
+export const putFeatureRevisionMetadata = inV1(edits.putFeatureRevisionMetadataV2);
+export const putFeatureRevisionHoldout = inV1(edits.putFeatureRevisionHoldoutV2);
+export const putFeatureRevisionRuleRampSchedule = inV1(edits.putFeatureRevisionRuleRampScheduleV2);
+/** v1's `environment` is deprecated and changes nothing: a rule has one pending ramp, whichever environments it is in. */
+export const deleteFeatureRevisionRuleRampSchedule = inV1(({ body, ...input }: UseCaseInput<typeof contract.deleteFeatureRevisionRuleRampSchedule>) => {
+  const { environment: _deprecated, ...rest } = body ?? {};
+  return edits.deleteFeatureRevisionRuleRampScheduleV2({ ...input, body: rest });
+});
+export const postFeatureRevisionRequestReview = inV1(reviews.postFeatureRevisionRequestReviewV2);
+/** v2's answer has no `autoPublished` (Switchyard never publishes on approval), so v1's has none either. */
+export const postFeatureRevisionSubmitReview = inV1(reviews.postFeatureRevisionSubmitReviewV2);
+
+/** `POST /v1/features/{id}/revisions/{version}/rules`: v2's rule add, the rule placed in the one environment v1 names. */
+export const postFeatureRevisionRuleAdd = inV1(async ({ body: { environment, rule, ...rest }, ...input }: UseCaseInput<typeof contract.postFeatureRevisionRuleAdd>) => {
+  assertEnvironment(environment, await environmentIds(input.auth.orgId));
+  return edits.postFeatureRevisionRuleAddV2({ ...input, body: { ...rest, rule: { ...rule, environments: [environment] } } });
+});
+
+/**
+ * `PUT /v1/features/{id}/revisions/{version}/rules/{ruleId}`: v2's rule patch, once the rule is found in
+ * the environment v1 names. The patch names no environments, so the rule stays where it is (v2 would
+ * move it to only the environments named); a rule id in several environments is one rule, patched in each.
+ */
+export const putFeatureRevisionRule = inV1(async ({ body: { environment, ...rest }, ...input }: UseCaseInput<typeof contract.putFeatureRevisionRule>) => {
+  const { auth, params } = input;
+  const [environments, rules] = await Promise.all([
+    environmentIds(auth.orgId),
+    params.version === 'new'
+      ? v2.readFeature(auth.orgId, params.id).then((live) => live.entity.environments[environment]?.rules ?? [])
+      : v2.readRevisionOf(auth.orgId, params.id, params.version).then((draft) => draft.rules?.[environment] ?? []),
+  ]);
+  assertEnvironment(environment, environments);
+  if (!rules.some((rule) => rule.id === params.ruleId)) throw new NotFoundError(`Could not find rule ${params.ruleId} in environment ${environment} of this revision`);
+  return edits.putFeatureRevisionRuleV2({ ...input, body: rest });
+});

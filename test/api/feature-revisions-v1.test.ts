@@ -34,6 +34,14 @@ const documented = {
   publish: referenceResponseValidator('POST', `${base}/{version}/publish`),
   discard: referenceResponseValidator('POST', `${base}/{version}/discard`),
   revert: referenceResponseValidator('POST', `${base}/{version}/revert`),
+  metadata: referenceResponseValidator('PUT', `${base}/{version}/metadata`),
+  holdout: referenceResponseValidator('PUT', `${base}/{version}/holdout`),
+  addRule: referenceResponseValidator('POST', `${base}/{version}/rules`),
+  putRule: referenceResponseValidator('PUT', `${base}/{version}/rules/{ruleId}`),
+  putRamp: referenceResponseValidator('PUT', `${base}/{version}/rules/{ruleId}/ramp-schedule`),
+  deleteRamp: referenceResponseValidator('DELETE', `${base}/{version}/rules/{ruleId}/ramp-schedule`),
+  requestReview: referenceResponseValidator('POST', `${base}/{version}/request-review`),
+  submitReview: referenceResponseValidator('POST', `${base}/{version}/submit-review`),
 };
 
 function expectDocumented(operation: keyof typeof documented, body: unknown) {
@@ -196,6 +204,77 @@ describe('v1 drafts', () => {
   });
 });
 
+describe('v1 twins of the v2 rule, metadata, holdout, ramp and review edits', () => {
+  it('adds a rule to one environment and patches a rule in place, in v1’s shape, then publishes it to the SDK', async () => {
+    const id = await newFeature();
+    const draft = await newDraft(id);
+    const at = (path: string) => `/features/${id}/revisions/${draft.version}${path}`;
+
+    const added = await v1('POST', at('/rules'), { environment: 'dev', rule: { type: 'force', value: 'teal', condition: '{"plan":"pro"}' }, revisionComment: 'pro users' });
+    const patched = await v1('PUT', at('/rules/fr_beta'), { environment: 'production', rule: { value: 'bronze', description: 'beta testers' } });
+
+    expect(added.status).toBe(200);
+    expect(patched.status).toBe(200);
+    expectDocumented('addRule', added.body);
+    expectDocumented('putRule', patched.body);
+    expectShape(contract.postFeatureRevisionRuleAdd, added.body);
+    expectShape(contract.putFeatureRevisionRule, patched.body);
+    const newRule = added.body.revision.rules.dev[1];
+    expect(ruleIds(added.body.revision, 'dev')).toEqual(['fr_vip', newRule.id]);
+    expect(newRule).toEqual(expect.objectContaining({ type: 'force', value: 'teal', condition: '{"plan":"pro"}' }));
+    expect(ruleIds(added.body.revision, 'production')).toEqual(['fr_vip', 'fr_beta']);
+    // The patched rule stays in its environment, at its place.
+    expect(ruleIds(patched.body.revision, 'production')).toEqual(['fr_vip', 'fr_beta']);
+    expect(patched.body.revision.rules.production[1]).toEqual(expect.objectContaining({ id: 'fr_beta', value: 'bronze', description: 'beta testers' }));
+    expect(ruleIds(patched.body.revision, 'dev')).toEqual(['fr_vip', newRule.id]);
+    expect(await sdkValue(id, { id: 'u', beta: true })).toBe('silver');
+
+    await ok(v1('POST', at('/publish'), {}));
+
+    expect(await sdkValue(id, { id: 'u', beta: true })).toBe('bronze');
+  });
+
+  it('sets metadata and holdout, and sets then removes a pending ramp, in v1’s shape', async () => {
+    const id = await newFeature();
+    const draft = await newDraft(id);
+    const at = (path: string) => `/features/${id}/revisions/${draft.version}${path}`;
+
+    const metadata = await v1('PUT', at('/metadata'), { description: 'The banner colour', owner: 'ana', tags: ['ui'] });
+    const holdout = await v1('PUT', at('/holdout'), { holdout: null, revisionComment: 'no holdout' });
+    const ramp = await v1('PUT', at('/rules/fr_beta/ramp-schedule'), { name: 'Beta ramp', steps: [{ interval: 3600, actions: [{ patch: { enabled: false } }] }] });
+    const viaV2 = (await ok(v2('GET', `/features/${id}/revisions/${draft.version}`))).revision;
+    const unramped = await v1('DELETE', at('/rules/fr_beta/ramp-schedule'), { environment: 'production' });
+
+    for (const [operation, response] of [['metadata', metadata], ['holdout', holdout], ['putRamp', ramp], ['deleteRamp', unramped]] as const) {
+      expect({ operation, status: response.status, message: response.body.message }).toEqual({ operation, status: 200, message: undefined });
+      expectDocumented(operation, response.body);
+    }
+    expectShape(contract.putFeatureRevisionMetadata, metadata.body);
+    expect(metadata.body.revision.metadata).toEqual(expect.objectContaining({ description: 'The banner colour', owner: 'ana', tags: ['ui'] }));
+    expect(holdout.body.revision.status).toBe('draft');
+    expect(viaV2.rampActions).toEqual([expect.objectContaining({ ruleId: 'fr_beta', name: 'Beta ramp' })]);
+    expect((await ok(v2('GET', `/features/${id}/revisions/${draft.version}`))).revision.rampActions ?? []).toEqual([]);
+  });
+
+  it('requests a review and takes a member’s approval, in v1’s shape', async () => {
+    const id = await newFeature();
+    const draft = await newDraft(id);
+    const at = (path: string) => `/features/${id}/revisions/${draft.version}${path}`;
+    await ok(v1('PUT', at('/default-value'), { defaultValue: 'green' }));
+
+    const requested = await v1('POST', at('/request-review'), { comment: 'please look' });
+    const approved = await api.request('POST', `/api/v1${at('/submit-review')}`, { key: org.admin.token, body: { action: 'approve', comment: 'fine' } });
+
+    expect(requested.status).toBe(200);
+    expect(approved.status).toBe(200);
+    expectDocumented('requestReview', requested.body);
+    expectDocumented('submitReview', approved.body);
+    expectShape(contract.postFeatureRevisionSubmitReview, approved.body);
+    expect(requested.body.revision.status).toBe('pending-review');
+    expect(approved.body.revision.status).toBe('approved');
+  });
+});
+
 describe('refused v1 edits', () => {
   it.each([
     ['a reorder naming an unknown rule', 'POST', '/rules/reorder', { environment: 'production', ruleIds: ['fr_vip', 'fr_beta', 'fr_nope'] }, 404, /fr_nope/],
@@ -206,6 +285,16 @@ describe('refused v1 edits', () => {
     ['a delete without the environment', 'DELETE', '/rules/fr_vip', {}, 400, /environment/],
     ['a prerequisite with another condition', 'PUT', '/prerequisites', { prerequisites: [{ id: 'x', condition: '{"value": false}' }] }, 400, /prerequisites\.0\.condition/],
     ['a default value of another field', 'PUT', '/default-value', { defaultValue: 'x', colour: 'red' }, 400, /colour/],
+    ['a rule added to an unknown environment', 'POST', '/rules', { environment: 'staging', rule: { value: 'x' } }, 400, /environment.*staging/],
+    ['a rule added with environments of its own', 'POST', '/rules', { environment: 'dev', rule: { value: 'x', environments: ['dev'] } }, 400, /rule.*environments/],
+    ['a rule patched in an environment it is not in', 'PUT', '/rules/fr_beta', { environment: 'dev', rule: { value: 'x' } }, 404, /fr_beta.*dev/],
+    ['a rule patch without the environment', 'PUT', '/rules/fr_vip', { rule: { value: 'x' } }, 400, /environment/],
+    ['metadata with an unknown field', 'PUT', '/metadata', { description: 'x', colour: 'red' }, 400, /colour/],
+    ['a holdout without its value', 'PUT', '/holdout', { holdout: { id: 'hld_x' } }, 400, /holdout\.value/],
+    ['a ramp schedule with a start state', 'PUT', '/rules/fr_vip/ramp-schedule', { name: 'r', startState: {} }, 400, /startState/],
+    ['removing a ramp a rule does not have', 'DELETE', '/rules/fr_vip/ramp-schedule', {}, 404, /fr_vip/],
+    ['a review request publishing on approval', 'POST', '/request-review', { autoPublishOnApproval: true }, 400, /autoPublishOnApproval/],
+    ['a review with an unknown action', 'POST', '/submit-review', { action: 'shrug' }, 400, /action/],
   ])('refuses %s, and leaves the draft as it was', async (_name, method, path, body, status, message) => {
     const id = await newFeature();
     const draft = await newDraft(id);

@@ -1,0 +1,5 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { putFeatureRevisionRule } from '../../shared/contracts/feature-revisions-v1';
+import * as revisions from '../../shared/use-cases/feature-revisions-v1';
+
+export const handler = endpoint(putFeatureRevisionRule, revisions.putFeatureRevisionRule);
