@@ -68,7 +68,10 @@ async function apply(id: string, step: Op): Promise<void> {
       if (draft) response = await v2('POST', `/features/${id}/revisions/${draft}/discard`, {});
       break;
     case 'rebase':
-      if (draft) response = await v2('POST', `/features/${id}/revisions/${draft}/rebase`, { conflictResolutions: { defaultValue: 'overwrite', rules: 'overwrite' } });
+      if (draft)
+        response = await v2('POST', `/features/${id}/revisions/${draft}/rebase`, {
+          conflictResolutions: { defaultValue: 'overwrite', rules: 'overwrite' },
+        });
       break;
     case 'revert': {
       const live = (await v1('GET', `/features/${id}`)).body.feature;
@@ -107,7 +110,12 @@ it('leaves the live feature equal to its newest published revision, and the serv
   await fc.assert(
     fc.asyncProperty(fc.array(op, { minLength: 1, maxLength: 8 }), async (steps) => {
       const id = `sequence-${++counter}`;
-      const created = await v1('POST', '/features', { id, valueType: 'string', defaultValue: 'white', environments: { production: { enabled: true, rules: [] } } });
+      const created = await v1('POST', '/features', {
+        id,
+        valueType: 'string',
+        defaultValue: 'white',
+        environments: { production: { enabled: true, rules: [] } },
+      });
       expect(created.status).toBe(200);
       for (const step of steps) await apply(id, step);
 
@@ -115,9 +123,12 @@ it('leaves the live feature equal to its newest published revision, and the serv
       const published = (await v2('GET', `/features/${id}/revisions?status=published&limit=100`)).body.revisions;
       const newest = published[0];
       expect(newest.version).toBe(live.revision.version);
-      expect(contentOf(newest.defaultValue, newest.rules.filter((rule: any) => rule.allEnvironments || rule.environments?.includes('production')))).toEqual(
-        contentOf(live.defaultValue, live.environments.production.rules),
-      );
+      expect(
+        contentOf(
+          newest.defaultValue,
+          newest.rules.filter((rule: any) => rule.allEnvironments || rule.environments?.includes('production')),
+        ),
+      ).toEqual(contentOf(live.defaultValue, live.environments.production.rules));
       const served = await api.request('GET', `/api/features/${clientKey}`);
       expect(withoutDate(served.body)).toEqual(await payloadFromScratch(org.orgId, 'production'));
     }),
