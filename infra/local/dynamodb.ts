@@ -170,5 +170,23 @@ export async function ensureTable(endpoint: string, tableName: string): Promise<
         GlobalSecondaryIndexUpdates: [{ Create: indexDefinition(index) }],
       }),
     );
+    // A table builds one index at a time (LimitExceededException otherwise), as in AWS: wait for this one.
+    await indexActive(client, tableName, index.indexName);
   }
+}
+
+/** Waits until the table's index `indexName` is ACTIVE (a new one is built in the background), for at most 60 s. */
+async function indexActive(
+  client: {
+    send: (command: DescribeTableCommand) => Promise<{ Table?: { GlobalSecondaryIndexes?: Array<{ IndexName?: string; IndexStatus?: string }> } }>;
+  },
+  tableName: string,
+  indexName: string,
+) {
+  for (let waited = 0; waited < 60_000; waited += 100) {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    if (Table?.GlobalSecondaryIndexes?.find((index) => index.IndexName === indexName)?.IndexStatus === 'ACTIVE') return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`Index ${indexName} of table ${tableName} did not become ACTIVE within 60 s`);
 }
