@@ -8,7 +8,7 @@ import { OutsideRepositoryReadError, repositoryRoot } from '../support/repositor
 // The repository stands on its own: a fresh clone with nothing beside it runs every test. This file holds
 // outside paths on purpose (as the cases the scan must catch), so the scan leaves it out.
 
-const sharedReference = path.join(repositoryRoot, '..', 'shared', 'reference', 'growthbook-v1-openapi.yaml');
+const outsideFile = path.join(repositoryRoot, '..', 'elsewhere', 'reference', 'growthbook-v1-openapi.yaml');
 /**
  * The guard's message for a refused read. Compared as a message, not as an error: the guard wraps fs once per worker,
  * so what it throws comes from its first instance, whose class is not this test file's.
@@ -25,13 +25,14 @@ describe('the source of test/, bench/, scripts/, infra/, functions/ and shared/'
     expect(offenders).toEqual([]);
   });
 
+  // Each planted path leaves the repository for a folder beside it (any name: the checker must not rely on one).
   it.each([
-    ['a path climbing out of the repository from __dirname', "readFileSync(path.join(__dirname, '../../../shared/reference/growthbook-v1-openapi.yaml'), 'utf8')"],
-    ['a join climbing out one segment at a time', "readFileSync(join(__dirname, '..', '..', '..', 'shared', 'reference', name))"],
-    ['a constant built from __dirname that climbs further', "const root = join(__dirname, '..', '..');\nreadFileSync(join(root, '..', 'shared', 'spec', 'api-spec.md'))"],
-    ['a path relative to where npm runs', "readFileSync('../shared/fixtures/gbstats/README.md')"],
-    ['an absolute path of this machine', "const REFERENCE = '/work/shared/reference/growthbook-v1-openapi.yaml';"],
-    ['a module outside the repository', "import { x } from '../../../shared/reference/x';"],
+    ['a path climbing out of the repository from __dirname', "readFileSync(path.join(__dirname, '../../../elsewhere/reference/growthbook-v1-openapi.yaml'), 'utf8')"],
+    ['a join climbing out one segment at a time', "readFileSync(join(__dirname, '..', '..', '..', 'elsewhere', 'reference', name))"],
+    ['a constant built from __dirname that climbs further', "const root = join(__dirname, '..', '..');\nreadFileSync(join(root, '..', 'elsewhere', 'spec', 'api-spec.md'))"],
+    ['a path relative to where npm runs', "readFileSync('../elsewhere/fixtures/gbstats/README.md')"],
+    ['an absolute path of this machine', "const REFERENCE = '/work/elsewhere/reference/growthbook-v1-openapi.yaml';"],
+    ['a module outside the repository', "import { x } from '../../../elsewhere/reference/x';"],
   ])('catches %s', (_case, source) => {
     const file = path.join(repositoryRoot, 'test', 'compat', 'example.test.ts');
 
@@ -54,27 +55,27 @@ describe('the source of test/, bench/, scripts/, infra/, functions/ and shared/'
 
 describe('reading a file outside the repository in a test', () => {
   it('fails for each way fs reads', async () => {
-    const sharedFolder = path.dirname(sharedReference);
+    const outsideFolder = path.dirname(outsideFile);
     const attempts: Array<[string, string, () => unknown]> = [
-      ['readFileSync', sharedReference, () => readFileSync(sharedReference, 'utf8')],
-      ['existsSync', sharedReference, () => existsSync(sharedReference)],
-      ['statSync', sharedReference, () => statSync(sharedReference)],
-      ['readdirSync', sharedFolder, () => readdirSync(sharedFolder)],
-      ['createReadStream', sharedReference, () => createReadStream(sharedReference)],
-      ['openSync', sharedReference, () => fs.openSync(sharedReference, 'r')],
+      ['readFileSync', outsideFile, () => readFileSync(outsideFile, 'utf8')],
+      ['existsSync', outsideFile, () => existsSync(outsideFile)],
+      ['statSync', outsideFile, () => statSync(outsideFile)],
+      ['readdirSync', outsideFolder, () => readdirSync(outsideFolder)],
+      ['createReadStream', outsideFile, () => createReadStream(outsideFile)],
+      ['openSync', outsideFile, () => fs.openSync(outsideFile, 'r')],
     ];
 
     for (const [operation, file, attempt] of attempts) {
       expect(attempt).toThrow(refused(operation, file));
     }
-    await expect(readFile(sharedReference, 'utf8')).rejects.toThrow(refused('readFile', sharedReference));
-    await expect(fs.promises.opendir(sharedFolder)).rejects.toThrow(refused('opendir', sharedFolder));
-    const viaCallback = new Promise((resolve, reject) => fs.readFile(sharedReference, (error, data) => (error ? reject(error) : resolve(data))));
-    await expect(viaCallback).rejects.toThrow(refused('readFile', sharedReference));
+    await expect(readFile(outsideFile, 'utf8')).rejects.toThrow(refused('readFile', outsideFile));
+    await expect(fs.promises.opendir(outsideFolder)).rejects.toThrow(refused('opendir', outsideFolder));
+    const viaCallback = new Promise((resolve, reject) => fs.readFile(outsideFile, (error, data) => (error ? reject(error) : resolve(data))));
+    await expect(viaCallback).rejects.toThrow(refused('readFile', outsideFile));
   });
 
   it('fails with a path made relative from the working directory', () => {
-    expect(() => readFileSync('../shared/reference/growthbook-v1-openapi.yaml')).toThrow(/reads outside the repository/);
+    expect(() => readFileSync('../elsewhere/reference/growthbook-v1-openapi.yaml')).toThrow(/reads outside the repository/);
   });
 
   it('still reads the repository and the folders the test made with mkdtemp', async () => {
@@ -91,7 +92,7 @@ describe('reading a file outside the repository in a test', () => {
   });
 
   it('fails for a file of the OS temp dir the test did not make, as a sibling of a clone made there would be', () => {
-    const stray = path.join(tmpdir(), 'shared', 'reference', 'growthbook-v1-openapi.yaml');
+    const stray = path.join(tmpdir(), 'elsewhere', 'reference', 'growthbook-v1-openapi.yaml');
 
     expect(() => readFileSync(stray)).toThrow(refused('readFileSync', stray));
   });
