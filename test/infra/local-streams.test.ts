@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { CreateTableCommand, DescribeTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBRecord } from 'aws-lambda';
-import { ensureTable } from '../../infra/local/dynamodb';
+import { ensureTable, startDynamoLocal } from '../../infra/local/dynamodb';
 import { startStreamConsumers, type StreamConsumers } from '../../infra/local/streams';
 import { eventPublisher, matchesFilter, proxyPusher, type StreamConsumer } from '../../infra/stream-consumers';
 import { db, tableName } from '../../shared/db/client';
@@ -146,8 +146,17 @@ describe('the consumers of the deployed stack, as `npm start` runs them', () => 
 });
 
 describe('the local table', () => {
+  // Its own DynamoDB Local, as `npm start` has: the shared one of the test run holds every suite's items by now, and
+  // DynamoDB Local builds a new index over its whole store, which took over 30 s on a loaded CI machine.
+  let own: Awaited<ReturnType<typeof startDynamoLocal>>;
+  beforeAll(async () => {
+    own = await startDynamoLocal();
+  }, 60_000);
+  afterAll(() => own?.stop());
+
   it('gets the stream of the schema when it was made without one (by an earlier `npm start`)', async () => {
-    const client = new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+    const endpoint = own.endpoint;
+    const client = new DynamoDBClient({ endpoint, region: 'local', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
     const TableName = `switchyard-no-stream-${run.slice(0, 8)}`;
     await client.send(
       new CreateTableCommand({
@@ -164,8 +173,8 @@ describe('the local table', () => {
       }),
     );
 
-    await ensureTable(process.env.DYNAMODB_ENDPOINT!, TableName);
-    await ensureTable(process.env.DYNAMODB_ENDPOINT!, TableName);
+    await ensureTable(endpoint, TableName);
+    await ensureTable(endpoint, TableName);
 
     const { Table } = await client.send(new DescribeTableCommand({ TableName }));
     expect(Table?.StreamSpecification).toEqual({ StreamEnabled: true, StreamViewType: 'NEW_IMAGE' });
