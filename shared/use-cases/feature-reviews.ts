@@ -69,6 +69,7 @@ async function mayArm(auth: Principal, live: StoredFeature, draft: StoredRevisio
     await assertMayPublish(auth, live, draft, await environmentIds(auth.orgId));
     return true;
   } catch (error) {
+    // The schedule's authority check, reused: here a refusal means "not armed", as GrowthBook answers it, not an error.
     if (error instanceof ForbiddenError) return false;
     throw error;
   }
