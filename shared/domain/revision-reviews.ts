@@ -174,6 +174,10 @@ export interface ReviewRule {
   metadata: boolean;
   resetReviewOnChange: boolean;
   blockSelfApproval: boolean;
+  /** Whether a draft may be armed to publish the moment it is approved (GrowthBook's `autopublishOnApproval`). */
+  autopublishOnApproval: boolean;
+  /** Teams one of whose members must be among the approvers (any one of them will do); empty: anyone who may review. */
+  requiredApproverTeams: string[];
 }
 
 /**
@@ -194,6 +198,8 @@ export const fromRequireReview = (rule: RequireReviewRule | undefined): ReviewRu
     metadata: rule.featureRequireMetadataReview !== false,
     resetReviewOnChange: !!rule.resetReviewOnChange,
     blockSelfApproval: !!rule.blockSelfApproval,
+    autopublishOnApproval: !!rule.autopublishOnApproval,
+    requiredApproverTeams: rule.requiredApproverTeams ?? [],
   };
 
 /** A saved-group rule in the common form (saved groups have no environments). */
@@ -205,7 +211,20 @@ export const fromSavedGroupRule = (rule: SavedGroupApprovalRule | undefined): Re
     metadata: rule.requireMetadataReview !== false,
     resetReviewOnChange: !!rule.resetReviewOnChange,
     blockSelfApproval: !!rule.blockSelfApproval,
+    autopublishOnApproval: !!rule.autopublishOnApproval,
+    requiredApproverTeams: rule.requiredApproverTeams ?? [],
   };
+
+/**
+ * The required approver teams no standing approval comes from (GrowthBook's `assessRequiredApproverTeams`
+ * for one rule): empty when a member of any one of `teams` approved, else every one of them (any would
+ * do). `teams` are the rule's teams that still exist: a rule whose teams are all gone requires nobody.
+ */
+export function missingApproverTeams(teams: Array<{ id: string; name: string; members: string[] }>, reviews: RevisionReview[]): Array<{ id: string; name: string }> {
+  const approvers = new Set(reviews.filter((review) => review.status === 'approved').map((review) => review.userId));
+  if (!teams.length || teams.some((team) => team.members.some((member) => approvers.has(member)))) return [];
+  return teams.map(({ id, name }) => ({ id, name }));
+}
 
 /**
  * What a change touches, as the review decision reads it: a change that reaches every environment

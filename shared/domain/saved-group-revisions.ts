@@ -38,6 +38,8 @@ export type StoredSavedGroupRevision = RevisionRecord & {
   revertedFrom?: string;
   autoPublishOnApproval?: boolean;
   autoPublishEnabledBy?: string;
+  /** The key the armer used (not shown): the publish on approval runs with its authority as read then. */
+  scheduledPublishKeyId?: string;
   scheduledPublishAt?: string;
   scheduledPublishLockEdits?: boolean;
   scheduledPublishLockOthers?: boolean;

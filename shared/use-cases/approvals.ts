@@ -1,20 +1,23 @@
-import { ForbiddenError, PublishBlockedError } from '../errors';
+import { ForbiddenError, PublishBlockedError, type PublishGate } from '../errors';
 import { can, type Principal } from '../permissions';
 import type { StoredFeature } from '../domain/features';
 import { featureChangeScope, fieldsOf, type RevisionFields } from '../domain/revisions';
 import {
   afterEdit,
   fromRequireReview,
+  missingApproverTeams,
   needsReview,
   resetsApproval,
   ruleFor,
   type ApprovalSettings,
   type ReviewRule,
   type ReviewState,
+  type RevisionReview,
 } from '../domain/revision-reviews';
 import type { StoredEnvironment } from '../store/environments';
 import type { StoredRevision } from '../store/feature-revisions';
 import { readOrganizationSettings } from '../store/organizations';
+import { teams } from '../store/teams';
 
 /** The organization's approval settings (one read of the organization item). */
 export const approvalSettings = async (orgId: string): Promise<ApprovalSettings> => (await readOrganizationSettings(orgId)).approvals;
@@ -38,16 +41,44 @@ export const environmentsOfFeature = (feature: Pick<StoredFeature, 'project'>, a
   all.filter((environment) => !environment.projects?.length || (!!feature.project && environment.projects.includes(feature.project))).map((environment) => environment.id);
 
 /**
+ * GrowthBook's `required-approvers-missing` gate of a revision approved under `rule`: there when the
+ * rule names teams (that still exist) and no standing approval comes from a member of any of them.
+ * Reads the teams only when the rule names some.
+ */
+export async function requiredApproversGate(
+  orgId: string,
+  rule: ReviewRule | undefined,
+  revision: { reviews?: RevisionReview[] },
+  at: Pick<PublishGate, 'entityType' | 'id' | 'version'> & { requestReviewPath: string },
+): Promise<PublishGate | undefined> {
+  if (!rule?.requiredApproverTeams.length) return undefined;
+  const missing = missingApproverTeams(await teams.getMany(orgId, rule.requiredApproverTeams), revision.reviews ?? []);
+  if (!missing.length) return undefined;
+  return {
+    entityType: at.entityType,
+    id: at.id,
+    version: at.version,
+    type: 'required-approvers-missing',
+    severity: 'blocker',
+    messages: [`Requires approval from ${missing.map((team) => team.name).join(' or ')}.`],
+    override: null,
+    requiresPermission: 'bypassApprovalChecks',
+    resolution: { action: 'request-review', method: 'POST', path: at.requestReviewPath },
+  };
+}
+
+/**
  * The approval gate every change of a live flag passes (`changeLiveFeature` calls it, so v1 writes,
  * toggles, reverts and draft publishes all do). When the change from `current` to `next` needs review
  * under the organization's rules:
  * - publishing a draft (`publishes`) needs the draft approved, else 422 `publish_blocked` with
- *   GrowthBook's `approval-required` gate;
+ *   GrowthBook's `approval-required` gate, and, when the rule names required approver teams, an
+ *   approval from a member of one of them, else GrowthBook's `required-approvers-missing` gate;
  * - any other write is refused with GrowthBook's 403;
  * unless the caller may bypass approval (see `approvalBypass`), or the change is a revert and the
  * organization lets reverts bypass approval. `settings` is `approvalSettings(orgId)`.
  */
-export function assertLiveChangeAllowed(
+export async function assertLiveChangeAllowed(
   auth: Principal,
   settings: ApprovalSettings,
   change: {
@@ -58,32 +89,37 @@ export function assertLiveChangeAllowed(
     /** An earlier revision made live again: under `revertsBypassApproval` it needs no review. */
     revert?: boolean;
   },
-): void {
+): Promise<void> {
   const { current, next, environments, publishes } = change;
   const projects = current.project ? [current.project] : [];
   const rule = featureReviewRule(settings, projects);
   if (!rule?.required || (change.revert && settings.revertsBypassApproval)) return;
   const scope = featureChangeScope(fieldsOf(current), fieldsOf(next), environmentsOfFeature(current, environments));
-  if (!needsReview(rule, scope)) return;
-  if (publishes?.status === 'approved' || approvalBypass(auth, settings, projects)) return;
-  if (publishes) {
-    throw new PublishBlockedError([
-      {
-        entityType: 'feature',
-        id: current.id,
-        version: publishes.version,
-        type: 'approval-required',
-        severity: 'blocker',
-        messages: [`Requires approval before publishing (status: "${publishes.status}").`],
-        override: null,
-        requiresPermission: 'bypassApprovalChecks',
-        resolution: { action: 'request-review', method: 'POST', path: `/features/${current.id}/revisions/${publishes.version}/request-review` },
-      },
-    ]);
+  if (!needsReview(rule, scope) || approvalBypass(auth, settings, projects)) return;
+  if (!publishes) {
+    throw new ForbiddenError(
+      "This feature requires approval before changes can be published. Enable 'REST API always bypasses approval requirements' in organization settings.",
+    );
   }
-  throw new ForbiddenError(
-    "This feature requires approval before changes can be published. Enable 'REST API always bypasses approval requirements' in organization settings.",
-  );
+  const requestReviewPath = `/features/${current.id}/revisions/${publishes.version}/request-review`;
+  const gates: PublishGate[] = [];
+  if (publishes.status !== 'approved') {
+    gates.push({
+      entityType: 'feature',
+      id: current.id,
+      version: publishes.version,
+      type: 'approval-required',
+      severity: 'blocker',
+      messages: [`Requires approval before publishing (status: "${publishes.status}").`],
+      override: null,
+      requiresPermission: 'bypassApprovalChecks',
+      resolution: { action: 'request-review', method: 'POST', path: requestReviewPath },
+    });
+  }
+  // A separate gate, as GrowthBook has it: an approved draft can still lack the named team's approval.
+  const teamsGate = await requiredApproversGate(auth.orgId, rule, publishes, { entityType: 'feature', id: current.id, version: publishes.version, requestReviewPath });
+  if (teamsGate) gates.push(teamsGate);
+  if (gates.length) throw new PublishBlockedError(gates);
 }
 
 /**

@@ -16,9 +16,12 @@ import {
   undoReview,
   type RevisionLogEntry,
 } from '../domain/revision-reviews';
+import { environmentIds } from '../store/features';
 import { writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { approvalSettings, featureReviewRule } from './approvals';
-import { presentOne, projectsOf, readFeature, readRevisionOf } from './feature-revisions';
+import { armedBy, disarmed, publishOnApproval } from './auto-publish';
+import { presentOne, projectsOf, publishRevision, readFeature, readRevisionOf } from './feature-revisions';
+import { assertMayPublish } from './scheduled-publish';
 import { readableOr404 } from './read-access';
 
 /**
@@ -55,15 +58,36 @@ async function actOnRevision(auth: Principal, featureId: string, version: number
   return { live, written };
 }
 
-/** `POST /v2/features/{id}/revisions/{version}/request-review`: the draft goes to review; earlier verdicts are dropped. */
+/**
+ * Whether the caller may arm the draft to publish on approval (GrowthBook's
+ * `canEnableFeatureAutoPublishOnApproval`): the flag's approval rule allows it, and the caller may publish
+ * where the draft's publish would change the flag.
+ */
+async function mayArm(auth: Principal, live: StoredFeature, draft: StoredRevision): Promise<boolean> {
+  if (!featureReviewRule(await approvalSettings(auth.orgId), projectsOf(live))?.autopublishOnApproval) return false;
+  try {
+    await assertMayPublish(auth, live, draft, await environmentIds(auth.orgId));
+    return true;
+  } catch (error) {
+    // The schedule's authority check, reused: here a refusal means "not armed", as GrowthBook answers it, not an error.
+    if (error instanceof ForbiddenError) return false;
+    throw error;
+  }
+}
+
+/**
+ * `POST /v2/features/{id}/revisions/{version}/request-review`: the draft goes to review; earlier verdicts
+ * are dropped. `autoPublishOnApproval` arms it to publish on approval where the caller may (see `mayArm`);
+ * elsewhere it goes to review unarmed, as in GrowthBook (the answer shows whether it was armed).
+ */
 export async function postFeatureRevisionRequestReviewV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionRequestReviewV2>): UseCaseOutput<typeof contract.postFeatureRevisionRequestReviewV2> {
-  if (body?.autoPublishOnApproval) throw new InvalidInputError('Request body: [autoPublishOnApproval] publishing on approval is not supported; publish the approved revision');
   if (body?.scheduledPublishAt) throw new InvalidInputError('Request body: [scheduledPublishAt] a scheduled publish is not set with a review request');
-  const { live, written } = await actOnRevision(auth, params.id, params.version, 'manageFeatures', (revision) => {
+  const { live, written } = await actOnRevision(auth, params.id, params.version, 'manageFeatures', async (revision, feature) => {
     const state = requestReview({ status: revision.status, reviews: revision.reviews ?? [] });
     const comment = body?.comment;
+    const armed = body?.autoPublishOnApproval && (await mayArm(auth, feature, revision));
     return {
-      next: { ...revision, ...state, ...(comment !== undefined ? { comment } : {}) },
+      next: { ...(armed ? { ...revision, ...armedBy(auth) } : disarmed(revision)), ...state, ...(comment !== undefined ? { comment } : {}) },
       log: logEntry(auth, 'Review Requested', { value: comment ? { comment } : {} }),
     };
   });
@@ -72,7 +96,9 @@ export async function postFeatureRevisionRequestReviewV2({ auth, params, body }:
 
 /**
  * `POST /v2/features/{id}/revisions/{version}/submit-review`: an approval, a request for changes or a
- * comment (the default). Verdicts come from people other than the revision's author.
+ * comment (the default). Verdicts come from people other than the revision's author. An approval that
+ * leaves an armed draft approved publishes it (unless `skipAutoPublish`), in this request, through the one
+ * publish path: `autoPublished` says whether it went live (see auto-publish.ts).
  */
 export async function postFeatureRevisionSubmitReviewV2({ auth, params, body }: UseCaseInput<typeof contract.postFeatureRevisionSubmitReviewV2>): UseCaseOutput<typeof contract.postFeatureRevisionSubmitReviewV2> {
   const action = body?.action ?? 'comment';
@@ -93,7 +119,18 @@ export async function postFeatureRevisionSubmitReviewV2({ auth, params, body }: 
     );
     return { next: { ...revision, ...state }, log };
   });
-  return presentOne(auth.orgId, live, written);
+  if (action !== 'approve' || body?.skipAutoPublish) return presentOne(auth.orgId, live, written);
+  let published: StoredFeature | undefined;
+  const autoPublished = await publishOnApproval(
+    auth.orgId,
+    written,
+    async (armer) => {
+      published = await publishRevision(armer, params.id, params.version, '');
+    },
+    { featureId: params.id, version: params.version },
+  );
+  if (!published) return { ...(await presentOne(auth.orgId, live, written)), ...(autoPublished === false ? { autoPublished } : {}) };
+  return { ...(await presentOne(auth.orgId, published, await readRevisionOf(auth.orgId, params.id, params.version))), autoPublished: true };
 }
 
 /** `POST /v2/features/{id}/revisions/{version}/recall-review`: back to a plain draft; the cycle's verdicts no longer count. */

@@ -160,8 +160,16 @@ export const deleteFeatureRevisionRuleRampSchedule = inV1(({ body, ...input }: U
   return edits.deleteFeatureRevisionRuleRampScheduleV2({ ...input, body: rest });
 });
 export const postFeatureRevisionRequestReview = inV1(reviews.postFeatureRevisionRequestReviewV2);
-/** v2's answer has no `autoPublished` (Switchyard never publishes on approval), so v1's has none either. */
-export const postFeatureRevisionSubmitReview = inV1(reviews.postFeatureRevisionSubmitReviewV2);
+/** v2's review, answered in v1's shape with v2's `autoPublished` (whether an armed draft went live on this approval). */
+export async function postFeatureRevisionSubmitReview({
+  auth,
+  params,
+  body,
+  query,
+}: UseCaseInput<typeof contract.postFeatureRevisionSubmitReview>): UseCaseOutput<typeof contract.postFeatureRevisionSubmitReview> {
+  const { revision, autoPublished } = await reviews.postFeatureRevisionSubmitReviewV2({ auth, params, body, query });
+  return { ...(await presentOneV1(auth.orgId, revision.featureId, revision.version)), ...(autoPublished !== undefined ? { autoPublished } : {}) };
+}
 
 /** `POST /v1/features/{id}/revisions/{version}/rules`: v2's rule add, the rule placed in the one environment v1 names. */
 export const postFeatureRevisionRuleAdd = inV1(async ({ body: { environment, rule, ...rest }, ...input }: UseCaseInput<typeof contract.postFeatureRevisionRuleAdd>) => {

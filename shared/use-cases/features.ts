@@ -105,7 +105,7 @@ export async function decideLiveChange(
   if (sameContent(current.entity, next) && !publishes) return { read };
   await assertNotLockedByRamp(auth, current.entity);
   assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-  assertLiveChangeAllowed(auth, approvals, { current: current.entity, next, environments: all, publishes, revert });
+  await assertLiveChangeAllowed(auth, approvals, { current: current.entity, next, environments: all, publishes, revert });
   return { change: { current, next, author, publishes, log }, also, read };
 }
 
@@ -156,6 +156,8 @@ export async function postFeature({ auth, body }: UseCaseInput<typeof contract.p
   const defaultStates = Object.fromEntries(all.map((environment) => [environment.id, environment.defaultState]));
   const content = await newFeature(body, { environments: ids, owner, defaultStates });
   assertCan(auth, 'manageFeatures', projectsOf(content));
+  // Publishing where it starts on is all a new flag needs: approval rules do not gate a creation, as in
+  // GrowthBook (a new flag has no earlier state to review a change against).
   assertCan(auth, 'publishFeatures', projectsOf(content), publishedEnvironments(undefined, content, ids));
   const read = await assertReferencesValid(auth.orgId, content);
   const author = authorOf(auth, 'Created via the REST API');

@@ -3,7 +3,7 @@ import type { SavedGroup } from '../contracts/saved-groups';
 import type { UseCaseInput, UseCaseOutput } from '../contracts/spec';
 import { ConflictError, ForbiddenError, InvalidInputError, NotFoundError, PublishBlockedError, UnresolvedConflictError } from '../errors';
 import { newId } from '../ids';
-import { assertCan, canRead, type Principal } from '../permissions';
+import { assertCan, can, canRead, type Principal } from '../permissions';
 import { tableName } from '../db/client';
 import { keys } from '../db/keys';
 import { retryOnConflict } from '../db/optimistic';
@@ -47,7 +47,8 @@ import { assertProjectsExist } from '../store/projects';
 import { matches } from '../store/revisions';
 import { savedGroupRevisions as store } from '../store/saved-group-revisions';
 import { savedGroups } from '../store/saved-groups';
-import { approvalBypass, approvalSettings } from './approvals';
+import { approvalBypass, approvalSettings, requiredApproversGate } from './approvals';
+import { armedBy, disarmed, publishOnApproval } from './auto-publish';
 import { contributorsAfter } from './feature-revisions';
 import { skipPaginationAllowed } from './features';
 import { readableBy, readableOr404 } from './read-access';
@@ -663,11 +664,23 @@ export async function publishSavedGroupDraft(auth: Principal, groupId: string, v
     const next = withGroupFields(live.entity, outcome.merged);
     // A move to other projects lands the group there: the caller must manage them too.
     assertCan(auth, MANAGE, projectsOf(next));
+    const settings = await approvalSettings(auth.orgId);
+    // GrowthBook's separate gate: an approved draft can still lack the approval of a required team.
+    const teams = await requiredApproversGate(auth.orgId, groupReviewRule(settings, projectsOf(live.entity)), draft, {
+      entityType: 'saved-group',
+      id: groupId,
+      version: draft.version,
+      requestReviewPath: `/saved-groups-revisions/${groupId}/${draft.version}/request-review`,
+    });
     const approval = approvalGate(
       auth,
-      await approvalSettings(auth.orgId),
-      { before: live.entity, after: next, approved: draft.status === 'approved' },
-      () => approvalRequired(groupId, draft.version, shownStatus(draft.status)),
+      settings,
+      { before: live.entity, after: next, approved: draft.status === 'approved' && !teams },
+      () =>
+        new PublishBlockedError([
+          ...(draft.status === 'approved' ? [] : approvalRequired(groupId, draft.version, shownStatus(draft.status)).gates),
+          ...(teams ? [teams] : []),
+        ]),
     );
     const bypassedGates = [...approval, ...(await archiveGate(auth, live.entity, next, options.ignoreWarnings))];
     const update = savedGroups.prepareUpdate(auth.orgId, live, next);
@@ -737,7 +750,9 @@ const withoutSchedule = (revision: StoredSavedGroupRevision): StoredSavedGroupRe
     scheduledPublishLockEdits: _edits,
     scheduledPublishLockOthers: _others,
     scheduledPublishBypassApproval: _bypass,
+    autoPublishOnApproval: _armed,
     autoPublishEnabledBy: _by,
+    scheduledPublishKeyId: _key,
     ...rest
   } = revision;
   return rest;
@@ -935,21 +950,20 @@ function reviewerOf(auth: Principal): string {
 }
 
 /**
- * `POST .../{version}/request-review`: a draft goes to review. Publishing on approval
- * (`autoPublishOnApproval`) needs the organization's auto-publish setting, which is not served yet: refused.
+ * `POST .../{version}/request-review`: a draft goes to review. `autoPublishOnApproval` arms it to publish
+ * on approval (see auto-publish.ts) where the group's approval rule allows it and the caller may also
+ * manage the projects the draft moves the group to; elsewhere it goes to review unarmed, as in GrowthBook.
  */
 export async function postSavedGroupRevisionRequestReview({
   auth,
   params,
   body,
 }: UseCaseInput<typeof contract.postSavedGroupRevisionRequestReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionRequestReview> {
-  if (body.autoPublishOnApproval) {
-    throw new InvalidInputError(
-      'Request body: [autoPublishOnApproval] publishing on approval needs the organization setting auto-publish-on-approval, which is not available',
-    );
-  }
+  const allowed =
+    !!body.autoPublishOnApproval &&
+    !!groupReviewRule(await approvalSettings(auth.orgId), projectsOf((await readGroup(auth.orgId, params.savedGroupId)).entity))?.autopublishOnApproval;
   return moveRevision(auth, params.savedGroupId, params.version, (revision) => ({
-    ...revision,
+    ...(allowed && can(auth, MANAGE, revision.proposed.projects ?? []) ? { ...revision, ...armedBy(auth) } : disarmed(revision)),
     ...requestReview(reviewState(revision)),
     activityLog: [...revision.activityLog, logEntry(auth, 'review-requested')],
   }));
@@ -958,7 +972,8 @@ export async function postSavedGroupRevisionRequestReview({
 /**
  * `POST .../{version}/submit-review`: an approval or a request for changes from a person who may edit
  * the group and is not the draft's author (the status follows every standing verdict); a comment is
- * logged and changes nothing.
+ * logged and changes nothing. An approval that leaves an armed draft approved publishes it (unless
+ * `skipAutoPublish`) through `publishSavedGroupDraft`: `autoPublished` says whether it went live.
  */
 export async function postSavedGroupRevisionSubmitReview({
   auth,
@@ -969,11 +984,23 @@ export async function postSavedGroupRevisionSubmitReview({
   const action = { approve: 'approved', 'request-changes': 'requested-changes', comment: 'commented' } as const;
   const [group, settings] = await Promise.all([readGroup(auth.orgId, params.savedGroupId), approvalSettings(auth.orgId)]);
   const blockSelfApproval = !!groupReviewRule(settings, projectsOf(group.entity))?.blockSelfApproval;
-  return moveRevision(auth, params.savedGroupId, params.version, (revision) => {
+  const reviewed = await moveRevision(auth, params.savedGroupId, params.version, (revision) => {
     if (body.decision !== 'comment') assertOpen(revision, 'review');
     const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision, { blockSelfApproval });
     return { ...revision, ...next, activityLog: [...revision.activityLog, logEntry(auth, action[body.decision], body.comment)] };
   });
+  if (body.decision !== 'approve' || body.skipAutoPublish) return reviewed;
+  let published: StoredSavedGroupRevision | undefined;
+  const autoPublished = await publishOnApproval(
+    auth.orgId,
+    await readRevisionOf(auth.orgId, params.savedGroupId, params.version),
+    async (armer) => {
+      published = (await publishSavedGroupDraft(armer, params.savedGroupId, params.version)).revision;
+    },
+    { savedGroupId: params.savedGroupId, version: params.version },
+  );
+  if (published) return { ...presentOne(published), autoPublished: true };
+  return { ...reviewed, ...(autoPublished === false ? { autoPublished } : {}) };
 }
 
 /** `POST .../{version}/recall-review`: a revision in review back to `draft`, its verdicts cleared. */

@@ -41,7 +41,7 @@ function scheduledDate(value: string | null): string | undefined {
  * access in the environments the publish would change (every environment when the draft does not
  * merge), in the feature's project and in the one the draft moves it to.
  */
-async function assertMayPublish(auth: Principal, live: StoredFeature, draft: StoredRevision, ids: string[]): Promise<void> {
+export async function assertMayPublish(auth: Principal, live: StoredFeature, draft: StoredRevision, ids: string[]): Promise<void> {
   const { outcome } = await mergeOf(auth.orgId, live, draft);
   const environments = outcome.success ? publishedEnvironments(live, withFields(live, outcome.merged), ids) : ids;
   assertCan(auth, 'publishFeatures', projectsOf(live), environments);
@@ -114,7 +114,7 @@ const claim = (boundary: DueBoundary): TransactionOp => ({ ...prepareClaim(bound
  * The principal an armed publish runs as: the key that armed it, read again now (a personal access
  * token with its member's current roles), so authority lost since is lost for the publish too.
  */
-async function armerOf(orgId: string, revision: StoredRevision): Promise<Principal> {
+export async function armerOf(orgId: string, revision: Pick<StoredRevision, 'scheduledPublishKeyId'>): Promise<Principal> {
   const key = revision.scheduledPublishKeyId ? (await listApiKeys(orgId)).find((candidate) => candidate.id === revision.scheduledPublishKeyId) : undefined;
   const principal = key ? await principalOfKey(key) : undefined;
   if (!principal) throw new Error('enabling user could not be resolved');

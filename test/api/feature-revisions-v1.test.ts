@@ -293,7 +293,7 @@ describe('refused v1 edits', () => {
     ['a holdout without its value', 'PUT', '/holdout', { holdout: { id: 'hld_x' } }, 400, /holdout\.value/],
     ['a ramp schedule with a start state', 'PUT', '/rules/fr_vip/ramp-schedule', { name: 'r', startState: {} }, 400, /startState/],
     ['removing a ramp a rule does not have', 'DELETE', '/rules/fr_vip/ramp-schedule', {}, 404, /fr_vip/],
-    ['a review request publishing on approval', 'POST', '/request-review', { autoPublishOnApproval: true }, 400, /autoPublishOnApproval/],
+    ['a review request arming with a non-boolean', 'POST', '/request-review', { autoPublishOnApproval: 'yes' }, 400, /autoPublishOnApproval/],
     ['a review with an unknown action', 'POST', '/submit-review', { action: 'shrug' }, 400, /action/],
   ])('refuses %s, and leaves the draft as it was', async (_name, method, path, body, status, message) => {
     const id = await newFeature();

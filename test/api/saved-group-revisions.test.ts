@@ -440,11 +440,12 @@ describe('reviews', () => {
       v1('POST', `${path}/submit-review`, { decision: 'approve' }, other),
       v1('POST', `${path}/recall-review`, {}),
       v1('POST', `${path}/undo-review`, {}, other),
-      v1('POST', `${path}/request-review`, { autoPublishOnApproval: true }),
+      v1('POST', `${path}/request-review`, { autoPublishOnApproval: 'yes' }),
       v1('POST', `${path}/submit-review`, { decision: 'maybe' }, other),
     ]);
 
     expect(responses.map((r) => r.status)).toEqual([400, 400, 400, 400, 400]);
+    expect(responses[3]!.body.message).toMatch(/autoPublishOnApproval/);
     expect(responses[4]!.body.message).toMatch(/decision/);
     const after = (await ok(v1('GET', path))).revision;
     expect(after).toMatchObject({ status: 'draft', reviews: [], dateUpdated: draft.dateUpdated });
