@@ -45,6 +45,10 @@ export type StoredSavedGroupRevision = RevisionRecord & {
   scheduledPublishAttempts?: number;
   scheduledPublishLastError?: string;
   scheduledPublishGaveUpAt?: string;
+  /** The key that armed the scheduled publish: the publish runs as it, its authority read again when it fires. */
+  scheduledPublishKeyId?: string;
+  /** When a failed scheduled publish is tried again (its boundary's date). */
+  scheduledPublishNextAttemptAt?: string;
 };
 
 /** The revision fields of a saved group as it is (absent ones as GrowthBook defaults them). */

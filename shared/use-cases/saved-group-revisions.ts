@@ -51,6 +51,9 @@ import { approvalBypass, approvalSettings } from './approvals';
 import { contributorsAfter } from './feature-revisions';
 import { skipPaginationAllowed } from './features';
 import { readableBy, readableOr404 } from './read-access';
+import { pendingAt } from './scheduled-publish';
+import { prepareSavedGroupRevisionEvent } from './saved-group-revision-events';
+import { preparePublishBoundary } from '../store/schedule-boundaries';
 
 /**
  * Saved-group revisions (GrowthBook 5's `/saved-groups-revisions`) on the revision engine: drafts
@@ -648,41 +651,63 @@ async function archiveGate(auth: Principal, before: SavedGroup, after: SavedGrou
  * is no conflict, else 409 with the conflicts. The one publish path: the endpoint, and a scheduled
  * publish, call it. Answers the revision as published and the gates bypassed.
  */
-export async function publishSavedGroupDraft(auth: Principal, groupId: string, version: number, options: { ignoreWarnings?: boolean } = {}) {
+export async function publishSavedGroupDraft(auth: Principal, groupId: string, version: number, options: GroupPublishOptions = {}) {
   return retryOnConflict(async () => {
-    const [live, draft, open] = await Promise.all([
-      readGroup(auth.orgId, groupId),
-      readRevisionOf(auth.orgId, groupId, version),
-      store.latest(auth.orgId, groupId, Infinity, openStatuses),
-    ]);
-    assertCan(auth, MANAGE, projectsOf(live.entity));
-    assertOpen(draft, 'publish');
-    assertNotLockedByOthers(groupId, version, open);
-    const outcome = mergeGroup(live.entity, draft);
-    if (!outcome.success) throw mergeConflictError('Merge conflicts exist — rebase before publishing', outcome.conflicts);
-    const next = withGroupFields(live.entity, outcome.merged);
-    // A move to other projects lands the group there: the caller must manage them too.
-    assertCan(auth, MANAGE, projectsOf(next));
-    const approval = approvalGate(
-      auth,
-      await approvalSettings(auth.orgId),
-      { before: live.entity, after: next, approved: draft.status === 'approved' },
-      () => approvalRequired(groupId, draft.version, shownStatus(draft.status)),
-    );
-    const bypassedGates = [...approval, ...(await archiveGate(auth, live.entity, next, options.ignoreWarnings))];
-    const update = savedGroups.prepareUpdate(auth.orgId, live, next);
-    const now = new Date().toISOString();
-    const { written, ...revisionOp } = store.prepareWrite(auth.orgId, draft, {
-      ...withoutSchedule(draft),
-      status: 'published',
-      base: live.entity,
-      proposed: outcome.merged,
-      resolution: { action: 'merged', userId: by(auth), dateCreated: now },
-      activityLog: [...draft.activityLog, logEntry(auth, 'merged')],
-    });
-    await transact([update, revisionOp, prepareTouch(auth.orgId, groupId)]);
-    return { revision: written, bypassedGates };
+    const { ops, touch, revision, bypassedGates } = await decideGroupPublish(auth, groupId, version, options);
+    await transact([...ops, touch]);
+    return { revision, bypassedGates };
   });
+}
+
+/** What a saved group's publish brings besides the draft. */
+export interface GroupPublishOptions {
+  ignoreWarnings?: boolean;
+  /** A scheduled publish's claim of its boundary, in place of the removal of the draft's pending boundary. */
+  claim?: TransactionOp;
+  /** GrowthBook's `bulkPublishId` of a release, on the published event. */
+  bulkPublishId?: string;
+}
+
+/**
+ * The decision of a saved group's publish, as read now: the writes (`ops`, conditional on the group
+ * and the draft as read; `touch`, the payload's references version, apart so a release writes each
+ * once), the revision as it will be stored and the gates bypassed. Throws what stops the publish.
+ */
+export async function decideGroupPublish(auth: Principal, groupId: string, version: number, options: GroupPublishOptions = {}) {
+  const [live, draft, open] = await Promise.all([
+    readGroup(auth.orgId, groupId),
+    readRevisionOf(auth.orgId, groupId, version),
+    store.latest(auth.orgId, groupId, Infinity, openStatuses),
+  ]);
+  assertCan(auth, MANAGE, projectsOf(live.entity));
+  assertOpen(draft, 'publish');
+  assertNotLockedByOthers(groupId, version, open);
+  const outcome = mergeGroup(live.entity, draft);
+  if (!outcome.success) throw mergeConflictError('Merge conflicts exist — rebase before publishing', outcome.conflicts);
+  const next = withGroupFields(live.entity, outcome.merged);
+  // A move to other projects lands the group there: the caller must manage them too.
+  assertCan(auth, MANAGE, projectsOf(next));
+  const approval = approvalGate(
+    auth,
+    await approvalSettings(auth.orgId),
+    { before: live.entity, after: next, approved: draft.status === 'approved' },
+    () => approvalRequired(groupId, draft.version, shownStatus(draft.status)),
+  );
+  const bypassedGates = [...approval, ...(await archiveGate(auth, live.entity, next, options.ignoreWarnings))];
+  const update = savedGroups.prepareUpdate(auth.orgId, live, next);
+  const now = new Date().toISOString();
+  const { written, ...revisionOp } = store.prepareWrite(auth.orgId, draft, {
+    ...withoutSchedule(draft),
+    status: 'published',
+    base: live.entity,
+    proposed: outcome.merged,
+    resolution: { action: 'merged', userId: by(auth), dateCreated: now },
+    activityLog: [...draft.activityLog, logEntry(auth, 'merged')],
+  });
+  // The draft's pending scheduled publish goes with it: removed, or claimed by the run that fires it.
+  const boundary = options.claim ? [options.claim] : preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(draft));
+  const published = prepareSavedGroupRevisionEvent(auth.orgId, 'published', written, options.bulkPublishId ? { bulkPublishId: options.bulkPublishId } : {});
+  return { ops: [update, revisionOp, ...boundary, published], touch: prepareTouch(auth.orgId, groupId), revision: written, bypassedGates };
 }
 
 /** Refuses a publish while another open revision of the group is scheduled with `lockOthers` (GrowthBook's pending-schedule guard). */
@@ -726,18 +751,24 @@ async function moveRevision(
   const written = await retryOnConflict(async () => {
     const [live, revision] = await Promise.all([readGroup(auth.orgId, groupId), readRevisionOf(auth.orgId, groupId, version)]);
     assertCan(auth, MANAGE, projectsOf(live.entity));
-    return store.write(auth.orgId, revision, move(revision));
+    const { written, ...op } = store.prepareWrite(auth.orgId, revision, move(revision));
+    // A move that arms, re-dates, cancels or discards a scheduled publish moves its boundary in the same transaction.
+    await transact([op, ...preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(revision), pendingAt(written))]);
+    return written;
   });
   return presentOne(written);
 }
 
-const withoutSchedule = (revision: StoredSavedGroupRevision): StoredSavedGroupRevision => {
+/** The draft without its scheduled-publish fields. */
+export const withoutSchedule = (revision: StoredSavedGroupRevision): StoredSavedGroupRevision => {
   const {
     scheduledPublishAt: _at,
     scheduledPublishLockEdits: _edits,
     scheduledPublishLockOthers: _others,
     scheduledPublishBypassApproval: _bypass,
     autoPublishEnabledBy: _by,
+    scheduledPublishKeyId: _key,
+    scheduledPublishNextAttemptAt: _next,
     ...rest
   } = revision;
   return rest;
@@ -854,6 +885,7 @@ export async function postSavedGroupRevisionSchedulePublish({
       ...(body.lockOthers ? { scheduledPublishLockOthers: true } : {}),
       ...(body.bypassApproval ? { scheduledPublishBypassApproval: true } : {}),
       autoPublishEnabledBy: by(auth),
+      scheduledPublishKeyId: auth.keyId,
       scheduledPublishAttempts: 0,
       activityLog: [
         ...revision.activityLog,
