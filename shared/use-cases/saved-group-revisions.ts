@@ -52,7 +52,8 @@ import { contributorsAfter } from './feature-revisions';
 import { skipPaginationAllowed } from './features';
 import { readableBy, readableOr404 } from './read-access';
 import { pendingAt } from './scheduled-publish';
-import { prepareSavedGroupRevisionEvent } from './saved-group-revision-events';
+import { prepareSavedGroupRevisionEvent, type SavedGroupRevisionEventName } from './saved-group-revision-events';
+import { eventReviewer } from './revision-events';
 import { preparePublishBoundary } from '../store/schedule-boundaries';
 
 /**
@@ -159,7 +160,8 @@ function createRevision(
       newest = 1;
     }
     const { record, ops: more } = make(group, newest + 1);
-    await transact([...ops, store.prepareCreate(auth.orgId, record), ...(more ?? [unchanged(auth.orgId, group)])]);
+    const created = record.status === 'draft' ? [prepareSavedGroupRevisionEvent(auth.orgId, 'created', record)] : [];
+    await transact([...ops, store.prepareCreate(auth.orgId, record), ...(more ?? [unchanged(auth.orgId, group)]), ...created]);
     return record;
   });
 }
@@ -213,7 +215,10 @@ async function editDraft(
       contributors: contributorsAfter(draft, auth),
       activityLog: changed ? [...draft.activityLog, logEntry(auth, 'updated', change)] : draft.activityLog,
     };
-    return store.write(auth.orgId, draft, next);
+    const { written, ...op } = store.prepareWrite(auth.orgId, draft, next);
+    const updated = changed ? [prepareSavedGroupRevisionEvent(auth.orgId, 'updated', written, { change: change === 'archived' ? 'archive' : change })] : [];
+    await transact([op, ...updated]);
+    return written;
   });
   return presentOne(written);
 }
@@ -565,7 +570,7 @@ export async function postSavedGroupRevisionRebase({
     };
     // The base moves with the live group: conditional on it as read, so the draft never records a base that never was.
     const { written, ...op } = store.prepareWrite(auth.orgId, draft, next);
-    await transact([op, unchanged(auth.orgId, live)]);
+    await transact([op, unchanged(auth.orgId, live), prepareSavedGroupRevisionEvent(auth.orgId, 'rebased', written)]);
     return written;
   });
   return presentOne(written);
@@ -706,8 +711,14 @@ export async function decideGroupPublish(auth: Principal, groupId: string, versi
   });
   // The draft's pending scheduled publish goes with it: removed, or claimed by the run that fires it.
   const boundary = options.claim ? [options.claim] : preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(draft));
-  const published = prepareSavedGroupRevisionEvent(auth.orgId, 'published', written, options.bulkPublishId ? { bulkPublishId: options.bulkPublishId } : {});
-  return { ops: [update, revisionOp, ...boundary, published], touch: prepareTouch(auth.orgId, groupId), revision: written, bypassedGates };
+  const bulk = options.bulkPublishId ? { bulkPublishId: options.bulkPublishId } : {};
+  // A revert that waited for review lands now: reported as a revert too, as GrowthBook does.
+  const revertedTo = draft.revertedFrom ? (await store.latest(auth.orgId, groupId, Infinity)).find((revision) => revision.id === draft.revertedFrom) : undefined;
+  const events = [
+    prepareSavedGroupRevisionEvent(auth.orgId, 'published', written, bulk),
+    ...(draft.revertedFrom ? [prepareSavedGroupRevisionEvent(auth.orgId, 'reverted', written, { ...bulk, ...(revertedTo ? { revertedToVersion: revertedTo.version } : {}) })] : []),
+  ];
+  return { ops: [update, revisionOp, ...boundary, ...events], touch: prepareTouch(auth.orgId, groupId), revision: written, bypassedGates };
 }
 
 /** Refuses a publish while another open revision of the group is scheduled with `lockOthers` (GrowthBook's pending-schedule guard). */
@@ -747,13 +758,18 @@ async function moveRevision(
   groupId: string,
   version: number,
   move: (revision: StoredSavedGroupRevision) => StoredSavedGroupRevision,
+  event?: { name: SavedGroupRevisionEventName; extra?: Record<string, unknown> },
 ) {
   const written = await retryOnConflict(async () => {
     const [live, revision] = await Promise.all([readGroup(auth.orgId, groupId), readRevisionOf(auth.orgId, groupId, version)]);
     assertCan(auth, MANAGE, projectsOf(live.entity));
     const { written, ...op } = store.prepareWrite(auth.orgId, revision, move(revision));
     // A move that arms, re-dates, cancels or discards a scheduled publish moves its boundary in the same transaction.
-    await transact([op, ...preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(revision), pendingAt(written))]);
+    await transact([
+      op,
+      ...preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(revision), pendingAt(written)),
+      ...(event ? [prepareSavedGroupRevisionEvent(auth.orgId, event.name, written, event.extra)] : []),
+    ]);
     return written;
   });
   return presentOne(written);
@@ -787,7 +803,7 @@ export async function postSavedGroupRevisionDiscard({
       resolution: { action: 'discarded', userId: by(auth), dateCreated: new Date().toISOString() },
       activityLog: [...revision.activityLog, logEntry(auth, 'discarded', body.reason)],
     };
-  });
+  }, { name: 'discarded' });
 }
 
 /** `POST .../{version}/reopen`: a discarded revision back to `draft`, its verdicts cleared. */
@@ -800,7 +816,7 @@ export async function postSavedGroupRevisionReopen({
       throw new InvalidInputError(`Only discarded revisions can be reopened (status is "${shownStatus(revision.status)}")`);
     const { resolution: _resolution, ...open } = reopened(revision);
     return { ...open, activityLog: [...revision.activityLog, logEntry(auth, 'reopened')] };
-  });
+  }, { name: 'reopened' });
 }
 
 /**
@@ -854,7 +870,8 @@ export async function postSavedGroupRevisionRevert({
       resolution: { action: 'merged', userId: by(auth), dateCreated: new Date().toISOString() },
       activityLog: [logEntry(auth, 'created'), logEntry(auth, 'merged')],
     });
-    return { record, ops: [savedGroups.prepareUpdate(auth.orgId, group, next), prepareTouch(auth.orgId, group.entity.id)] };
+    const reverted = prepareSavedGroupRevisionEvent(auth.orgId, 'reverted', record, { revertedToVersion: target.version });
+    return { record, ops: [savedGroups.prepareUpdate(auth.orgId, group, next), prepareTouch(auth.orgId, group.entity.id), reverted] };
   });
   return { ...presentOne(published), ...(bypassedGates.length ? { bypassedGates } : {}) };
 }
@@ -984,7 +1001,7 @@ export async function postSavedGroupRevisionRequestReview({
     ...revision,
     ...requestReview(reviewState(revision)),
     activityLog: [...revision.activityLog, logEntry(auth, 'review-requested')],
-  }));
+  }), { name: 'reviewRequested' });
 }
 
 /**
@@ -1001,11 +1018,14 @@ export async function postSavedGroupRevisionSubmitReview({
   const action = { approve: 'approved', 'request-changes': 'requested-changes', comment: 'commented' } as const;
   const [group, settings] = await Promise.all([readGroup(auth.orgId, params.savedGroupId), approvalSettings(auth.orgId)]);
   const blockSelfApproval = !!groupReviewRule(settings, projectsOf(group.entity))?.blockSelfApproval;
+  // GrowthBook's review events: an empty comment reports nothing.
+  const name = ({ approve: 'approved', 'request-changes': 'changesRequested', comment: 'commented' } as const)[body.decision];
+  const event = body.decision !== 'comment' || body.comment ? { name, extra: { reviewer: await eventReviewer(auth), reviewComment: body.comment ?? null } } : undefined;
   return moveRevision(auth, params.savedGroupId, params.version, (revision) => {
     if (body.decision !== 'comment') assertOpen(revision, 'review');
     const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision, { blockSelfApproval });
     return { ...revision, ...next, activityLog: [...revision.activityLog, logEntry(auth, action[body.decision], body.comment)] };
-  });
+  }, event);
 }
 
 /** `POST .../{version}/recall-review`: a revision in review back to `draft`, its verdicts cleared. */
