@@ -4,6 +4,7 @@ import { openStatuses } from '../domain/revisions';
 import type { StoredSavedGroupRevision } from '../domain/saved-group-revisions';
 import { logger } from '../logger';
 import { savedGroupRevisions as store } from '../store/saved-group-revisions';
+import { savedGroups } from '../store/saved-groups';
 import { preparePublishBoundary, type DueBoundary, type GroupPublish } from '../store/schedule-boundaries';
 import { prepareSavedGroupRevisionEvent } from './saved-group-revision-events';
 import { publishSavedGroupDraft, withoutSchedule } from './saved-group-revisions';
@@ -26,8 +27,12 @@ const stillPending = (revision: StoredSavedGroupRevision | undefined, boundary: 
 export async function fireScheduledGroupPublish(boundary: GroupBoundary, now: Date): Promise<ScheduledPublishOutcome> {
   if (boundary.at > now.toISOString()) return 'not-due';
   const { orgId, groupPublish } = boundary;
-  const revision = await store.read(orgId, groupPublish.savedGroupId, groupPublish.version);
-  if (!stillPending(revision, boundary)) return settleStale(boundary);
+  const [revision, group] = await Promise.all([
+    store.read(orgId, groupPublish.savedGroupId, groupPublish.version),
+    savedGroups.read(orgId, groupPublish.savedGroupId),
+  ]);
+  // A group deleted since has nothing to publish into: its schedule is let go, as GrowthBook cancels it.
+  if (!stillPending(revision, boundary) || !group) return settleStale(boundary);
   try {
     const armer = await armerOf(orgId, revision);
     await publishSavedGroupDraft(armer, groupPublish.savedGroupId, groupPublish.version, { claim: claim(boundary) });

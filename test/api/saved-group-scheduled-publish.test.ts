@@ -183,6 +183,19 @@ describe('nothing left to fire', () => {
     expect(await liveValues(groupId)).toEqual(liveBefore);
     expect((await eventsOf(groupId)).filter((event) => event.event === 'savedGroup.revision.published')).toHaveLength(name === 'published by hand' ? 1 : 0);
   });
+
+  it('lets the schedule of a deleted group go without publishing or retrying', async () => {
+    const { groupId, featureId, version } = await groupWithDraft();
+    await ok(schedule(groupId, version, { scheduledPublishAt: at(25) }));
+    await ok(v1('DELETE', `/features/${featureId}`));
+    await ok(v1('DELETE', `/saved-groups/${groupId}`));
+
+    const outcome = await fireScheduledGroupPublish({ orgId: org.orgId, at: at(25), groupPublish: { savedGroupId: groupId, version } }, after(at(25)));
+
+    expect(outcome).toBe('stale');
+    expect(await dueFor(groupId)).toEqual([]);
+    expect((await v1('GET', `/saved-groups/${groupId}`)).status).toBe(404);
+  });
 });
 
 describe('retrying and giving up', () => {
