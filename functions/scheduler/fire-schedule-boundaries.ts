@@ -3,6 +3,7 @@ import { fireExperimentStart } from '../../shared/store/experiment-schedule';
 import { claimScheduleBoundary, dueScheduleBoundaries, putScheduleBoundary, type DueBoundary } from '../../shared/store/schedule-boundaries';
 import { touchSdkPayloads } from '../../shared/payload/write';
 import { fireScheduledPublish } from '../../shared/use-cases/scheduled-publish';
+import { fireScheduledGroupPublish } from '../../shared/use-cases/saved-group-scheduled-publish';
 
 /**
  * Fires the schedule boundaries that are due: a scheduled rule turned on or off at that moment, so
@@ -10,7 +11,8 @@ import { fireScheduledPublish } from '../../shared/use-cases/scheduled-publish';
  * clock; firing bumps the stored payloads' version and date, so every cache keyed on them refreshes.
  * Each boundary is claimed by one run only (a conditional delete), so it bumps the payloads once.
  * The boundary of a staged experiment start starts the experiment, in the transaction that claims it;
- * the boundary of a draft's scheduled publish publishes the draft, likewise (use-cases/scheduled-publish.ts).
+ * the boundary of a draft's scheduled publish publishes the draft, likewise (use-cases/scheduled-publish.ts,
+ * use-cases/saved-group-scheduled-publish.ts for a saved group's).
  */
 
 export interface FireResult {
@@ -35,8 +37,8 @@ export async function fireDueBoundaries(options: { now?: Date; limit?: number } 
       await fireStart({ ...boundary, experimentId: boundary.experimentId }, now, result);
       continue;
     }
-    if (boundary.publish) {
-      await firePublish({ ...boundary, publish: boundary.publish }, now, result);
+    if (boundary.publish || boundary.groupPublish) {
+      await firePublish(boundary, now, result);
       continue;
     }
     if (!(await claimScheduleBoundary(boundary))) {
@@ -75,16 +77,18 @@ async function fireStart(boundary: DueBoundary & { experimentId: string }, now: 
 }
 
 /**
- * Fires one scheduled publish; a failed publish is recorded on its draft (retried later or given up)
- * and counts as fired; an error past that leaves the boundary in place for the next run.
+ * Fires one scheduled publish (a feature draft's or a saved-group draft's); a failed publish is
+ * recorded on its draft (retried later or given up) and counts as fired; an error past that leaves
+ * the boundary in place for the next run.
  */
-async function firePublish(boundary: DueBoundary & { publish: { featureId: string; version: number } }, now: Date, result: FireResult): Promise<void> {
+async function firePublish(boundary: DueBoundary, now: Date, result: FireResult): Promise<void> {
   try {
-    const outcome = await fireScheduledPublish(boundary, now);
+    const { publish, groupPublish } = boundary;
+    const outcome = publish ? await fireScheduledPublish({ ...boundary, publish }, now) : await fireScheduledGroupPublish({ ...boundary, groupPublish: groupPublish! }, now);
     if (outcome === 'taken') result.skipped += 1;
     else if (outcome !== 'not-due') result.fired += 1;
   } catch (error) {
-    logger.error('A scheduled publish could not be fired; the next run tries again', { orgId: boundary.orgId, ...boundary.publish, error });
+    logger.error('A scheduled publish could not be fired; the next run tries again', { orgId: boundary.orgId, ...(boundary.publish ?? boundary.groupPublish), error });
     result.failed += 1;
   }
 }

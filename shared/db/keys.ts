@@ -189,6 +189,13 @@ export const keys = {
     PK: orgPk(orgId),
     SK: `SCHEDULE_BOUNDARY#${at}#FEATURE_REVISION#${featureId}#${version}`,
   }),
+  /** The boundary at which a saved-group draft's scheduled publish fires (one per revision and attempt date). */
+  savedGroupRevisionPublishBoundary: (orgId: string, at: string, savedGroupId: string, version: number): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: `SCHEDULE_BOUNDARY#${at}#SAVED_GROUP_REVISION#${savedGroupId}#${version}`,
+  }),
+  /** Whether a boundary's sort key (always in the due index, as a table key) is a saved-group draft's publish. */
+  isSavedGroupRevisionPublishBoundary: (sk: string) => sk.includes('#SAVED_GROUP_REVISION#'),
   /** The watch on a running snapshot, deleted when the snapshot ends. */
   snapshotWatch: (orgId: string, snapshotId: string): ItemKey => ({ PK: orgPk(orgId), SK: `SNAPSHOT_WATCH#${snapshotId}` }),
   /** The partition of GSI2 holding the watches of running snapshots, sorted by deadline. */

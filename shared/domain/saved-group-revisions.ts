@@ -2,7 +2,15 @@ import type { SavedGroup } from '../contracts/saved-groups';
 import type { ActivityAction, SavedGroupRevision, SavedGroupRevisionStatus } from '../contracts/saved-group-revisions';
 import { InvalidInputError } from '../errors';
 import { fromSavedGroupRule, ruleFor, type ApprovalSettings, type ChangeScope, type ReviewRule } from './revision-reviews';
-import { changedFields, mergeFlat, openStatuses, type FieldConflict, type FieldStrategy, type RevisionRecord, type RevisionStatus } from './revisions';
+import {
+  changedFields,
+  mergeFlat,
+  openStatuses,
+  type FieldConflict,
+  type FieldStrategy,
+  type RevisionRecord,
+  type RevisionStatus,
+} from './revisions';
 
 /**
  * Saved groups' part of the revision engine: the fields a revision holds, the merge over them
@@ -12,7 +20,9 @@ import { changedFields, mergeFlat, openStatuses, type FieldConflict, type FieldS
 
 /** The fields of a saved group a revision changes. */
 export const SAVED_GROUP_FIELDS = ['name', 'owner', 'description', 'projects', 'condition', 'values', 'archived'] as const;
-export type SavedGroupFields = Pick<SavedGroup, 'owner' | 'ownerEmail' | 'description' | 'projects' | 'condition' | 'values' | 'archived'> & { name: string };
+export type SavedGroupFields = Pick<SavedGroup, 'owner' | 'ownerEmail' | 'description' | 'projects' | 'condition' | 'values' | 'archived'> & {
+  name: string;
+};
 
 /** One line of a revision's activity log. */
 export interface ActivityEntry {
@@ -38,8 +48,6 @@ export type StoredSavedGroupRevision = RevisionRecord & {
   revertedFrom?: string;
   autoPublishOnApproval?: boolean;
   autoPublishEnabledBy?: string;
-  /** The key the armer used (not shown): the publish on approval runs with its authority as read then. */
-  scheduledPublishKeyId?: string;
   scheduledPublishAt?: string;
   scheduledPublishLockEdits?: boolean;
   scheduledPublishLockOthers?: boolean;
@@ -47,6 +55,10 @@ export type StoredSavedGroupRevision = RevisionRecord & {
   scheduledPublishAttempts?: number;
   scheduledPublishLastError?: string;
   scheduledPublishGaveUpAt?: string;
+  /** The key that last armed a publish, on approval or scheduled (not shown): it runs as that key, read again when it fires. */
+  scheduledPublishKeyId?: string;
+  /** When a failed scheduled publish is tried again (its boundary's date). */
+  scheduledPublishNextAttemptAt?: string;
 };
 
 /** The revision fields of a saved group as it is (absent ones as GrowthBook defaults them). */
@@ -114,12 +126,43 @@ const shownConflict = (conflict: FieldConflict) => ({
 });
 
 /** Whether a revision's fields would change nothing in the live group. */
-export const changesNothing = (live: SavedGroup, fields: SavedGroupFields) => changedFields(SAVED_GROUP_FIELDS, fieldsOfGroup(live), fields).length === 0;
+export const changesNothing = (live: SavedGroup, fields: SavedGroupFields) =>
+  changedFields(SAVED_GROUP_FIELDS, fieldsOfGroup(live), fields).length === 0;
 
 /** The group as the API shows it: only the fields of GrowthBook's `SavedGroup`. */
 function shownGroup(group: SavedGroup): SavedGroup {
-  const { id, type, dateCreated, dateUpdated, name, owner, ownerEmail, condition, attributeKey, values, description, projects, archived, useEmptyListGroup } = group;
-  const shown = { id, type, dateCreated, dateUpdated, name, owner, ownerEmail, condition, attributeKey, values, description, projects, archived, useEmptyListGroup };
+  const {
+    id,
+    type,
+    dateCreated,
+    dateUpdated,
+    name,
+    owner,
+    ownerEmail,
+    condition,
+    attributeKey,
+    values,
+    description,
+    projects,
+    archived,
+    useEmptyListGroup,
+  } = group;
+  const shown = {
+    id,
+    type,
+    dateCreated,
+    dateUpdated,
+    name,
+    owner,
+    ownerEmail,
+    condition,
+    attributeKey,
+    values,
+    description,
+    projects,
+    archived,
+    useEmptyListGroup,
+  };
   return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined)) as SavedGroup;
 }
 

@@ -14,7 +14,8 @@ import { queryAll, type TransactionOp } from '../db/repository';
  * each exactly once (the conditional delete decides who fires it), and the item is gone after.
  * A staged experiment start is a boundary of its own, naming the experiment: firing it starts the
  * experiment (see experiment-schedule.ts). So is a draft's scheduled publish, naming the revision:
- * firing it publishes the draft (see use-cases/scheduled-publish.ts).
+ * firing it publishes the draft (see use-cases/scheduled-publish.ts); so is a saved-group draft's
+ * (use-cases/saved-group-scheduled-publish.ts).
  */
 
 export interface DueBoundary {
@@ -24,12 +25,22 @@ export interface DueBoundary {
   experimentId?: string;
   /** Set on the boundary of a draft's scheduled publish: the feature and the revision number. */
   publish?: { featureId: string; version: number };
+  /** Set on the boundary of a saved-group draft's scheduled publish: the group and the revision number. */
+  groupPublish?: GroupPublish;
 }
 
-const boundaryKey = ({ orgId, at, experimentId, publish }: DueBoundary) =>
+/** The saved-group revision a scheduled-publish boundary publishes. */
+export interface GroupPublish {
+  savedGroupId: string;
+  version: number;
+}
+
+const boundaryKey = ({ orgId, at, experimentId, publish, groupPublish }: DueBoundary) =>
   publish
     ? keys.revisionPublishBoundary(orgId, at, publish.featureId, publish.version)
-    : experimentId
+    : groupPublish
+      ? keys.savedGroupRevisionPublishBoundary(orgId, at, groupPublish.savedGroupId, groupPublish.version)
+      : experimentId
       ? keys.experimentStartBoundary(orgId, at, experimentId)
       : keys.scheduleBoundary(orgId, at);
 
@@ -42,21 +53,29 @@ function boundaryItem(boundary: DueBoundary) {
     at: boundary.at,
     ...(boundary.experimentId ? { entityId: boundary.experimentId } : {}),
     ...(boundary.publish ? { entityId: boundary.publish.featureId, id: String(boundary.publish.version) } : {}),
+    ...(boundary.groupPublish ? { entityId: boundary.groupPublish.savedGroupId, id: String(boundary.groupPublish.version) } : {}),
     GSI2PK: keys.scheduleDuePartition(),
     GSI2SK: boundary.at,
   };
 }
 
 /**
- * The writes that keep a draft's scheduled-publish boundary in step with a change of when it is due
- * (`before` to `after`, absent for none): the old one deleted, the new one put.
+ * The writes that keep a draft's scheduled-publish boundary (a feature's or a saved group's) in step
+ * with a change of when it is due (`before` to `after`, absent for none): the old one deleted, the new one put.
  */
-export function preparePublishBoundary(orgId: string, publish: { featureId: string; version: number }, before?: string, after?: string): TransactionOp[] {
+export function preparePublishBoundary(
+  orgId: string,
+  target: { featureId: string; version: number } | GroupPublish,
+  before?: string,
+  after?: string,
+): TransactionOp[] {
   if (before === after) return [];
-  const changedMeanwhile = () => new ConflictError('conflict', `The scheduled publish of revision ${publish.version} of feature ${publish.featureId} changed meanwhile; retry`);
+  const which = 'featureId' in target ? { publish: target } : { groupPublish: target };
+  const subject = 'featureId' in target ? `feature ${target.featureId}` : `saved group ${target.savedGroupId}`;
+  const changedMeanwhile = () => new ConflictError('conflict', `The scheduled publish of revision ${target.version} of ${subject} changed meanwhile; retry`);
   return [
-    ...(before ? [{ op: { Delete: { TableName: tableName(), Key: boundaryKey({ orgId, at: before, publish }) } }, onConditionFailed: changedMeanwhile }] : []),
-    ...(after ? [{ op: { Put: { TableName: tableName(), Item: boundaryItem({ orgId, at: after, publish }) } }, onConditionFailed: changedMeanwhile }] : []),
+    ...(before ? [{ op: { Delete: { TableName: tableName(), Key: boundaryKey({ orgId, at: before, ...which }) } }, onConditionFailed: changedMeanwhile }] : []),
+    ...(after ? [{ op: { Put: { TableName: tableName(), Item: boundaryItem({ orgId, at: after, ...which }) } }, onConditionFailed: changedMeanwhile }] : []),
   ];
 }
 
@@ -107,16 +126,22 @@ export async function dueScheduleBoundaries(now: Date, limit: number): Promise<D
       IndexName: 'GSI2',
       KeyConditionExpression: 'GSI2PK = :pk AND GSI2SK <= :now',
       ExpressionAttributeValues: { ':pk': keys.scheduleDuePartition(), ':now': now.toISOString() },
-      // The index projects the organization; its sort key is the date.
+      // The index projects the organization; its sort key is the date; the table's keys are in every index.
       ExpressionAttributeNames: { '#org': 'organization' },
-      ProjectionExpression: '#org, GSI2SK, entityId, id',
+      ProjectionExpression: '#org, SK, GSI2SK, entityId, id',
     },
     limit,
   );
   return items.map((item) => ({
     orgId: item.organization,
     at: item.GSI2SK,
-    ...(item.entityId && item.id ? { publish: { featureId: item.entityId, version: Number(item.id) } } : item.entityId ? { experimentId: item.entityId } : {}),
+    ...(item.entityId && item.id
+      ? keys.isSavedGroupRevisionPublishBoundary(item.SK)
+        ? { groupPublish: { savedGroupId: item.entityId, version: Number(item.id) } }
+        : { publish: { featureId: item.entityId, version: Number(item.id) } }
+      : item.entityId
+        ? { experimentId: item.entityId }
+        : {}),
   }));
 }
 

@@ -18,6 +18,7 @@ import {
 } from '../domain/revision-reviews';
 import { environmentIds } from '../store/features';
 import { writeDraft, type StoredRevision } from '../store/feature-revisions';
+import { eventReviewer, prepareRevisionEvent, type RevisionEventName } from './revision-events';
 import { approvalSettings, featureReviewRule } from './approvals';
 import { armedBy, disarmed, publishOnApproval } from './auto-publish';
 import { presentOne, projectsOf, publishRevision, readFeature, readRevisionOf } from './feature-revisions';
@@ -41,6 +42,8 @@ interface Step {
   log?: RevisionLogEntry;
   /** False for a comment: the draft itself is unchanged, so its `dateUpdated` stays. */
   touch?: boolean;
+  /** The `feature.revision.*` event reporting it (GrowthBook's name and own fields), written with it. */
+  event?: { name: RevisionEventName; extra?: Record<string, unknown> };
 }
 
 /**
@@ -50,10 +53,16 @@ interface Step {
  */
 async function actOnRevision(auth: Principal, featureId: string, version: number, permission: Permission, act: (revision: StoredRevision, live: StoredFeature) => Step | Promise<Step>) {
   const { live, written } = await retryOnConflict(async () => {
-    const [live, revision] = await Promise.all([readFeature(auth.orgId, featureId), readRevisionOf(auth.orgId, featureId, version)]);
+    const [live, revision, ids] = await Promise.all([
+      readFeature(auth.orgId, featureId),
+      readRevisionOf(auth.orgId, featureId, version),
+      environmentIds(auth.orgId),
+    ]);
     assertCan(auth, permission, projectsOf(live.entity));
-    const { next, log, touch } = await act(revision, live.entity);
-    return { live: live.entity, written: await writeDraft(auth.orgId, revision, next, { log, touch }) };
+    const { next, log, touch, event } = await act(revision, live.entity);
+    const also = (written: StoredRevision) =>
+      event ? [prepareRevisionEvent(auth.orgId, event.name, { live: live.entity, revision: written, environmentIds: ids }, event.extra)] : [];
+    return { live: live.entity, written: await writeDraft(auth.orgId, revision, next, { log, touch, also }) };
   });
   return { live, written };
 }
@@ -89,6 +98,7 @@ export async function postFeatureRevisionRequestReviewV2({ auth, params, body }:
     return {
       next: { ...(armed ? { ...revision, ...armedBy(auth) } : disarmed(revision)), ...state, ...(comment !== undefined ? { comment } : {}) },
       log: logEntry(auth, 'Review Requested', { value: comment ? { comment } : {} }),
+      event: { name: 'reviewRequested', extra: { reviewComment: comment ?? null } },
     };
   });
   return presentOne(auth.orgId, live, written);
@@ -105,9 +115,13 @@ export async function postFeatureRevisionSubmitReviewV2({ auth, params, body }: 
   const comment = body?.comment;
   // Whether the rule blocks self-approval: read beside the revision.
   const settings = action === 'comment' ? undefined : startEarly(approvalSettings(auth.orgId));
+  const reviewedBy = startEarly(eventReviewer(auth));
   const { live, written } = await actOnRevision(auth, params.id, params.version, 'reviewFeatures', async (revision, feature) => {
     const log = logEntry(auth, reviewLogAction[action], { value: comment ? { comment } : {} });
-    if (action === 'comment') return { next: revision, log, touch: false };
+    // GrowthBook's review events: an empty comment reports nothing.
+    const name = ({ approve: 'approved', 'request-changes': 'changesRequested', comment: 'commented' } as const)[action];
+    const event = action !== 'comment' || comment ? { name, extra: { reviewer: await reviewedBy, reviewComment: comment ?? null } } : undefined;
+    if (action === 'comment') return { next: revision, log, touch: false, event };
     const reviewer = reviewerOf(auth);
     const rule = featureReviewRule(await (settings ?? approvalSettings(auth.orgId)), projectsOf(feature));
     const state = submitReview(
@@ -117,7 +131,7 @@ export async function postFeatureRevisionSubmitReviewV2({ auth, params, body }: 
       action,
       { blockSelfApproval: rule?.blockSelfApproval },
     );
-    return { next: { ...revision, ...state }, log };
+    return { next: { ...revision, ...state }, log, event };
   });
   if (action !== 'approve' || body?.skipAutoPublish) return presentOne(auth.orgId, live, written);
   let published: StoredFeature | undefined;
@@ -138,6 +152,7 @@ export async function postFeatureRevisionRecallReviewV2({ auth, params }: UseCas
   const { live, written } = await actOnRevision(auth, params.id, params.version, 'manageFeatures', (revision) => ({
     next: { ...revision, ...recallReview({ status: revision.status, reviews: revision.reviews ?? [] }) },
     log: logEntry(auth, 'Recall Review'),
+    event: { name: 'recalled' },
   }));
   return presentOne(auth.orgId, live, written);
 }
@@ -147,6 +162,7 @@ export async function postFeatureRevisionUndoReviewV2({ auth, params }: UseCaseI
   const { live, written } = await actOnRevision(auth, params.id, params.version, 'reviewFeatures', (revision) => ({
     next: { ...revision, ...undoReview({ status: revision.status, reviews: revision.reviews ?? [] }, reviewerOf(auth)) },
     log: logEntry(auth, 'Undo Review'),
+    event: { name: 'reviewRetracted' },
   }));
   return presentOne(auth.orgId, live, written);
 }

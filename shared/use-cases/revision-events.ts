@@ -1,7 +1,9 @@
 import { publishedEnvironments, type StoredFeature } from '../domain/features';
 import { completeFields, fieldsOf, withFields } from '../domain/revisions';
 import type { TransactionOp } from '../db/repository';
+import type { Principal } from '../permissions';
 import { newEvent, prepareEvent } from '../store/events';
+import { members } from '../store/members';
 import type { StoredRevision } from '../store/feature-revisions';
 
 /**
@@ -86,4 +88,14 @@ export function prepareRevisionEvent(
       tags: proposed.tags,
     }),
   );
+}
+
+/**
+ * The reviewer of a review event, as GrowthBook names it: the member's id with their name and e-mail
+ * when the caller is a person; a secret key (which may comment) is named by its key id.
+ */
+export async function eventReviewer(auth: Principal): Promise<{ id: string; name?: string; email?: string }> {
+  if (!auth.memberId) return { id: auth.keyId };
+  const member = (await members.read(auth.orgId, auth.memberId))?.entity;
+  return { id: auth.memberId, ...(member?.name ? { name: member.name } : {}), ...(member?.email ? { email: member.email } : {}) };
 }

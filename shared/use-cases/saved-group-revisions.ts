@@ -52,6 +52,10 @@ import { armedBy, disarmed, publishOnApproval } from './auto-publish';
 import { contributorsAfter } from './feature-revisions';
 import { skipPaginationAllowed } from './features';
 import { readableBy, readableOr404 } from './read-access';
+import { pendingAt } from './scheduled-publish';
+import { prepareSavedGroupRevisionEvent, type SavedGroupRevisionEventName } from './saved-group-revision-events';
+import { eventReviewer } from './revision-events';
+import { preparePublishBoundary } from '../store/schedule-boundaries';
 
 /**
  * Saved-group revisions (GrowthBook 5's `/saved-groups-revisions`) on the revision engine: drafts
@@ -157,7 +161,8 @@ function createRevision(
       newest = 1;
     }
     const { record, ops: more } = make(group, newest + 1);
-    await transact([...ops, store.prepareCreate(auth.orgId, record), ...(more ?? [unchanged(auth.orgId, group)])]);
+    const created = record.status === 'draft' ? [prepareSavedGroupRevisionEvent(auth.orgId, 'created', record)] : [];
+    await transact([...ops, store.prepareCreate(auth.orgId, record), ...(more ?? [unchanged(auth.orgId, group)]), ...created]);
     return record;
   });
 }
@@ -211,7 +216,12 @@ async function editDraft(
       contributors: contributorsAfter(draft, auth),
       activityLog: changed ? [...draft.activityLog, logEntry(auth, 'updated', change)] : draft.activityLog,
     };
-    return store.write(auth.orgId, draft, next);
+    const { written, ...op } = store.prepareWrite(auth.orgId, draft, next);
+    const updated = changed
+      ? [prepareSavedGroupRevisionEvent(auth.orgId, 'updated', written, { change: change === 'archived' ? 'archive' : change })]
+      : [];
+    await transact([op, ...updated]);
+    return written;
   });
   return presentOne(written);
 }
@@ -563,7 +573,7 @@ export async function postSavedGroupRevisionRebase({
     };
     // The base moves with the live group: conditional on it as read, so the draft never records a base that never was.
     const { written, ...op } = store.prepareWrite(auth.orgId, draft, next);
-    await transact([op, unchanged(auth.orgId, live)]);
+    await transact([op, unchanged(auth.orgId, live), prepareSavedGroupRevisionEvent(auth.orgId, 'rebased', written)]);
     return written;
   });
   return presentOne(written);
@@ -649,53 +659,90 @@ async function archiveGate(auth: Principal, before: SavedGroup, after: SavedGrou
  * is no conflict, else 409 with the conflicts. The one publish path: the endpoint, and a scheduled
  * publish, call it. Answers the revision as published and the gates bypassed.
  */
-export async function publishSavedGroupDraft(auth: Principal, groupId: string, version: number, options: { ignoreWarnings?: boolean } = {}) {
+export async function publishSavedGroupDraft(auth: Principal, groupId: string, version: number, options: GroupPublishOptions = {}) {
   return retryOnConflict(async () => {
-    const [live, draft, open] = await Promise.all([
-      readGroup(auth.orgId, groupId),
-      readRevisionOf(auth.orgId, groupId, version),
-      store.latest(auth.orgId, groupId, Infinity, openStatuses),
-    ]);
-    assertCan(auth, MANAGE, projectsOf(live.entity));
-    assertOpen(draft, 'publish');
-    assertNotLockedByOthers(groupId, version, open);
-    const outcome = mergeGroup(live.entity, draft);
-    if (!outcome.success) throw mergeConflictError('Merge conflicts exist — rebase before publishing', outcome.conflicts);
-    const next = withGroupFields(live.entity, outcome.merged);
-    // A move to other projects lands the group there: the caller must manage them too.
-    assertCan(auth, MANAGE, projectsOf(next));
-    const settings = await approvalSettings(auth.orgId);
-    // GrowthBook's separate gate: an approved draft can still lack the approval of a required team.
-    const teams = await requiredApproversGate(auth.orgId, groupReviewRule(settings, projectsOf(live.entity)), draft, {
-      entityType: 'saved-group',
-      id: groupId,
-      version: draft.version,
-      requestReviewPath: `/saved-groups-revisions/${groupId}/${draft.version}/request-review`,
-    });
-    const approval = approvalGate(
-      auth,
-      settings,
-      { before: live.entity, after: next, approved: draft.status === 'approved' && !teams },
-      () =>
-        new PublishBlockedError([
-          ...(draft.status === 'approved' ? [] : approvalRequired(groupId, draft.version, shownStatus(draft.status)).gates),
-          ...(teams ? [teams] : []),
-        ]),
-    );
-    const bypassedGates = [...approval, ...(await archiveGate(auth, live.entity, next, options.ignoreWarnings))];
-    const update = savedGroups.prepareUpdate(auth.orgId, live, next);
-    const now = new Date().toISOString();
-    const { written, ...revisionOp } = store.prepareWrite(auth.orgId, draft, {
-      ...withoutSchedule(draft),
-      status: 'published',
-      base: live.entity,
-      proposed: outcome.merged,
-      resolution: { action: 'merged', userId: by(auth), dateCreated: now },
-      activityLog: [...draft.activityLog, logEntry(auth, 'merged')],
-    });
-    await transact([update, revisionOp, prepareTouch(auth.orgId, groupId)]);
-    return { revision: written, bypassedGates };
+    const { ops, touch, revision, bypassedGates } = await decideGroupPublish(auth, groupId, version, options);
+    await transact([...ops, touch]);
+    return { revision, bypassedGates };
   });
+}
+
+/** What a saved group's publish brings besides the draft. */
+export interface GroupPublishOptions {
+  ignoreWarnings?: boolean;
+  /** A scheduled publish's claim of its boundary, in place of the removal of the draft's pending boundary. */
+  claim?: TransactionOp;
+  /** GrowthBook's `bulkPublishId` of a release, on the published event. */
+  bulkPublishId?: string;
+}
+
+/**
+ * The decision of a saved group's publish, as read now: the writes (`ops`, conditional on the group
+ * and the draft as read; `touch`, the payload's references version, apart so a release writes each
+ * once), the revision as it will be stored and the gates bypassed. Throws what stops the publish.
+ */
+export async function decideGroupPublish(auth: Principal, groupId: string, version: number, options: GroupPublishOptions = {}) {
+  const [live, draft, open] = await Promise.all([
+    readGroup(auth.orgId, groupId),
+    readRevisionOf(auth.orgId, groupId, version),
+    store.latest(auth.orgId, groupId, Infinity, openStatuses),
+  ]);
+  assertCan(auth, MANAGE, projectsOf(live.entity));
+  assertOpen(draft, 'publish');
+  assertNotLockedByOthers(groupId, version, open);
+  const outcome = mergeGroup(live.entity, draft);
+  if (!outcome.success) throw mergeConflictError('Merge conflicts exist — rebase before publishing', outcome.conflicts);
+  const next = withGroupFields(live.entity, outcome.merged);
+  // A move to other projects lands the group there: the caller must manage them too.
+  assertCan(auth, MANAGE, projectsOf(next));
+  const settings = await approvalSettings(auth.orgId);
+  // GrowthBook's separate gate: an approved draft can still lack the approval of a required team.
+  const teams = await requiredApproversGate(auth.orgId, groupReviewRule(settings, projectsOf(live.entity)), draft, {
+    entityType: 'saved-group',
+    id: groupId,
+    version: draft.version,
+    requestReviewPath: `/saved-groups-revisions/${groupId}/${draft.version}/request-review`,
+  });
+  const approval = approvalGate(
+    auth,
+    settings,
+    { before: live.entity, after: next, approved: draft.status === 'approved' && !teams },
+    () =>
+      new PublishBlockedError([
+        ...(draft.status === 'approved' ? [] : approvalRequired(groupId, draft.version, shownStatus(draft.status)).gates),
+        ...(teams ? [teams] : []),
+      ]),
+  );
+  const bypassedGates = [...approval, ...(await archiveGate(auth, live.entity, next, options.ignoreWarnings))];
+  const update = savedGroups.prepareUpdate(auth.orgId, live, next);
+  const now = new Date().toISOString();
+  const { written, ...revisionOp } = store.prepareWrite(auth.orgId, draft, {
+    ...withoutSchedule(draft),
+    status: 'published',
+    base: live.entity,
+    proposed: outcome.merged,
+    resolution: { action: 'merged', userId: by(auth), dateCreated: now },
+    activityLog: [...draft.activityLog, logEntry(auth, 'merged')],
+  });
+  // The draft's pending scheduled publish goes with it: removed, or claimed by the run that fires it.
+  const boundary = options.claim ? [options.claim] : preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(draft));
+  const bulk = options.bulkPublishId ? { bulkPublishId: options.bulkPublishId } : {};
+  // A revert that waited for review lands now: reported as a revert too, as GrowthBook does.
+  const revertedTo = draft.revertedFrom
+    ? (await store.latest(auth.orgId, groupId, Infinity)).find((revision) => revision.id === draft.revertedFrom)
+    : undefined;
+  const events = [
+    prepareSavedGroupRevisionEvent(auth.orgId, 'published', written, bulk),
+    ...(draft.revertedFrom
+      ? [
+          prepareSavedGroupRevisionEvent(auth.orgId, 'reverted', written, {
+            ...bulk,
+            ...(revertedTo ? { revertedToVersion: revertedTo.version } : {}),
+          }),
+        ]
+      : []),
+  ];
+  return { ops: [update, revisionOp, ...boundary, ...events], touch: prepareTouch(auth.orgId, groupId), revision: written, bypassedGates };
 }
 
 /** Refuses a publish while another open revision of the group is scheduled with `lockOthers` (GrowthBook's pending-schedule guard). */
@@ -735,16 +782,25 @@ async function moveRevision(
   groupId: string,
   version: number,
   move: (revision: StoredSavedGroupRevision) => StoredSavedGroupRevision,
+  event?: { name: SavedGroupRevisionEventName; extra?: Record<string, unknown> },
 ) {
   const written = await retryOnConflict(async () => {
     const [live, revision] = await Promise.all([readGroup(auth.orgId, groupId), readRevisionOf(auth.orgId, groupId, version)]);
     assertCan(auth, MANAGE, projectsOf(live.entity));
-    return store.write(auth.orgId, revision, move(revision));
+    const { written, ...op } = store.prepareWrite(auth.orgId, revision, move(revision));
+    // A move that arms, re-dates, cancels or discards a scheduled publish moves its boundary in the same transaction.
+    await transact([
+      op,
+      ...preparePublishBoundary(auth.orgId, { savedGroupId: groupId, version }, pendingAt(revision), pendingAt(written)),
+      ...(event ? [prepareSavedGroupRevisionEvent(auth.orgId, event.name, written, event.extra)] : []),
+    ]);
+    return written;
   });
   return presentOne(written);
 }
 
-const withoutSchedule = (revision: StoredSavedGroupRevision): StoredSavedGroupRevision => {
+/** The draft without its scheduled-publish fields. */
+export const withoutSchedule = (revision: StoredSavedGroupRevision): StoredSavedGroupRevision => {
   const {
     scheduledPublishAt: _at,
     scheduledPublishLockEdits: _edits,
@@ -753,6 +809,7 @@ const withoutSchedule = (revision: StoredSavedGroupRevision): StoredSavedGroupRe
     autoPublishOnApproval: _armed,
     autoPublishEnabledBy: _by,
     scheduledPublishKeyId: _key,
+    scheduledPublishNextAttemptAt: _next,
     ...rest
   } = revision;
   return rest;
@@ -764,14 +821,20 @@ export async function postSavedGroupRevisionDiscard({
   params,
   body,
 }: UseCaseInput<typeof contract.postSavedGroupRevisionDiscard>): UseCaseOutput<typeof contract.postSavedGroupRevisionDiscard> {
-  return moveRevision(auth, params.savedGroupId, params.version, (revision) => {
-    assertOpen(revision, 'discard');
-    return {
-      ...discarded(withoutSchedule(revision)),
-      resolution: { action: 'discarded', userId: by(auth), dateCreated: new Date().toISOString() },
-      activityLog: [...revision.activityLog, logEntry(auth, 'discarded', body.reason)],
-    };
-  });
+  return moveRevision(
+    auth,
+    params.savedGroupId,
+    params.version,
+    (revision) => {
+      assertOpen(revision, 'discard');
+      return {
+        ...discarded(withoutSchedule(revision)),
+        resolution: { action: 'discarded', userId: by(auth), dateCreated: new Date().toISOString() },
+        activityLog: [...revision.activityLog, logEntry(auth, 'discarded', body.reason)],
+      };
+    },
+    { name: 'discarded' },
+  );
 }
 
 /** `POST .../{version}/reopen`: a discarded revision back to `draft`, its verdicts cleared. */
@@ -779,12 +842,18 @@ export async function postSavedGroupRevisionReopen({
   auth,
   params,
 }: UseCaseInput<typeof contract.postSavedGroupRevisionReopen>): UseCaseOutput<typeof contract.postSavedGroupRevisionReopen> {
-  return moveRevision(auth, params.savedGroupId, params.version, (revision) => {
-    if (revision.status !== 'discarded')
-      throw new InvalidInputError(`Only discarded revisions can be reopened (status is "${shownStatus(revision.status)}")`);
-    const { resolution: _resolution, ...open } = reopened(revision);
-    return { ...open, activityLog: [...revision.activityLog, logEntry(auth, 'reopened')] };
-  });
+  return moveRevision(
+    auth,
+    params.savedGroupId,
+    params.version,
+    (revision) => {
+      if (revision.status !== 'discarded')
+        throw new InvalidInputError(`Only discarded revisions can be reopened (status is "${shownStatus(revision.status)}")`);
+      const { resolution: _resolution, ...open } = reopened(revision);
+      return { ...open, activityLog: [...revision.activityLog, logEntry(auth, 'reopened')] };
+    },
+    { name: 'reopened' },
+  );
 }
 
 /**
@@ -838,7 +907,8 @@ export async function postSavedGroupRevisionRevert({
       resolution: { action: 'merged', userId: by(auth), dateCreated: new Date().toISOString() },
       activityLog: [logEntry(auth, 'created'), logEntry(auth, 'merged')],
     });
-    return { record, ops: [savedGroups.prepareUpdate(auth.orgId, group, next), prepareTouch(auth.orgId, group.entity.id)] };
+    const reverted = prepareSavedGroupRevisionEvent(auth.orgId, 'reverted', record, { revertedToVersion: target.version });
+    return { record, ops: [savedGroups.prepareUpdate(auth.orgId, group, next), prepareTouch(auth.orgId, group.entity.id), reverted] };
   });
   return { ...presentOne(published), ...(bypassedGates.length ? { bypassedGates } : {}) };
 }
@@ -869,6 +939,7 @@ export async function postSavedGroupRevisionSchedulePublish({
       ...(body.lockOthers ? { scheduledPublishLockOthers: true } : {}),
       ...(body.bypassApproval ? { scheduledPublishBypassApproval: true } : {}),
       autoPublishEnabledBy: by(auth),
+      scheduledPublishKeyId: auth.keyId,
       scheduledPublishAttempts: 0,
       activityLog: [
         ...revision.activityLog,
@@ -961,12 +1032,19 @@ export async function postSavedGroupRevisionRequestReview({
 }: UseCaseInput<typeof contract.postSavedGroupRevisionRequestReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionRequestReview> {
   const allowed =
     !!body.autoPublishOnApproval &&
-    !!groupReviewRule(await approvalSettings(auth.orgId), projectsOf((await readGroup(auth.orgId, params.savedGroupId)).entity))?.autopublishOnApproval;
-  return moveRevision(auth, params.savedGroupId, params.version, (revision) => ({
-    ...(allowed && can(auth, MANAGE, revision.proposed.projects ?? []) ? { ...revision, ...armedBy(auth) } : disarmed(revision)),
-    ...requestReview(reviewState(revision)),
-    activityLog: [...revision.activityLog, logEntry(auth, 'review-requested')],
-  }));
+    !!groupReviewRule(await approvalSettings(auth.orgId), projectsOf((await readGroup(auth.orgId, params.savedGroupId)).entity))
+      ?.autopublishOnApproval;
+  return moveRevision(
+    auth,
+    params.savedGroupId,
+    params.version,
+    (revision) => ({
+      ...(allowed && can(auth, MANAGE, revision.proposed.projects ?? []) ? { ...revision, ...armedBy(auth) } : disarmed(revision)),
+      ...requestReview(reviewState(revision)),
+      activityLog: [...revision.activityLog, logEntry(auth, 'review-requested')],
+    }),
+    { name: 'reviewRequested' },
+  );
 }
 
 /**
@@ -984,11 +1062,25 @@ export async function postSavedGroupRevisionSubmitReview({
   const action = { approve: 'approved', 'request-changes': 'requested-changes', comment: 'commented' } as const;
   const [group, settings] = await Promise.all([readGroup(auth.orgId, params.savedGroupId), approvalSettings(auth.orgId)]);
   const blockSelfApproval = !!groupReviewRule(settings, projectsOf(group.entity))?.blockSelfApproval;
-  const reviewed = await moveRevision(auth, params.savedGroupId, params.version, (revision) => {
-    if (body.decision !== 'comment') assertOpen(revision, 'review');
-    const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision, { blockSelfApproval });
-    return { ...revision, ...next, activityLog: [...revision.activityLog, logEntry(auth, action[body.decision], body.comment)] };
-  });
+  // GrowthBook's review events: an empty comment reports nothing.
+  const name = ({ approve: 'approved', 'request-changes': 'changesRequested', comment: 'commented' } as const)[body.decision];
+  const event =
+    body.decision !== 'comment' || body.comment
+      ? { name, extra: { reviewer: await eventReviewer(auth), reviewComment: body.comment ?? null } }
+      : undefined;
+  const reviewed = await moveRevision(
+    auth,
+    params.savedGroupId,
+    params.version,
+    (revision) => {
+      if (body.decision !== 'comment') assertOpen(revision, 'review');
+      const next = submitReview(reviewState(revision), revision, { id: reviewer, at: new Date().toISOString() }, body.decision, {
+        blockSelfApproval,
+      });
+      return { ...revision, ...next, activityLog: [...revision.activityLog, logEntry(auth, action[body.decision], body.comment)] };
+    },
+    event,
+  );
   if (body.decision !== 'approve' || body.skipAutoPublish) return reviewed;
   let published: StoredSavedGroupRevision | undefined;
   const autoPublished = await publishOnApproval(

@@ -23,8 +23,8 @@ import { prepareRevisionEvent } from './revision-events';
  * when the publish fails and given up after GrowthBook's 10 attempts.
  */
 
-/** When the draft's scheduled publish is next due (its boundary's date), if one is pending. */
-export const pendingAt = (revision: StoredRevision) =>
+/** When the draft's scheduled publish is next due (its boundary's date), if one is pending; for a feature's or a saved group's draft. */
+export const pendingAt = (revision: Pick<StoredRevision, 'scheduledPublishAt' | 'scheduledPublishNextAttemptAt'>) =>
   revision.scheduledPublishAt ? (revision.scheduledPublishNextAttemptAt ?? revision.scheduledPublishAt) : undefined;
 
 /** A client's date, as GrowthBook checks it: a valid date in the future (`null` cancels). */
@@ -99,7 +99,7 @@ export async function postFeatureRevisionSchedulePublishV2({
 export type ScheduledPublishOutcome = 'published' | 'retrying' | 'gave-up' | 'stale' | 'taken' | 'not-due';
 
 /** The boundary was claimed by another run: not a race to retry (not a ConflictError), an answer. */
-class BoundaryFiredError extends DomainError {
+export class BoundaryFiredError extends DomainError {
   readonly code = 'boundary_fired';
 
   constructor() {
@@ -108,7 +108,7 @@ class BoundaryFiredError extends DomainError {
 }
 
 /** The claim of a boundary for a run that fires it; fails with BoundaryFiredError (never retried) when another run took it. */
-const claim = (boundary: DueBoundary): TransactionOp => ({ ...prepareClaim(boundary), onConditionFailed: () => new BoundaryFiredError() });
+export const claim = (boundary: DueBoundary): TransactionOp => ({ ...prepareClaim(boundary), onConditionFailed: () => new BoundaryFiredError() });
 
 /**
  * The principal an armed publish runs as: the key that armed it, read again now (a personal access
@@ -144,7 +144,7 @@ export async function fireScheduledPublish(boundary: DueBoundary & { publish: { 
 }
 
 /** A boundary its draft no longer has pending (published, discarded, cancelled, moved): taken away. */
-async function settleStale(boundary: DueBoundary): Promise<ScheduledPublishOutcome> {
+export async function settleStale(boundary: DueBoundary): Promise<ScheduledPublishOutcome> {
   try {
     await transact([claim(boundary)]);
     return 'stale';
@@ -152,6 +152,33 @@ async function settleStale(boundary: DueBoundary): Promise<ScheduledPublishOutco
     if (error instanceof BoundaryFiredError) return 'taken';
     throw error;
   }
+}
+
+/** The draft fields a scheduled publish keeps between attempts (a feature's and a saved group's drafts share them). */
+type ScheduleFields = Pick<
+  StoredRevision,
+  'autoPublishEnabledBy' | 'scheduledPublishAttempts' | 'scheduledPublishLastError' | 'scheduledPublishNextAttemptAt' | 'scheduledPublishGaveUpAt'
+>;
+
+/**
+ * A draft after its scheduled publish failed at `now` (GrowthBook's policy): the attempt and error
+ * recorded and the next attempt dated, or, given up, the schedule cleared (`withoutSchedule`) with
+ * the attempts, the error and the date kept for context; the draft stays open.
+ */
+export function afterFailure<R extends ScheduleFields>(revision: R, reason: string, now: Date, withoutSchedule: (revision: R) => R) {
+  const outcome = decidePublishFailure({ attempts: (revision.scheduledPublishAttempts ?? 0) + 1, terminal: false, now });
+  const failed: R = { ...revision, scheduledPublishAttempts: outcome.attempts, scheduledPublishLastError: reason };
+  const next: R =
+    outcome.action === 'retry'
+      ? { ...failed, scheduledPublishNextAttemptAt: outcome.nextAttemptAt }
+      : {
+          ...withoutSchedule(failed),
+          ...(failed.autoPublishEnabledBy ? { autoPublishEnabledBy: failed.autoPublishEnabledBy } : {}),
+          scheduledPublishAttempts: outcome.attempts,
+          scheduledPublishLastError: reason,
+          scheduledPublishGaveUpAt: now.toISOString(),
+        };
+  return { outcome, next };
 }
 
 /** Records a failed attempt on the draft with the claim of its boundary, and retries later or gives up. */
@@ -167,19 +194,7 @@ async function recordFailure(boundary: DueBoundary & { publish: { featureId: str
       ]);
       // Another run published it, or someone cancelled it, meanwhile: nothing failed for this boundary.
       if (!revision || !openStatuses.includes(revision.status) || pendingAt(revision) !== boundary.at) return settleStale(boundary);
-      const outcome = decidePublishFailure({ attempts: (revision.scheduledPublishAttempts ?? 0) + 1, terminal: false, now });
-      const failed = { ...revision, scheduledPublishAttempts: outcome.attempts, scheduledPublishLastError: reason };
-      const next: StoredRevision =
-        outcome.action === 'retry'
-          ? { ...failed, scheduledPublishNextAttemptAt: outcome.nextAttemptAt }
-          : {
-              // Giving up clears the schedule and disarms it; the draft stays open, the error kept for context.
-              ...withoutSchedule(failed),
-              ...(failed.autoPublishEnabledBy ? { autoPublishEnabledBy: failed.autoPublishEnabledBy } : {}),
-              scheduledPublishAttempts: outcome.attempts,
-              scheduledPublishLastError: reason,
-              scheduledPublishGaveUpAt: now.toISOString(),
-            };
+      const { outcome, next } = afterFailure(revision, reason, now, withoutSchedule);
       const also = (written: StoredRevision): TransactionOp[] =>
         outcome.action === 'retry'
           ? [claim(boundary), ...preparePublishBoundary(orgId, publish, undefined, outcome.nextAttemptAt)]

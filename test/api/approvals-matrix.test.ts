@@ -2,7 +2,7 @@ import { newId } from '../../shared/ids';
 import { roles, type Role } from '../../shared/permissions';
 import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
-import { createTestOrg, startApi, type Api, type ApiResponse, type TestOrg } from '../support/api';
+import { createTestOrg, inTurns, startApi, type Api, type ApiResponse, type TestOrg } from '../support/api';
 
 // Issue 23's approvals matrix, over HTTP: every role of shared/permissions.ts (a member with a personal access
 // token) against approval settings and the environment a change touches, for direct writes, draft publishes
@@ -10,7 +10,8 @@ import { createTestOrg, startApi, type Api, type ApiResponse, type TestOrg } fro
 
 let api: Api;
 const unique = () => newId('').slice(1, 9).toLowerCase();
-const APPROVAL_REFUSAL = "This feature requires approval before changes can be published. Enable 'REST API always bypasses approval requirements' in organization settings.";
+const APPROVAL_REFUSAL =
+  "This feature requires approval before changes can be published. Enable 'REST API always bypasses approval requirements' in organization settings.";
 
 /** The approval settings of the matrix, each in an organization of its own. */
 const settings = {
@@ -109,7 +110,11 @@ async function draftOf(w: World, id: string, approved: boolean) {
 
 /** How a refused or accepted call reads in a table: its status, and `approval` when it is the approval refusal. */
 const outcome = (response: ApiResponse) =>
-  response.status === 403 && response.body.message === APPROVAL_REFUSAL ? '403 approval' : response.status === 422 ? `422 ${response.body.details.gates[0].type}` : String(response.status);
+  response.status === 403 && response.body.message === APPROVAL_REFUSAL
+    ? '403 approval'
+    : response.status === 422
+      ? `422 ${response.body.details.gates[0].type}`
+      : String(response.status);
 
 beforeAll(async () => {
   api = await startApi();
@@ -125,7 +130,10 @@ describe.each(Object.keys(settings) as Setting[])('approval setting "%s"', (sett
   it('refuses direct writes that need review unless the role may bypass (role × environment)', async () => {
     const cells = roles.flatMap((role) => (Object.keys(changes) as Change[]).map((change) => ({ role, change })));
 
-    const actual = await Promise.all(cells.map(async ({ role, change }) => [`${role} / ${change}`, outcome(await directWrite(w, w.tokens[role], await flag(w), change))]));
+    const actual = await inTurns(cells, 6, async ({ role, change }) => [
+      `${role} / ${change}`,
+      outcome(await directWrite(w, w.tokens[role], await flag(w), change)),
+    ]);
 
     const bypass = (role: Role) => bypasses.includes(role) || setting === 'every environment, REST API bypass';
     const expected = cells.map(({ role, change }) => [
@@ -138,12 +146,10 @@ describe.each(Object.keys(settings) as Setting[])('approval setting "%s"', (sett
   it('publishes a draft that needs review only once approved, or for a role that may bypass (role × approved)', async () => {
     const cells = roles.flatMap((role) => [false, true].map((approved) => ({ role, approved })));
 
-    const actual = await Promise.all(
-      cells.map(async ({ role, approved }) => {
-        const path = await draftOf(w, await flag(w), approved);
-        return [`${role} / ${approved ? 'approved' : 'not approved'}`, outcome(await w.call(w.tokens[role], 'POST', `${path}/publish`, {}))];
-      }),
-    );
+    const actual = await inTurns(cells, 6, async ({ role, approved }) => {
+      const path = await draftOf(w, await flag(w), approved);
+      return [`${role} / ${approved ? 'approved' : 'not approved'}`, outcome(await w.call(w.tokens[role], 'POST', `${path}/publish`, {}))];
+    });
 
     const bypass = (role: Role) => bypasses.includes(role) || setting === 'every environment, REST API bypass';
     const needs = needsReview[setting]['toggle in production'];
@@ -164,20 +170,21 @@ describe('reviewing', () => {
   it('takes the review permission, from a person (role × caller kind)', async () => {
     const cells = roles.flatMap((role) => (['personal access token', 'organization key'] as const).map((kind) => ({ role, kind })));
 
-    const actual = await Promise.all(
-      cells.map(async ({ role, kind }) => {
-        const id = await flag(w);
-        const { revision } = await w.ok(w.org.keys.admin, 'POST', `/api/v2/features/${id}/revisions`, {});
-        const path = `/api/v2/features/${id}/revisions/${revision.version}`;
-        await w.ok(w.org.keys.admin, 'POST', `${path}/request-review`, {});
-        const key = kind === 'personal access token' ? w.tokens[role] : w.org.keys[role];
-        const response = await w.call(key, 'POST', `${path}/submit-review`, { action: 'approve' });
-        return [`${role} / ${kind}`, response.status === 200 ? response.body.revision.status : String(response.status)];
-      }),
-    );
+    const actual = await inTurns(cells, 6, async ({ role, kind }) => {
+      const id = await flag(w);
+      const { revision } = await w.ok(w.org.keys.admin, 'POST', `/api/v2/features/${id}/revisions`, {});
+      const path = `/api/v2/features/${id}/revisions/${revision.version}`;
+      await w.ok(w.org.keys.admin, 'POST', `${path}/request-review`, {});
+      const key = kind === 'personal access token' ? w.tokens[role] : w.org.keys[role];
+      const response = await w.call(key, 'POST', `${path}/submit-review`, { action: 'approve' });
+      return [`${role} / ${kind}`, response.status === 200 ? response.body.revision.status : String(response.status)];
+    });
 
     // An organization key has no person to review as: refused even where its role may review.
-    const expected = cells.map(({ role, kind }) => [`${role} / ${kind}`, reviews.includes(role) && kind === 'personal access token' ? 'approved' : '403']);
+    const expected = cells.map(({ role, kind }) => [
+      `${role} / ${kind}`,
+      reviews.includes(role) && kind === 'personal access token' ? 'approved' : '403',
+    ]);
     expect(Object.fromEntries(actual)).toEqual(Object.fromEntries(expected));
   }, 120_000);
 });
@@ -186,9 +193,13 @@ describe('a rule for one project', () => {
   it('gates flags of that project only, and reviewing there takes the review permission in that project', async () => {
     const w = await world('no rules');
     const [a, b] = await Promise.all(
-      ['A', 'B'].map(async (name) => (await w.ok(w.org.keys.admin, 'POST', '/api/v1/projects', { name: `${name} ${unique()}` })).project.id as string),
+      ['A', 'B'].map(
+        async (name) => (await w.ok(w.org.keys.admin, 'POST', '/api/v1/projects', { name: `${name} ${unique()}` })).project.id as string,
+      ),
     );
-    await w.ok(w.org.keys.admin, 'PUT', '/api/v1/settings/approvals', { requireReviews: [{ requireReviewOn: true, projects: [a] }, { requireReviewOn: false }] });
+    await w.ok(w.org.keys.admin, 'PUT', '/api/v1/settings/approvals', {
+      requireReviews: [{ requireReviewOn: true, projects: [a] }, { requireReviewOn: false }],
+    });
     const member = await addMember(w.org.orgId, {
       name: 'Reviewer in A',
       email: `ra-${unique()}@example.com`,

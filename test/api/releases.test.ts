@@ -167,7 +167,7 @@ describe('refusals', () => {
   it.each([
     ['an empty list', { revisions: [] }, /revisions/],
     ['the same feature twice', 'twice', /Duplicate entity in request: feature:/],
-    ['a saved-group revision', { revisions: [{ entityType: 'saved-group', id: 'grp_1', version: 2 }] }, /saved-group revisions are not served yet/],
+    ['a feature revision id named a saved group’s', { revisions: [{ entityType: 'saved-group', revisionId: 'frev_2_x' }] }, /Revision "frev_2_x" belongs to a feature, not a saved-group/],
     ['a config revision', { revisions: [{ entityType: 'config', key: 'c', version: 2 }] }, /config revisions cannot be published here/],
     ['a revision id of something else', { revisions: [{ entityType: 'feature', revisionId: 'rev_123' }] }, /not a feature revision id/],
     ['an unknown field', { revisions: [{ entityType: 'feature', id: 'x', version: 2 }], force: true }, /force/],

@@ -104,3 +104,21 @@ export function expectShape(spec: { response: import('../../shared/contracts/zod
   if (!parsed.success) throw new Error(`response does not match ${JSON.stringify(parsed.error.issues, null, 2)}`);
   expect(parsed.data).toEqual(body);
 }
+
+/**
+ * `work` on every item, at most `width` at once, the results in the items' order. Test setups that
+ * fire dozens of writes into one organization at once make DynamoDB Local on a loaded machine answer
+ * busy (503), which is the service working as meant but not what such a test is about.
+ */
+export async function inTurns<T, R>(items: T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, lane));
+  return results;
+}
