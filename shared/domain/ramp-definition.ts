@@ -68,9 +68,43 @@ export function resolveActions(actions: RampActionInput[], targets: RampTarget[]
 const normalizeTrigger = (trigger: RampTrigger): RampTrigger =>
   trigger.type === 'scheduled' ? { type: 'scheduled', at: normalizeDate(trigger.at) } : trigger;
 
+/**
+ * The trigger of a GrowthBook 5 step: `interval` seconds alone, or an approval alone (`interval: null`,
+ * `holdConditions.requiresApproval`). 400 at `path` for what a trigger cannot hold: both at once, neither,
+ * or a sample-size gate. A monitored step keeps its trigger; `monitored` is carried by the callers.
+ */
+export function triggerOf(step: { interval: number | null; holdConditions?: { minSampleSize?: number; requiresApproval?: boolean } }, path: string): RampTrigger {
+  if (step.holdConditions?.minSampleSize !== undefined) {
+    throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
+  }
+  const approval = step.holdConditions?.requiresApproval === true;
+  if (step.interval !== null && approval) {
+    throw new InvalidInputError(`${path}.holdConditions.requiresApproval] a step waits for an interval or for an approval, not both: set interval to null for an approval step`);
+  }
+  if (step.interval !== null) return { type: 'interval', seconds: step.interval };
+  if (approval) return { type: 'approval' };
+  throw new InvalidInputError(`${path}.interval] a step without an interval must require approval (holdConditions.requiresApproval: true)`);
+}
+
+/**
+ * The stored trigger of a requested step: the seed-era `trigger` as given, or GrowthBook 5's `interval`
+ * and `holdConditions` (`triggerOf`). 400 naming the field when a step gives both shapes or neither.
+ */
+function stepTriggerOf(step: RampStepInput, path: string): RampTrigger {
+  if (step.trigger) {
+    const extra = step.interval !== undefined ? 'interval' : step.holdConditions !== undefined ? 'holdConditions' : undefined;
+    if (extra) throw new InvalidInputError(`Request body: [${path}.${extra}] give GrowthBook 5's interval and holdConditions, or the older trigger, not both`);
+    return normalizeTrigger(step.trigger);
+  }
+  if (step.interval === undefined) {
+    throw new InvalidInputError(`Request body: [${path}.interval] is required: the seconds to hold the step, or null with holdConditions.requiresApproval`);
+  }
+  return triggerOf({ interval: step.interval, holdConditions: step.holdConditions }, `Request body: [${path}`);
+}
+
 function resolveSteps(steps: RampStepInput[], targets: RampTarget[]): RampStep[] {
   return steps.map((step, i) => ({
-    trigger: normalizeTrigger(step.trigger),
+    trigger: stepTriggerOf(step, `steps.${i}`),
     actions: resolveActions(step.actions ?? [], targets, `steps.${i}.actions`),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
     ...(step.monitored !== undefined ? { monitored: step.monitored } : {}),
@@ -79,6 +113,19 @@ function resolveSteps(steps: RampStepInput[], targets: RampTarget[]): RampStep[]
 
 const normalizeEndCondition = (condition: RampEndConditionInput): RampEndCondition =>
   condition.trigger ? { trigger: { type: 'scheduled', at: normalizeDate(condition.trigger.at) } } : {};
+
+/**
+ * The end condition a create or PUT body sets: GrowthBook 5's `cutoffDate` or the seed-era `endCondition`
+ * (400 when both are given); `null` clears it, undefined leaves it.
+ */
+function endConditionOf(body: Pick<UpdateRampScheduleBody, 'cutoffDate' | 'endCondition'>): RampEndCondition | null | undefined {
+  if (body.cutoffDate !== undefined && body.endCondition !== undefined) {
+    throw new InvalidInputError('Request body: [endCondition] give cutoffDate (GrowthBook 5) or endCondition (older shape), not both');
+  }
+  if (body.cutoffDate !== undefined) return body.cutoffDate === null ? null : { trigger: { type: 'scheduled', at: normalizeDate(body.cutoffDate) } };
+  if (body.endCondition !== undefined) return body.endCondition === null ? null : normalizeEndCondition(body.endCondition);
+  return undefined;
+}
 
 /** 400 when a patch cannot apply to its target's rule type (coverage on a force rule, for example). */
 function assertFits(schedule: Pick<RampScheduleRecord, 'steps' | 'endActions' | 'targets'>, features: RampableFeature[]): void {
@@ -140,7 +187,7 @@ export function newRampSchedule(
     steps: resolveSteps(body.steps ?? [], targets),
     endActions: resolveActions(body.endActions ?? [], targets, 'endActions'),
     startDate: body.startDate ? normalizeDate(body.startDate) : null,
-    endCondition: body.endCondition ? normalizeEndCondition(body.endCondition) : null,
+    endCondition: endConditionOf(body) ?? null,
     status: targets.length ? 'ready' : 'pending',
     currentStepIndex: -1,
     startedAt: null,
@@ -163,8 +210,8 @@ export function newRampSchedule(
 }
 
 /**
- * PUT: name, steps, endActions, startDate, endCondition; only in pending, ready or paused (409).
- * Absent fields stay; `null` clears startDate and endCondition. A started schedule keeps at least
+ * PUT: name, steps, endActions, startDate, cutoffDate (or endCondition); only in pending, ready or paused (409).
+ * Absent fields stay; `null` clears startDate and the cutoff. A started schedule keeps at least
  * the steps up to its current one, and its current step's leave time follows the new trigger.
  */
 export function updateDefinition(
@@ -184,7 +231,8 @@ export function updateDefinition(
   }
   if (body.endActions !== undefined) next.endActions = resolveActions(body.endActions, next.targets, 'endActions');
   if (body.startDate !== undefined) next.startDate = body.startDate === null ? null : normalizeDate(body.startDate);
-  if (body.endCondition !== undefined) next.endCondition = body.endCondition === null ? null : normalizeEndCondition(body.endCondition);
+  const endCondition = endConditionOf(body);
+  if (endCondition !== undefined) next.endCondition = endCondition;
   if (body.monitoringConfig !== undefined) next.monitoringConfig = body.monitoringConfig === null ? null : normalizeMonitoringConfig(body.monitoringConfig);
   assertFits(next, features);
   assertMonitoringFits(next, features);

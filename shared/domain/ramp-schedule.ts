@@ -21,6 +21,8 @@ import {
   type MonitoringRuntime,
 } from './ramp-monitoring-state';
 import type {
+  ApiRampStatus,
+  ApiRampStep,
   LockdownConfig,
   RampAction,
   RampEndCondition,
@@ -685,11 +687,37 @@ export function elapsedMs(schedule: RampScheduleRecord, now: Date): number | nul
   return Math.max(0, ms(end) - ms(schedule.startedAt) - schedule.pausedMs);
 }
 
-/** The schedule as the API answers it at `now`: reference fields only, `elapsedMs` computed now. */
+/** GrowthBook 5's status of a stored one: waiting for an approval is `running` there (with `awaitingApproval`). */
+export const apiRampStatus = (status: RampStatus): ApiRampStatus => (status === 'pending-approval' ? 'running' : status);
+
+/**
+ * The steps in GrowthBook 5's shape: an interval trigger is its `interval`; an approval trigger is
+ * `interval: null` with `holdConditions.requiresApproval`; a dated trigger (seed-era, GrowthBook 5 has
+ * none) is the seconds from when the step is entered to its date, as GrowthBook's own reading of such
+ * steps counts them: from the current step's entry, the start (or start date, or now) before it, the
+ * dates of later steps from the planned end of the one before (an approval step adds nothing); at least 1.
+ */
+export function apiRampSteps(schedule: RampScheduleRecord, now: Date): ApiRampStep[] {
+  let cursor = ms(schedule.startedAt ?? schedule.startDate ?? now.toISOString());
+  return schedule.steps.map((step, i) => {
+    if (i === schedule.currentStepIndex && schedule.phaseStartedAt) cursor = ms(schedule.phaseStartedAt);
+    const { trigger, actions, approvalNotes, monitored } = step;
+    const common = { actions, ...(approvalNotes !== undefined ? { approvalNotes } : {}), monitored: monitored === true };
+    if (trigger.type === 'approval') return { interval: null, ...common, holdConditions: { requiresApproval: true } };
+    const interval = trigger.type === 'interval' ? trigger.seconds : Math.max(1, Math.round((ms(trigger.at) - cursor) / 1000));
+    cursor += interval * 1000;
+    return { interval, ...common };
+  });
+}
+
+/**
+ * The schedule as the API answers it at `now`: GrowthBook 5.0.1's `RampSchedule` (steps by
+ * `apiRampSteps`, `pending-approval` as `running` + `awaitingApproval`, the end condition as
+ * `cutoffDate`), `elapsedMs` computed now. Schedules stored in the seed-era shape read the same way.
+ */
 export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): RampSchedule {
   return {
     id: schedule.id,
-    ...(schedule.organization ? { organization: schedule.organization } : {}),
     dateCreated: schedule.dateCreated,
     dateUpdated: schedule.dateUpdated,
     name: schedule.name,
@@ -697,11 +725,11 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     entityType: 'feature',
     entityId: schedule.entityId,
     targets: schedule.targets,
-    steps: schedule.steps,
+    steps: apiRampSteps(schedule, now),
     endActions: schedule.endActions,
     startDate: schedule.startDate,
-    endCondition: schedule.endCondition,
-    status: schedule.status,
+    cutoffDate: endAt(schedule) === undefined ? null : iso(endAt(schedule)!),
+    status: apiRampStatus(schedule.status),
     currentStepIndex: schedule.currentStepIndex,
     startedAt: schedule.startedAt,
     phaseStartedAt: schedule.phaseStartedAt,
@@ -712,6 +740,8 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     ...(schedule.lockdownConfig ? { lockdownConfig: schedule.lockdownConfig } : {}),
     ...(schedule.monitoringConfig !== undefined ? { monitoringConfig: schedule.monitoringConfig } : {}),
     ...(schedule.currentStepEnteredAt !== undefined ? { currentStepEnteredAt: schedule.currentStepEnteredAt } : {}),
+    // A paused schedule waits on its pause, not on an approval (as GrowthBook answers it).
+    awaitingApproval: schedule.status === 'pending-approval',
     ...(schedule.monitoringStartDate !== undefined ? { monitoringStartDate: schedule.monitoringStartDate } : {}),
     ...(schedule.lastRollbackAt !== undefined ? { lastRollbackAt: schedule.lastRollbackAt } : {}),
     ...(schedule.lastRollbackReason !== undefined ? { lastRollbackReason: schedule.lastRollbackReason } : {}),

@@ -4,30 +4,12 @@
  * and ramp templates speak GrowthBook 5's shape, schedules hold triggers.
  */
 import { InvalidInputError } from '../errors';
-import type { CreateRampScheduleBody, RampActionInput, RampTrigger, UpdateRampScheduleBody } from '../contracts/ramp-schedules';
+import type { CreateRampScheduleBody, RampActionInput, UpdateRampScheduleBody } from '../contracts/ramp-schedules';
 import type { RampScheduleTemplate, TemplateEndPatch, TemplateStep } from '../contracts/ramp-schedule-templates';
 import type { StepTimingInput } from '../contracts/ramp-schedule-ops';
-import { updateDefinition } from './ramp-definition';
+import { triggerOf, updateDefinition } from './ramp-definition';
 import type { RampableFeature } from './ramp-rules';
 import type { RampScheduleRecord } from './ramp-schedule';
-
-/**
- * The trigger of a GrowthBook 5 step: `interval` seconds alone, or an approval alone (`interval: null`,
- * `holdConditions.requiresApproval`). 400 at `path` for what a trigger cannot hold: both at once, neither,
- * or a sample-size gate. A monitored step keeps its trigger; `monitored` is carried by the callers.
- */
-export function triggerOf(step: Pick<TemplateStep, 'interval' | 'monitored' | 'holdConditions'>, path: string): RampTrigger {
-  if (step.holdConditions?.minSampleSize !== undefined) {
-    throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
-  }
-  const approval = step.holdConditions?.requiresApproval === true;
-  if (step.interval !== null && approval) {
-    throw new InvalidInputError(`${path}.holdConditions.requiresApproval] a step waits for an interval or for an approval, not both: set interval to null for an approval step`);
-  }
-  if (step.interval !== null) return { type: 'interval', seconds: step.interval };
-  if (approval) return { type: 'approval' };
-  throw new InvalidInputError(`${path}.interval] a step without an interval must require approval (holdConditions.requiresApproval: true)`);
-}
 
 /**
  * PUT /steps: the steps' timing and gates replaced, position by position; each position keeps the
@@ -60,8 +42,8 @@ function templateAction(patch: TemplatePatch, path: string): RampActionInput {
 
 /**
  * What a ramp created from `template` takes from it, as GrowthBook 5's create does: the steps (when
- * the body gives none and names a rule to ramp), the end state as end actions (likewise), and the
- * lockdown (when the body gives none). 400 naming the template step that a schedule cannot hold.
+ * the body gives none and names a rule to ramp), the end state as end actions (likewise), the
+ * lockdown and the monitoring settings (when the body gives none). 400 naming the template step that a schedule cannot hold.
  */
 export function withTemplate(body: CreateRampScheduleBody, template: RampScheduleTemplate): CreateRampScheduleBody {
   const { templateId: _templateId, ...rest } = body;
@@ -81,10 +63,13 @@ export function withTemplate(body: CreateRampScheduleBody, template: RampSchedul
   const endActions =
     body.endActions ?? (hasTarget && endPatch ? [templateAction(endPatch, `Request body: [templateId] template ${template.id}: [endPatch`)] : undefined);
   const lockdownConfig = body.lockdownConfig ?? template.lockdownConfig;
+  // As GrowthBook's create: the body's, else the template's (with or without a rule to ramp).
+  const monitoringConfig = body.monitoringConfig ?? template.monitoringConfig;
   return {
     ...rest,
     ...(steps ? { steps } : {}),
     ...(endActions ? { endActions } : {}),
     ...(lockdownConfig ? { lockdownConfig } : {}),
+    ...(monitoringConfig ? { monitoringConfig } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import { act, awaitsApproval, locksFeature, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
-import { replaceStepTimings, triggerOf, withTemplate } from '../../shared/domain/ramp-steps';
+import { triggerOf } from '../../shared/domain/ramp-definition';
+import { replaceStepTimings, withTemplate } from '../../shared/domain/ramp-steps';
 import type { RampScheduleTemplate } from '../../shared/contracts/ramp-schedule-templates';
 import { captureRuleState } from '../../shared/domain/ramp-rules';
 import { FEATURE_ID, T0, applied, at, errorOf, inStatus, isoAt, readySchedule, rolloutRule, ruleOf } from './ramp-schedule-fixtures';
