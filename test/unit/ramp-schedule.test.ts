@@ -633,8 +633,63 @@ describe('elapsedMs and the API view', () => {
     const view = toApiRampSchedule(schedule, at(5));
 
     expect(z.strictObject(rampSchedule.shape).parse(view)).toEqual(view);
-    expect(view).toMatchObject({ id: 'rs_1', organization: 'org_1', status: 'running', elapsedMs: 5000, nextProcessAt: isoAt(60) });
+    expect(view).toMatchObject({ id: 'rs_1', status: 'running', awaitingApproval: false, elapsedMs: 5000, nextProcessAt: isoAt(60) });
+    // GrowthBook 5.0.1's RampSchedule allows no other property: the tenant stays in the store.
+    expect(schedule.organization).toBe('org_1');
+    expect(view).not.toHaveProperty('organization');
     expect(view).not.toHaveProperty('captured');
+  });
+
+  it("answers a wait for approval as GrowthBook 5's running with awaitingApproval; a pause is not one", () => {
+    const waiting = inStatus('pending-approval').schedule;
+    const paused = act(waiting, { type: 'pause' }, at(70), [inStatus('pending-approval').feature]).schedule;
+
+    expect(toApiRampSchedule(waiting, at(65))).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 1, nextStepAt: null });
+    expect(toApiRampSchedule(paused, at(75))).toMatchObject({ status: 'paused', awaitingApproval: false, currentStepIndex: 1 });
+    expect(toApiRampSchedule(inStatus('running').schedule, at(5)).awaitingApproval).toBe(false);
+  });
+
+  it('answers each stored trigger as an interval and hold conditions, and the end condition as cutoffDate', () => {
+    const { schedule } = readySchedule({ endCondition: { trigger: { type: 'scheduled', at: isoAt(9000) } } });
+
+    const view = toApiRampSchedule(schedule, at(0));
+
+    expect(view.steps.map(({ interval, holdConditions, monitored }) => ({ interval, holdConditions, monitored }))).toEqual([
+      { interval: 60, holdConditions: undefined, monitored: false },
+      { interval: null, holdConditions: { requiresApproval: true }, monitored: false },
+      { interval: 60, holdConditions: undefined, monitored: false },
+    ]);
+    expect(view.cutoffDate).toBe(isoAt(9000));
+    expect(view).not.toHaveProperty('endCondition');
+  });
+
+  it("answers a dated step as the seconds from the step's entry to its date: from the start, then from the current step's entry", () => {
+    const feature = baseFeature();
+    const dated = {
+      featureId: FEATURE_ID,
+      ruleId: 'fr_1',
+      steps: [
+        { trigger: { type: 'interval', seconds: 60 } },
+        { trigger: { type: 'scheduled', at: isoAt(600) } },
+        { trigger: { type: 'approval' } },
+        { trigger: { type: 'scheduled', at: isoAt(1000) } },
+      ],
+    };
+    const ready = createSchedule({ ...dated, startDate: isoAt(100) }, feature);
+    const started = act(createSchedule(dated, feature), { type: 'start' }, at(20), [feature]).schedule;
+    const atDated = advance(started, at(90), [feature])!.schedule;
+
+    // Before the start: from the start date (100 s), 60 s for step 0, so step 1 waits 440 s; the approval adds nothing.
+    expect(toApiRampSchedule(ready, at(0)).steps.map((step) => step.interval)).toEqual([60, 440, null, 400]);
+    // Started at 20 s: step 1 is entered at 80 s.
+    expect(toApiRampSchedule(started, at(30)).steps.map((step) => step.interval)).toEqual([60, 520, null, 400]);
+    // At step 1 since 80 s: its interval ends at its date, as nextStepAt says.
+    const view = toApiRampSchedule(atDated, at(90));
+    expect(view.currentStepIndex).toBe(1);
+    expect(Date.parse(view.phaseStartedAt!) + view.steps[1].interval! * 1000).toBe(Date.parse(view.nextStepAt!));
+    // A date already passed is answered as the least interval GrowthBook allows.
+    const late = createSchedule({ ...dated, startDate: isoAt(2000) }, feature);
+    expect(toApiRampSchedule(late, at(0)).steps.map((step) => step.interval)).toEqual([60, 1, null, 1]);
   });
 });
 
