@@ -45,13 +45,19 @@ export const rampTrigger = z.discriminatedUnion('type', [
 ]);
 export type RampTrigger = z.infer<typeof rampTrigger>;
 
-/** A step as it is stored: one trigger (an interval, an approval or a date). Answered as `apiRampStep`. */
+/**
+ * A step as it is stored: one trigger (an interval, an approval or a date), and with an interval or a
+ * date, optionally an approval once that time has come (GrowthBook 5's interval + `requiresApproval`).
+ * Answered as `apiRampStep`.
+ */
 export const rampStep = z.object({
   trigger: rampTrigger,
   actions: z.array(rampAction),
   approvalNotes: z.optional(z.nullable(z.string())),
   /** Backed by an analysis of the rule as an experiment; see shared/domain/ramp-monitoring.ts. */
   monitored: z.optional(z.boolean()),
+  /** Only `{requiresApproval: true}`, only beside an interval or dated trigger: the step then waits for approve-step once its time is over. */
+  holdConditions: z.optional(z.object({ requiresApproval: z.literal(true) })),
 });
 export type RampStep = z.infer<typeof rampStep>;
 

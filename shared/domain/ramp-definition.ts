@@ -68,43 +68,50 @@ export function resolveActions(actions: RampActionInput[], targets: RampTarget[]
 const normalizeTrigger = (trigger: RampTrigger): RampTrigger =>
   trigger.type === 'scheduled' ? { type: 'scheduled', at: normalizeDate(trigger.at) } : trigger;
 
+/** How a step waits, as stored: its trigger, and with an interval or a date, an approval once the time is over. */
+export type StepTiming = Pick<RampStep, 'trigger' | 'holdConditions'>;
+
 /**
- * The trigger of a GrowthBook 5 step: `interval` seconds alone, or an approval alone (`interval: null`,
- * `holdConditions.requiresApproval`). 400 at `path` for what a trigger cannot hold: both at once, neither,
- * or a sample-size gate. A monitored step keeps its trigger; `monitored` is carried by the callers.
+ * How a GrowthBook 5 step waits: `interval` seconds, then (with `holdConditions.requiresApproval`) an
+ * approval; `interval: null` with `requiresApproval` waits for the approval only. 400 at `path` for a
+ * step with neither, or a sample-size gate. A monitored step keeps its timing; `monitored` is the callers'.
  */
-export function triggerOf(step: { interval: number | null; holdConditions?: { minSampleSize?: number; requiresApproval?: boolean } }, path: string): RampTrigger {
+export function triggerOf(step: { interval: number | null; holdConditions?: { minSampleSize?: number; requiresApproval?: boolean } }, path: string): StepTiming {
   if (step.holdConditions?.minSampleSize !== undefined) {
     throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
   }
   const approval = step.holdConditions?.requiresApproval === true;
-  if (step.interval !== null && approval) {
-    throw new InvalidInputError(`${path}.holdConditions.requiresApproval] a step waits for an interval or for an approval, not both: set interval to null for an approval step`);
-  }
-  if (step.interval !== null) return { type: 'interval', seconds: step.interval };
-  if (approval) return { type: 'approval' };
+  if (step.interval !== null) return { trigger: { type: 'interval', seconds: step.interval }, ...(approval ? { holdConditions: { requiresApproval: true } } : {}) };
+  if (approval) return { trigger: { type: 'approval' } };
   throw new InvalidInputError(`${path}.interval] a step without an interval must require approval (holdConditions.requiresApproval: true)`);
 }
 
 /**
- * The stored trigger of a requested step: the seed-era `trigger` as given, or GrowthBook 5's `interval`
- * and `holdConditions` (`triggerOf`). 400 naming the field when a step gives both shapes or neither.
+ * How a requested step waits: GrowthBook 5's `interval` and `holdConditions` (`triggerOf`), or the
+ * seed-era `trigger`, which takes `holdConditions` too (as GrowthBook 5 reads it: an approval once
+ * the interval or date is over). 400 naming the field when a step gives both shapes or neither.
  */
-function stepTriggerOf(step: RampStepInput, path: string): RampTrigger {
-  if (step.trigger) {
-    const extra = step.interval !== undefined ? 'interval' : step.holdConditions !== undefined ? 'holdConditions' : undefined;
-    if (extra) throw new InvalidInputError(`Request body: [${path}.${extra}] give GrowthBook 5's interval and holdConditions, or the older trigger, not both`);
-    return normalizeTrigger(step.trigger);
+function stepTimingOf(step: RampStepInput, path: string): StepTiming {
+  if (!step.trigger) {
+    if (step.interval === undefined) {
+      throw new InvalidInputError(`Request body: [${path}.interval] is required: the seconds to hold the step, or null with holdConditions.requiresApproval`);
+    }
+    return triggerOf({ interval: step.interval, holdConditions: step.holdConditions }, `Request body: [${path}`);
   }
-  if (step.interval === undefined) {
-    throw new InvalidInputError(`Request body: [${path}.interval] is required: the seconds to hold the step, or null with holdConditions.requiresApproval`);
+  if (step.interval !== undefined) {
+    throw new InvalidInputError(`Request body: [${path}.interval] give GrowthBook 5's interval, or the older trigger, not both`);
   }
-  return triggerOf({ interval: step.interval, holdConditions: step.holdConditions }, `Request body: [${path}`);
+  if (step.holdConditions?.minSampleSize !== undefined) {
+    throw new InvalidInputError(`Request body: [${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
+  }
+  const trigger = normalizeTrigger(step.trigger);
+  const approvalAfter = step.holdConditions?.requiresApproval === true && trigger.type !== 'approval';
+  return { trigger, ...(approvalAfter ? { holdConditions: { requiresApproval: true } } : {}) };
 }
 
 function resolveSteps(steps: RampStepInput[], targets: RampTarget[]): RampStep[] {
   return steps.map((step, i) => ({
-    trigger: stepTriggerOf(step, `steps.${i}`),
+    ...stepTimingOf(step, `steps.${i}`),
     actions: resolveActions(step.actions ?? [], targets, `steps.${i}.actions`),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
     ...(step.monitored !== undefined ? { monitored: step.monitored } : {}),

@@ -149,6 +149,10 @@ const endAt = (schedule: RampScheduleRecord) => {
   return at ? ms(at) : undefined;
 };
 
+/** Whether the step waits for approve-step: an approval step at once, a step with an approval hold once its time is over. */
+export const needsApproval = (step: RampStep | undefined): boolean =>
+  step !== undefined && (step.trigger.type === 'approval' || step.holdConditions?.requiresApproval === true);
+
 /** When a step entered at `enteredAt` is left: undefined for an approval step, which waits for approve-step. */
 export function leaveTime(trigger: RampTrigger, enteredAt: number): number | undefined {
   if (trigger.type === 'interval') return enteredAt + Math.round(trigger.seconds * 1000);
@@ -262,6 +266,11 @@ function enterSteps(work: Work, index: number, enteredAt: number): void {
     enteredStep(work, enteredAt);
     // A monitored step is left on a verdict of its analysis (ramp-monitoring.ts), never on time alone.
     if (step.monitored || leaveAt > horizon) return;
+    if (needsApproval(step)) {
+      // Its time is over: now it waits for approve-step (`nextStepAt` keeps when the time hold ended).
+      schedule.status = 'pending-approval';
+      return;
+    }
     index += 1;
     enteredAt = leaveAt;
   }
@@ -483,7 +492,8 @@ export function act(schedule: RampScheduleRecord, action: LifecycleAction, now: 
 /** Whether the schedule waits on an approval (running there, or paused there): advance then needs `force`. */
 export function awaitsApproval(schedule: Pick<RampScheduleRecord, 'status' | 'steps' | 'currentStepIndex'>): boolean {
   if (schedule.status === 'pending-approval') return true;
-  return schedule.status === 'paused' && schedule.steps[schedule.currentStepIndex]?.trigger.type === 'approval';
+  // Running or paused at a step with an approval hold: advancing now would skip the approval too.
+  return (schedule.status === 'paused' || schedule.status === 'running') && needsApproval(schedule.steps[schedule.currentStepIndex]);
 }
 
 /**
@@ -552,7 +562,8 @@ function resume(work: Work, rules: TargetRules): Transition {
   } else {
     if (s.nextStepAt) s.nextStepAt = iso(ms(s.nextStepAt) + pauseLength);
     if (s.phaseStartedAt) s.phaseStartedAt = iso(ms(s.phaseStartedAt) + pauseLength);
-    const waitsForApproval = s.steps[s.currentStepIndex].trigger.type === 'approval';
+    const step = s.steps[s.currentStepIndex];
+    const waitsForApproval = needsApproval(step) && (step.trigger.type === 'approval' || stepIsOver(work));
     s.status = waitsForApproval ? 'pending-approval' : 'running';
     if (s.currentStepEnteredAt) s.currentStepEnteredAt = iso(ms(s.currentStepEnteredAt) + pauseLength);
     if (currentStepMonitored(s)) {
@@ -637,7 +648,9 @@ export function advance(schedule: RampScheduleRecord, now: Date, features: Rampa
     capture(work, rules);
     enterFirstStep(work);
   } else if (s.status === 'running' && !currentStepMonitored(s) && stepIsOver(work)) {
-    enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
+    // A step with an approval hold waits for approve-step once its time is over; the others are left.
+    if (needsApproval(s.steps[s.currentStepIndex])) s.status = 'pending-approval';
+    else enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
   }
   checkDeadline(work);
   return finish(work, rules, progressComment(s));
@@ -701,12 +714,12 @@ export function apiRampSteps(schedule: RampScheduleRecord, now: Date): ApiRampSt
   let cursor = ms(schedule.startedAt ?? schedule.startDate ?? now.toISOString());
   return schedule.steps.map((step, i) => {
     if (i === schedule.currentStepIndex && schedule.phaseStartedAt) cursor = ms(schedule.phaseStartedAt);
-    const { trigger, actions, approvalNotes, monitored } = step;
+    const { trigger, actions, approvalNotes, monitored, holdConditions } = step;
     const common = { actions, ...(approvalNotes !== undefined ? { approvalNotes } : {}), monitored: monitored === true };
     if (trigger.type === 'approval') return { interval: null, ...common, holdConditions: { requiresApproval: true } };
     const interval = trigger.type === 'interval' ? trigger.seconds : Math.max(1, Math.round((ms(trigger.at) - cursor) / 1000));
     cursor += interval * 1000;
-    return { interval, ...common };
+    return { interval, ...common, ...(holdConditions ? { holdConditions } : {}) };
   });
 }
 

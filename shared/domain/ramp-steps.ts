@@ -18,7 +18,7 @@ import type { RampScheduleRecord } from './ramp-schedule';
  */
 export function replaceStepTimings(schedule: RampScheduleRecord, steps: StepTimingInput[], features: RampableFeature[]): RampScheduleRecord {
   const next: NonNullable<UpdateRampScheduleBody['steps']> = steps.map((step, i) => ({
-    trigger: triggerOf(step, `Request body: [steps.${i}`),
+    ...triggerOf(step, `Request body: [steps.${i}`),
     actions: schedule.steps[i]?.actions ?? [],
     ...(step.monitored ? { monitored: true } : {}),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
@@ -53,7 +53,7 @@ export function withTemplate(body: CreateRampScheduleBody, template: RampSchedul
     body.steps ??
     (hasTarget
       ? template.steps.map((step, i) => ({
-          trigger: triggerOf(step, `${at}.${i}`),
+          ...triggerOf(step, `${at}.${i}`),
           actions: step.actions.map((action, j) => templateAction(action.patch, `${at}.${i}.actions.${j}.patch`)),
           ...(step.monitored ? { monitored: true } : {}),
           ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),

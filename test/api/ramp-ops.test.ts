@@ -352,6 +352,62 @@ describe('POST /ramp-schedules/{id}/actions/restart', () => {
   });
 });
 
+describe("GrowthBook 5's interval with an approval hold", () => {
+  const holdThenApprove = [
+    { interval: 3600, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.1 } }] },
+    { interval: 3600, actions: [{ patch: { coverage: 0.5 } }] },
+  ];
+
+  it('holds the step for its interval, then waits for approve-step, then moves on', async () => {
+    const { featureId, id, schedule: started } = await schedule(holdThenApprove, ['start']);
+
+    const early = await action(id, 'approve-step');
+    const unforced = await action(id, 'advance', {});
+    await advanceDueSchedules({ now: new Date(started.nextStepAt!) });
+    const waiting = await get(id);
+    await advanceDueSchedules({ now: new Date(Date.parse(started.nextStepAt!) + 10 * 3600_000) });
+    const stillWaiting = await get(id);
+    const approved = await action(id, 'approve-step');
+
+    expect(started.steps[0]).toMatchObject({ interval: 3600, holdConditions: { requiresApproval: true } });
+    expect(started).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 0 });
+    expect(Date.parse(started.nextStepAt!) - Date.parse(started.phaseStartedAt!)).toBe(3600_000);
+    // Before its interval is over, the step cannot be approved, nor advanced past without force.
+    expect(early.status).toBe(409);
+    expect(unforced.status).toBe(409);
+    expect(unforced.body.message).toMatch(/approve-step/);
+    // Its interval over, it waits for the approval however long it takes; the time hold's end stays in nextStepAt.
+    expect(waiting).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 0, nextStepAt: started.nextStepAt });
+    expect(stillWaiting).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 0, nextProcessAt: null });
+    expect(approved.status).toBe(200);
+    expect(approved.body.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 1 });
+    expect(await rule(featureId)).toMatchObject({ coverage: 0.5, enabled: true });
+  });
+
+  it('is taken in the seed-era shape too: a trigger with holdConditions', async () => {
+    const older = holdThenApprove.map(({ interval, ...step }) => ({ trigger: { type: 'interval', seconds: interval }, ...step }));
+
+    const { schedule: created } = await schedule(older);
+
+    expect(created.steps.map(({ interval, holdConditions }) => ({ interval, holdConditions }))).toEqual([
+      { interval: 3600, holdConditions: { requiresApproval: true } },
+      { interval: 3600, holdConditions: undefined },
+    ]);
+  });
+
+  it('PUT /steps sets one', async () => {
+    const { id } = await schedule(hourly);
+
+    const response = await call('PUT', `/ramp-schedules/${id}/steps`, { steps: [{ interval: 60, holdConditions: { requiresApproval: true } }, { interval: 60 }] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.rampSchedule.steps.map(({ interval, holdConditions }: contract.ApiRampStep) => ({ interval, holdConditions }))).toEqual([
+      { interval: 60, holdConditions: { requiresApproval: true } },
+      { interval: 60, holdConditions: undefined },
+    ]);
+  });
+});
+
 describe('PUT /ramp-schedules/{id}/steps', () => {
   const put = (id: string, body: unknown, key = org.keys.admin) => call('PUT', `/ramp-schedules/${id}/steps`, body, key);
 
@@ -409,7 +465,6 @@ describe('PUT /ramp-schedules/{id}/steps', () => {
 
   it.each([
     ['an interval of 0', { steps: [{ interval: 0 }] }, /\[steps\.0\.interval\]/],
-    ['an interval and an approval together', { steps: [{ interval: 60, holdConditions: { requiresApproval: true } }] }, /\[steps\.0\.holdConditions\.requiresApproval\]/],
     ['neither an interval nor an approval', { steps: [{ interval: null }] }, /\[steps\.0\.interval\]/],
     ['a monitored step', { steps: [{ interval: 60, monitored: true }] }, /\[steps\.0\.monitored\]/],
     ['a sample-size gate', { steps: [{ interval: 60, holdConditions: { minSampleSize: 100 } }] }, /\[steps\.0\.holdConditions\.minSampleSize\]/],

@@ -188,11 +188,10 @@ describe('POST /ramp-schedules', () => {
     ['a cutoff date that is not a date', { name: 'x', cutoffDate: 'next week' }, /\[cutoffDate\]/],
     ['both cutoffDate and endCondition', { name: 'x', cutoffDate: '2041-01-01T00:00:00Z', endCondition: { trigger: { type: 'scheduled', at: '2041-01-01T00:00:00Z' } } }, /\[endCondition\] give cutoffDate/],
     ['an interval of 0 seconds (GrowthBook 5)', { name: 'x', FEATURE: true, ruleId: 'fr_roll', steps: [{ interval: 0 }] }, /\[steps\.0\.interval\]/],
-    ['a step with both interval and trigger', { name: 'x', steps: [{ interval: 60, trigger: { type: 'interval', seconds: 60 } }] }, /\[steps\.0\.interval\] give GrowthBook 5's interval and holdConditions, or the older trigger/],
-    ['a step with holdConditions and trigger', { name: 'x', steps: [{ trigger: { type: 'approval' }, holdConditions: { requiresApproval: true } }] }, /\[steps\.0\.holdConditions\]/],
+    ['a step with both interval and trigger', { name: 'x', steps: [{ interval: 60, trigger: { type: 'interval', seconds: 60 } }] }, /\[steps\.0\.interval\] give GrowthBook 5's interval, or the older trigger, not both/],
+    ['a sample-size gate beside a trigger', { name: 'x', steps: [{ trigger: { type: 'interval', seconds: 60 }, holdConditions: { minSampleSize: 10 } }] }, /\[steps\.0\.holdConditions\.minSampleSize\]/],
     ['a step with neither interval nor trigger', { name: 'x', steps: [{ actions: [] }] }, /\[steps\.0\.interval\] is required/],
     ['a step without a time hold or an approval', { name: 'x', steps: [{ interval: null }] }, /\[steps\.0\.interval\] a step without an interval must require approval/],
-    ['an interval followed by an approval in one step', { name: 'x', steps: [{ interval: 60, holdConditions: { requiresApproval: true } }] }, /\[steps\.0\.holdConditions\.requiresApproval\]/],
     ['a sample-size gate', { name: 'x', steps: [{ interval: 60, holdConditions: { minSampleSize: 1000 } }] }, /\[steps\.0\.holdConditions\.minSampleSize\]/],
     ['an unknown hold condition', { name: 'x', steps: [{ interval: 60, holdConditions: { minDurationMs: 1000 } }] }, /\[steps\.0\.holdConditions\].*minDurationMs/],
   ])('answers 400 for %s and stores nothing', async (_case, input, message) => {

@@ -289,9 +289,9 @@ describe('a ramp made from a template', () => {
 
   it.each([
     [
-      'a step with both an interval and an approval',
-      [{ interval: 60, holdConditions: { requiresApproval: true }, actions: [] }],
-      /\[templateId\] template rst_[\w-]+: \[steps\.0\.holdConditions\.requiresApproval\]/,
+      'a sample-size gate',
+      [{ interval: 60, holdConditions: { minSampleSize: 100 }, actions: [] }],
+      /\[templateId\] template rst_[\w-]+: \[steps\.0\.holdConditions\.minSampleSize\]/,
     ],
     // The ramp made from it has no monitoringConfig, which a monitored step needs.
     ['a monitored step, for a ramp without monitoring', [{ interval: 60, monitored: true, actions: [] }], /\[steps\.0\.monitored\] a monitored step needs the schedule's monitoringConfig/],

@@ -308,6 +308,59 @@ describe('folding overdue steps', () => {
   });
 });
 
+describe('an interval with an approval hold (GrowthBook 5)', () => {
+  const held = {
+    featureId: FEATURE_ID,
+    ruleId: 'fr_1',
+    steps: [
+      { trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.1 } }] },
+      { interval: 60, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.2 } }] },
+      { trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.3 } }] },
+    ],
+  };
+  const start = () => {
+    const feature = baseFeature();
+    return applied(act(createSchedule(held, feature), { type: 'start' }, T0, [feature]), feature);
+  };
+
+  it('folds into the step and stops there, waiting for approval once its interval is over', () => {
+    const started = start();
+
+    const late = advance(started.schedule, at(100_000), [started.feature]);
+
+    expect(late?.schedule).toMatchObject({ status: 'pending-approval', currentStepIndex: 1, phaseStartedAt: isoAt(60), nextStepAt: isoAt(120) });
+    expect(late?.writes.map((write) => write.patch)).toEqual([{ coverage: 0.2 }]);
+    expect(nextDueAt(late!.schedule)).toBeUndefined();
+  });
+
+  it('runs through its interval first: the advancer then only marks it waiting, with no rule write', () => {
+    const started = start();
+    const atStep = applied(advance(started.schedule, at(60), [started.feature])!, started.feature);
+
+    const over = advance(atStep.schedule, at(120), [atStep.feature]);
+
+    expect(atStep.schedule).toMatchObject({ status: 'running', currentStepIndex: 1, nextStepAt: isoAt(120) });
+    expect(errorOf(() => act(atStep.schedule, { type: 'approve-step' }, at(90), [atStep.feature]))?.status).toBe(409);
+    expect(errorOf(() => act(atStep.schedule, { type: 'advance' }, at(90), [atStep.feature]))?.status).toBe(409);
+    expect(over?.schedule).toMatchObject({ status: 'pending-approval', currentStepIndex: 1, nextStepAt: isoAt(120) });
+    expect(over?.writes).toEqual([]);
+    const approved = act(over!.schedule, { type: 'approve-step' }, at(500), [atStep.feature]);
+    expect(approved.schedule).toMatchObject({ status: 'running', currentStepIndex: 2, phaseStartedAt: isoAt(500), nextStepAt: isoAt(560) });
+  });
+
+  it('resumes to running with its interval moved by the pause, or to waiting when the interval was over before the pause', () => {
+    const started = start();
+    const atStep = advance(started.schedule, at(60), [started.feature])!.schedule;
+
+    const resumed = act(act(atStep, { type: 'pause' }, at(70), [started.feature]).schedule, { type: 'resume' }, at(200), [started.feature]).schedule;
+    // Paused at 130, after its interval ended at 120 but before the advancer saw it.
+    const overdue = act(act(atStep, { type: 'pause' }, at(130), [started.feature]).schedule, { type: 'resume' }, at(140), [started.feature]).schedule;
+
+    expect(resumed).toMatchObject({ status: 'running', currentStepIndex: 1, nextStepAt: isoAt(250) });
+    expect(overdue).toMatchObject({ status: 'pending-approval', currentStepIndex: 1 });
+  });
+});
+
 describe('end condition and start date', () => {
   const deadline = { endCondition: { trigger: { type: 'scheduled', at: isoAt(90) } } };
 

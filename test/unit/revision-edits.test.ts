@@ -62,6 +62,14 @@ describe('pending ramps', () => {
     expect(body).toMatchObject({ featureId: 'f', ruleId: 'r', startDate: null });
   });
 
+  it('maps an interval with an approval hold to an interval trigger that waits for approval once over', () => {
+    const body = createBodyOf('f', ramp({ steps: [{ interval: 60, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.2 } }] }] }));
+
+    expect(body.steps!.map(({ trigger, holdConditions }) => ({ trigger, holdConditions }))).toEqual([
+      { trigger: { type: 'interval', seconds: 60 }, holdConditions: { requiresApproval: true } },
+    ]);
+  });
+
   it('starts a ramp without a start date at publish, its first step applied to the published rule', () => {
     const now = new Date('2026-01-01T00:00:00Z');
 
