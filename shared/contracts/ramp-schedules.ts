@@ -182,7 +182,7 @@ export const holdConditionsInput = z.strictObject({
 
 /**
  * A step as a request gives it: GrowthBook 5's `interval` (+ `holdConditions`), or the seed-era
- * `trigger`; one of the two (checked by `stepTriggerOf`, which names the field).
+ * `trigger` (which takes `holdConditions` too); one of the two, checked when the schedule is built (400 naming the field).
  */
 const stepInput = <A extends z.ZodMiniType<RampActionInput>>(action: A) =>
   z.strictObject({

@@ -76,18 +76,23 @@ export type StepTiming = Pick<RampStep, 'trigger' | 'holdConditions'>;
  * approval; `interval: null` with `requiresApproval` waits for the approval only. 400 at `path` for a
  * step with neither, or a sample-size gate. A monitored step keeps its timing; `monitored` is the callers'.
  */
-export function triggerOf(step: { interval: number | null; holdConditions?: { minSampleSize?: number; requiresApproval?: boolean } }, path: string): StepTiming {
+export function timingOf(
+  step: { interval: number | null; holdConditions?: { minSampleSize?: number; requiresApproval?: boolean } },
+  path: string,
+): StepTiming {
   if (step.holdConditions?.minSampleSize !== undefined) {
     throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
   }
   const approval = step.holdConditions?.requiresApproval === true;
-  if (step.interval !== null) return { trigger: { type: 'interval', seconds: step.interval }, ...(approval ? { holdConditions: { requiresApproval: true } } : {}) };
+  if (step.interval !== null) {
+    return { trigger: { type: 'interval', seconds: step.interval }, ...(approval ? { holdConditions: { requiresApproval: true } } : {}) };
+  }
   if (approval) return { trigger: { type: 'approval' } };
   throw new InvalidInputError(`${path}.interval] a step without an interval must require approval (holdConditions.requiresApproval: true)`);
 }
 
 /**
- * How a requested step waits: GrowthBook 5's `interval` and `holdConditions` (`triggerOf`), or the
+ * How a requested step waits: GrowthBook 5's `interval` and `holdConditions` (`timingOf`), or the
  * seed-era `trigger`, which takes `holdConditions` too (as GrowthBook 5 reads it: an approval once
  * the interval or date is over). 400 naming the field when a step gives both shapes or neither.
  */
@@ -96,7 +101,7 @@ function stepTimingOf(step: RampStepInput, path: string): StepTiming {
     if (step.interval === undefined) {
       throw new InvalidInputError(`Request body: [${path}.interval] is required: the seconds to hold the step, or null with holdConditions.requiresApproval`);
     }
-    return triggerOf({ interval: step.interval, holdConditions: step.holdConditions }, `Request body: [${path}`);
+    return timingOf({ interval: step.interval, holdConditions: step.holdConditions }, `Request body: [${path}`);
   }
   if (step.interval !== undefined) {
     throw new InvalidInputError(`Request body: [${path}.interval] give GrowthBook 5's interval, or the older trigger, not both`);

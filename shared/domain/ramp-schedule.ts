@@ -230,9 +230,10 @@ const stepIsOver = (work: Work) => work.schedule.nextStepAt !== null && ms(work.
 
 /**
  * Enters step `index` at `enteredAt` and applies its actions, then keeps leaving steps whose time
- * has passed (folding overdue steps into this one transition). Stops at an approval step, at a
- * step left in the future or after the end condition (which then completes the schedule), or past
- * the last step (completed).
+ * has passed (folding overdue steps into this one transition). Stops at an approval step, at a step
+ * with an approval hold whose time has passed (both then wait for approve-step), at a step left in
+ * the future or after the end condition (which then completes the schedule), or past the last step
+ * (completed).
  */
 function enterSteps(work: Work, index: number, enteredAt: number): void {
   const { schedule } = work;
@@ -704,11 +705,12 @@ export function elapsedMs(schedule: RampScheduleRecord, now: Date): number | nul
 export const apiRampStatus = (status: RampStatus): ApiRampStatus => (status === 'pending-approval' ? 'running' : status);
 
 /**
- * The steps in GrowthBook 5's shape: an interval trigger is its `interval`; an approval trigger is
- * `interval: null` with `holdConditions.requiresApproval`; a dated trigger (seed-era, GrowthBook 5 has
- * none) is the seconds from when the step is entered to its date, as GrowthBook's own reading of such
- * steps counts them: from the current step's entry, the start (or start date, or now) before it, the
- * dates of later steps from the planned end of the one before (an approval step adds nothing); at least 1.
+ * The steps in GrowthBook 5's shape: an interval trigger is its `interval` (with its approval hold, if
+ * any); an approval trigger is `interval: null` with `holdConditions.requiresApproval`. A dated trigger
+ * (seed-era; GrowthBook 5 has none) is the seconds from the step's planned entry to its date, at least 1,
+ * as GrowthBook 5 converts such steps: the current step is entered at `phaseStartedAt`, a later step when
+ * the one before ends (an approval step adds no time), an earlier one counting from the start, the start
+ * date or now.
  */
 export function apiRampSteps(schedule: RampScheduleRecord, now: Date): ApiRampStep[] {
   let cursor = ms(schedule.startedAt ?? schedule.startDate ?? now.toISOString());

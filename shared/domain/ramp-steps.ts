@@ -1,13 +1,13 @@
 /**
  * GrowthBook 5's step shape (an `interval` time hold, then gates in `holdConditions`) met with
- * Switchyard's (one trigger per step: an interval, an approval or a date), without I/O: PUT /steps
- * and ramp templates speak GrowthBook 5's shape, schedules hold triggers.
+ * Switchyard's stored steps (a trigger: an interval, an approval or a date, and an optional approval
+ * hold after the time), without I/O: PUT /steps and ramp templates.
  */
 import { InvalidInputError } from '../errors';
 import type { CreateRampScheduleBody, RampActionInput, UpdateRampScheduleBody } from '../contracts/ramp-schedules';
 import type { RampScheduleTemplate, TemplateEndPatch, TemplateStep } from '../contracts/ramp-schedule-templates';
 import type { StepTimingInput } from '../contracts/ramp-schedule-ops';
-import { triggerOf, updateDefinition } from './ramp-definition';
+import { timingOf, updateDefinition } from './ramp-definition';
 import type { RampableFeature } from './ramp-rules';
 import type { RampScheduleRecord } from './ramp-schedule';
 
@@ -18,7 +18,7 @@ import type { RampScheduleRecord } from './ramp-schedule';
  */
 export function replaceStepTimings(schedule: RampScheduleRecord, steps: StepTimingInput[], features: RampableFeature[]): RampScheduleRecord {
   const next: NonNullable<UpdateRampScheduleBody['steps']> = steps.map((step, i) => ({
-    ...triggerOf(step, `Request body: [steps.${i}`),
+    ...timingOf(step, `Request body: [steps.${i}`),
     actions: schedule.steps[i]?.actions ?? [],
     ...(step.monitored ? { monitored: true } : {}),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
@@ -53,7 +53,7 @@ export function withTemplate(body: CreateRampScheduleBody, template: RampSchedul
     body.steps ??
     (hasTarget
       ? template.steps.map((step, i) => ({
-          ...triggerOf(step, `${at}.${i}`),
+          ...timingOf(step, `${at}.${i}`),
           actions: step.actions.map((action, j) => templateAction(action.patch, `${at}.${i}.actions.${j}.patch`)),
           ...(step.monitored ? { monitored: true } : {}),
           ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),

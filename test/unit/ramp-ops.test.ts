@@ -1,5 +1,5 @@
 import { act, awaitsApproval, locksFeature, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
-import { triggerOf } from '../../shared/domain/ramp-definition';
+import { timingOf } from '../../shared/domain/ramp-definition';
 import { replaceStepTimings, withTemplate } from '../../shared/domain/ramp-steps';
 import type { RampScheduleTemplate } from '../../shared/contracts/ramp-schedule-templates';
 import { captureRuleState } from '../../shared/domain/ramp-rules';
@@ -102,14 +102,14 @@ describe("GrowthBook 5's steps", () => {
     // A monitored step keeps its time hold; its monitoring is checked with the schedule's config (ramp-definition).
     [{ interval: 60, monitored: true }, { trigger: { type: 'interval', seconds: 60 } }],
   ])('turns %j into the timing %j', (step, timing) => {
-    expect(triggerOf(step, 'Request body: [steps.0')).toEqual(timing);
+    expect(timingOf(step, 'Request body: [steps.0')).toEqual(timing);
   });
 
   it.each([
     [{ interval: null }, 'Request body: [steps.0.interval]'],
     [{ interval: 60, holdConditions: { minSampleSize: 10 } }, 'Request body: [steps.0.holdConditions.minSampleSize]'],
   ])('refuses %j with 400 naming the field', (step, prefix) => {
-    const error = errorOf(() => triggerOf(step, 'Request body: [steps.0'));
+    const error = errorOf(() => timingOf(step, 'Request body: [steps.0'));
 
     expect(error?.status).toBe(400);
     expect(error?.message.startsWith(prefix)).toBe(true);
