@@ -130,12 +130,16 @@ const normalizeEndCondition = (condition: RampEndConditionInput): RampEndConditi
  * The end condition a create or PUT body sets: GrowthBook 5's `cutoffDate` or the seed-era `endCondition`
  * (400 when both are given); `null` clears it, undefined leaves it.
  */
-function endConditionOf(body: Pick<UpdateRampScheduleBody, 'cutoffDate' | 'endCondition'>): RampEndCondition | null | undefined {
+function endConditionOf(
+  body: Pick<UpdateRampScheduleBody, 'cutoffDate' | 'endCondition'>,
+): Pick<RampScheduleRecord, 'endCondition' | 'cutoffDisables'> | undefined {
   if (body.cutoffDate !== undefined && body.endCondition !== undefined) {
     throw new InvalidInputError('Request body: [endCondition] give cutoffDate (GrowthBook 5) or endCondition (older shape), not both');
   }
-  if (body.cutoffDate !== undefined) return body.cutoffDate === null ? null : { trigger: { type: 'scheduled', at: normalizeDate(body.cutoffDate) } };
-  if (body.endCondition !== undefined) return body.endCondition === null ? null : normalizeEndCondition(body.endCondition);
+  if (body.cutoffDate === null || body.endCondition === null) return { endCondition: null };
+  // GrowthBook 5's cutoff switches the rules off; the seed-era end condition only completes the ramp.
+  if (body.cutoffDate !== undefined) return { endCondition: { trigger: { type: 'scheduled', at: normalizeDate(body.cutoffDate) } }, cutoffDisables: true };
+  if (body.endCondition !== undefined) return { endCondition: normalizeEndCondition(body.endCondition) };
   return undefined;
 }
 
@@ -199,7 +203,8 @@ export function newRampSchedule(
     steps: resolveSteps(body.steps ?? [], targets),
     endActions: resolveActions(body.endActions ?? [], targets, 'endActions'),
     startDate: body.startDate ? normalizeDate(body.startDate) : null,
-    endCondition: endConditionOf(body) ?? null,
+    endCondition: null,
+    ...endConditionOf(body),
     status: targets.length ? 'ready' : 'pending',
     currentStepIndex: -1,
     startedAt: null,
@@ -243,12 +248,17 @@ export function updateDefinition(
   }
   if (body.endActions !== undefined) next.endActions = resolveActions(body.endActions, next.targets, 'endActions');
   if (body.startDate !== undefined) next.startDate = body.startDate === null ? null : normalizeDate(body.startDate);
-  const endCondition = endConditionOf(body);
-  if (endCondition !== undefined) next.endCondition = endCondition;
+  const end = endConditionOf(body);
+  if (end) {
+    next.endCondition = end.endCondition;
+    if (end.cutoffDisables) next.cutoffDisables = true;
+    else delete next.cutoffDisables;
+  }
   if (body.monitoringConfig !== undefined) next.monitoringConfig = body.monitoringConfig === null ? null : normalizeMonitoringConfig(body.monitoringConfig);
   assertFits(next, features);
   assertMonitoringFits(next, features);
-  if (next.status === 'paused' && next.currentStepIndex >= 0 && next.phaseStartedAt) {
+  // Past the last step (a GrowthBook 5 cutoff ahead), there is no step to leave.
+  if (next.status === 'paused' && next.currentStepIndex >= 0 && next.currentStepIndex < next.steps.length && next.phaseStartedAt) {
     const leaveAt = leaveTime(next.steps[next.currentStepIndex].trigger, Date.parse(next.phaseStartedAt));
     next.nextStepAt = leaveAt === undefined ? null : new Date(leaveAt).toISOString();
   }

@@ -88,6 +88,12 @@ export interface RampScheduleRecord {
   monitoringStartDate?: string | null;
   lastRollbackAt?: string | null;
   lastRollbackReason?: string | null;
+  /**
+   * The end condition was given as GrowthBook 5's `cutoffDate`: at it the ramp completes and its rules
+   * are switched off, and a ramp whose steps are done waits for it. Absent: the seed-era `endCondition`,
+   * which completes the ramp with its rules as the steps and end actions leave them.
+   */
+  cutoffDisables?: boolean;
 }
 
 /** What an action does: the next schedule, the rule writes to make with it, and a revision comment. */
@@ -208,19 +214,23 @@ function endPause(work: Work): void {
   schedule.pausedAt = null;
 }
 
-/** Applies every step after the current one and the end actions, and completes. */
-function completeNow(work: Work): void {
+/** Applies every step after the current one and the end actions (then, at a cutoff, switches the rules off), and completes. */
+function completeNow(work: Work, cutoff = false): void {
   const { schedule } = work;
   if (schedule.currentStepIndex < 0) work.actions.push(...enableAll(schedule));
   work.actions.push(...schedule.steps.slice(schedule.currentStepIndex + 1).flatMap((step) => step.actions));
   work.actions.push(...schedule.endActions);
+  if (cutoff) work.actions.push(...enableAll(schedule).map((action) => ({ ...action, patch: { ...action.patch, enabled: false } })));
   endPause(work);
-  schedule.currentStepIndex = Math.max(schedule.currentStepIndex, schedule.steps.length - 1);
+  schedule.currentStepIndex = schedule.steps.length - 1;
   schedule.status = 'completed';
   schedule.nextStepAt = null;
   schedule.endedAt ??= iso(work.now);
   stopMonitoring(schedule);
 }
+
+/** Whether the schedule's end condition is a GrowthBook 5 cutoff that has come by `now` (ms). */
+const cutOff = (schedule: RampScheduleRecord, now: number) => schedule.cutoffDisables === true && (endAt(schedule) ?? Infinity) <= now;
 
 /** Steps are left up to now, but none after the end condition: that one completes the schedule instead. */
 const horizonOf = (work: Work) => Math.min(work.now, endAt(work.schedule) ?? Infinity);
@@ -248,7 +258,15 @@ function enterSteps(work: Work, index: number, enteredAt: number): void {
         schedule.nextStepAt = null;
         return;
       }
-      completeNow(work);
+      if (schedule.cutoffDisables && deadline !== undefined && deadline > work.now) {
+        // GrowthBook 5: the steps done, the end actions apply and the ramp runs on, past its last step, until its cutoff.
+        work.actions.push(...schedule.endActions);
+        schedule.currentStepIndex = schedule.steps.length;
+        schedule.status = 'running';
+        schedule.nextStepAt = null;
+        return;
+      }
+      completeNow(work, cutOff(schedule, work.now));
       return;
     }
     const step = schedule.steps[index];
@@ -305,9 +323,12 @@ function stopMonitoring(schedule: RampScheduleRecord): void {
 
 /** Completes a running schedule whose end condition has passed. */
 function checkDeadline(work: Work): void {
-  const deadline = endAt(work.schedule);
-  const active = work.schedule.status === 'running' || work.schedule.status === 'pending-approval';
-  if (active && deadline !== undefined && deadline <= work.now) completeNow(work);
+  const { schedule } = work;
+  const deadline = endAt(schedule);
+  // A GrowthBook 5 cutoff ends a paused (started) ramp too.
+  const cutsPaused = schedule.cutoffDisables === true && schedule.status === 'paused' && schedule.startedAt !== null;
+  const active = schedule.status === 'running' || schedule.status === 'pending-approval' || cutsPaused;
+  if (active && deadline !== undefined && deadline <= work.now) completeNow(work, cutOff(schedule, work.now));
 }
 
 /** Enters step 0 now: `enabled: true` on every target rule, then step 0's actions (and any overdue ones). */
@@ -432,6 +453,7 @@ export const rampTrackingKey = (scheduleId: string) => `ramp_${scheduleId}`;
 function progressComment(schedule: RampScheduleRecord): string {
   if (schedule.status === 'completed') return 'Ramp completed';
   if (schedule.currentStepIndex < 0) return 'Ramp started';
+  if (schedule.currentStepIndex >= schedule.steps.length) return 'Ramp steps done, waiting for the cutoff';
   return `Ramp step ${schedule.currentStepIndex + 1} of ${schedule.steps.length}`;
 }
 
@@ -609,6 +631,8 @@ function dueAtMs(schedule: RampScheduleRecord): number | undefined {
     }
     case 'pending-approval':
       return deadline;
+    case 'paused':
+      return schedule.cutoffDisables && schedule.startedAt ? deadline : undefined;
     default:
       return undefined;
   }

@@ -296,7 +296,7 @@ describe('step shapes: GrowthBook 5 and seed-era', () => {
     expect(schedule).not.toHaveProperty('organization');
   });
 
-  it('takes the seed-era trigger and endCondition with the same meaning, answered in the same shape', async () => {
+  it('answers the seed-era trigger and endCondition in the shape of GrowthBook 5 steps and cutoffDate', async () => {
     const modern = await readySchedule({ steps: gb5, cutoffDate: '2041-01-01T00:00:00Z' });
     const older = await readySchedule({ steps: seedEra, endCondition: { trigger: { type: 'scheduled', at: '2041-01-01T00:00:00Z' } } });
 

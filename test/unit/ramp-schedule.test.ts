@@ -410,6 +410,86 @@ describe('end condition and start date', () => {
   });
 });
 
+describe("GrowthBook 5's cutoffDate", () => {
+  const plan = (cutoff: number, last: 'interval' | 'approval' = 'interval') => ({
+    featureId: FEATURE_ID,
+    ruleId: 'fr_1',
+    steps: [
+      { interval: 60, actions: [{ patch: { coverage: 0.1 } }] },
+      last === 'approval'
+        ? { interval: null, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.5 } }] }
+        : { interval: 60, actions: [{ patch: { coverage: 0.5 } }] },
+    ],
+    endActions: [{ patch: { condition: null } }],
+    cutoffDate: isoAt(cutoff),
+  });
+  const started = (cutoff: number, last: 'interval' | 'approval' = 'interval') => {
+    const feature = baseFeature();
+    return applied(act(createSchedule(plan(cutoff, last), feature), { type: 'start' }, T0, [feature]), feature);
+  };
+
+  it('applies the end actions when the steps are done, runs on past the last step, then completes and switches the rules off at the cutoff', () => {
+    const world = started(1000);
+
+    const done = applied(advance(world.schedule, at(120), [world.feature])!, world.feature);
+    const cut = applied(advance(done.schedule, at(1000), [done.feature])!, done.feature);
+
+    expect(done.schedule).toMatchObject({ status: 'running', currentStepIndex: 2, nextStepAt: null });
+    expect(nextDueAt(done.schedule)).toBe(isoAt(1000));
+    expect(ruleOf(done.feature)).toMatchObject({ coverage: 0.5, condition: '', enabled: true });
+    expect(toApiRampSchedule(done.schedule, at(500))).toMatchObject({ status: 'running', awaitingApproval: false, cutoffDate: isoAt(1000) });
+    expect(cut.schedule).toMatchObject({ status: 'completed', currentStepIndex: 1, endedAt: isoAt(1000) });
+    expect(ruleOf(cut.feature)).toMatchObject({ coverage: 0.5, condition: '', enabled: false });
+  });
+
+  it('cuts a ramp off mid-way: the remaining steps and end actions apply, and the rules are switched off', () => {
+    const world = started(90);
+
+    const cut = applied(advance(world.schedule, at(100), [world.feature])!, world.feature);
+
+    expect(cut.schedule).toMatchObject({ status: 'completed', currentStepIndex: 1 });
+    expect(ruleOf(cut.feature)).toMatchObject({ coverage: 0.5, condition: '', enabled: false });
+  });
+
+  it('cuts off a paused ramp too, which the seed-era end condition leaves paused', () => {
+    const world = started(90);
+    const paused = act(world.schedule, { type: 'pause' }, at(30), [world.feature]).schedule;
+    const seedEra = { ...paused, cutoffDisables: undefined };
+
+    const cut = advance(paused, at(100), [world.feature]);
+
+    expect(nextDueAt(paused)).toBe(isoAt(90));
+    expect(cut?.schedule).toMatchObject({ status: 'completed', pausedAt: null });
+    expect(nextDueAt(seedEra)).toBeUndefined();
+  });
+
+  it('resumes a ramp waiting for its cutoff to waiting, never to its last step’s approval', () => {
+    const world = started(1000, 'approval');
+    const waiting = advance(world.schedule, at(60), [world.feature])!.schedule;
+    const done = act(waiting, { type: 'approve-step' }, at(70), [world.feature]).schedule;
+
+    const resumed = act(act(done, { type: 'pause' }, at(80), [world.feature]).schedule, { type: 'resume' }, at(90), [world.feature]).schedule;
+
+    expect(done).toMatchObject({ status: 'running', currentStepIndex: 2, nextStepAt: null });
+    expect(resumed).toMatchObject({ status: 'running', currentStepIndex: 2, nextStepAt: null });
+    expect(nextDueAt(resumed)).toBe(isoAt(1000));
+  });
+
+  it('is cleared with null, and replaced by a seed-era endCondition without the switch-off', () => {
+    const feature = baseFeature();
+    const schedule = createSchedule(plan(1000), feature);
+
+    const cleared = updateDefinition(schedule, { cutoffDate: null }, [feature]);
+    const older = updateDefinition(schedule, { endCondition: { trigger: { type: 'scheduled', at: isoAt(2000) } } }, [feature]);
+
+    expect(schedule.cutoffDisables).toBe(true);
+    expect(cleared).toMatchObject({ endCondition: null });
+    expect(cleared).not.toHaveProperty('cutoffDisables');
+    expect(older).toMatchObject({ endCondition: { trigger: { type: 'scheduled', at: isoAt(2000) } } });
+    expect(older).not.toHaveProperty('cutoffDisables');
+  });
+});
+
 describe('pause and resume', () => {
   it('pauses without touching the rules', () => {
     const { schedule, feature } = inStatus('running');
