@@ -408,6 +408,26 @@ describe("GrowthBook 5's interval with an approval hold", () => {
   });
 });
 
+describe("GrowthBook 5's cutoffDate", () => {
+  it('runs the steps, waits past the last one, then completes and switches the rule off at the cutoff; the SDK then serves the default', async () => {
+    const cutoffDate = new Date(Date.now() + 3 * 3600_000).toISOString();
+    const { featureId, id, schedule: started } = await schedule([{ interval: 60, actions: [{ patch: { coverage: 0.1 } }] }], ['start'], { cutoffDate });
+
+    await advanceDueSchedules({ now: new Date(Date.parse(started.nextStepAt!) + 1000) });
+    const waiting = await get(id);
+    const before = await sdkShare(featureId);
+    await advanceDueSchedules({ now: new Date(Date.parse(cutoffDate) + 1000) });
+    const cut = await get(id);
+
+    expect(started).toMatchObject({ status: 'running', currentStepIndex: 0, cutoffDate });
+    expect(waiting).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 1, nextStepAt: null, nextProcessAt: cutoffDate });
+    expect(before).toBeGreaterThan(0.07);
+    expect(cut).toMatchObject({ status: 'completed', currentStepIndex: 0, nextProcessAt: null });
+    expect(await rule(featureId)).toMatchObject({ coverage: 0.1, enabled: false });
+    expect(await sdkShare(featureId)).toBe(0);
+  });
+});
+
 describe('PUT /ramp-schedules/{id}/steps', () => {
   const put = (id: string, body: unknown, key = org.keys.admin) => call('PUT', `/ramp-schedules/${id}/steps`, body, key);
 
