@@ -1,6 +1,7 @@
 import * as contract from '../../shared/contracts/ramp-schedules';
 import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
+import { insertRampSchedule } from '../../shared/store/ramp-schedules';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
 import { expectReferenceRampSchedules } from '../support/reference';
@@ -340,6 +341,53 @@ describe('step shapes: GrowthBook 5 and seed-era', () => {
     expect(response.status).toBe(200);
     expect(timings(response.body.rampSchedule)).toEqual([{ interval: 30, holdConditions: undefined, approvalNotes: undefined, monitored: false, coverage: [0.3] }]);
     expect(response.body.rampSchedule.cutoffDate).toBe('2042-01-01T00:00:00.000Z');
+  });
+
+  it('reads a schedule stored in the seed-era shape in GrowthBook 5.0.1\'s shape, and lists it under status=running', async () => {
+    const featureId = await feature();
+    // As the seed era stored one: triggers only, waiting for approval, an end condition, none of the later fields.
+    const stored = {
+      id: `rs_seed_${uniqueId()}`,
+      organization: org.orgId,
+      name: 'Seed era',
+      entityType: 'feature' as const,
+      entityId: featureId,
+      targets: [{ id: 'rt_seed', entityType: 'feature' as const, entityId: featureId, ruleId: 'fr_roll', environment: 'production', status: 'active' as const }],
+      steps: [
+        { trigger: { type: 'interval' as const, seconds: 60 }, actions: [{ targetType: 'feature-rule' as const, targetId: 'rt_seed', patch: { ruleId: 'fr_roll', coverage: 0.1 } }] },
+        { trigger: { type: 'approval' as const }, actions: [{ targetType: 'feature-rule' as const, targetId: 'rt_seed', patch: { ruleId: 'fr_roll', coverage: 0.5 } }] },
+        { trigger: { type: 'scheduled' as const, at: '2041-01-01T01:00:00.000Z' }, actions: [] },
+      ],
+      endActions: [],
+      startDate: null,
+      endCondition: { trigger: { type: 'scheduled' as const, at: '2041-06-01T00:00:00.000Z' } },
+      status: 'pending-approval' as const,
+      currentStepIndex: 1,
+      startedAt: '2041-01-01T00:00:00.000Z',
+      phaseStartedAt: '2041-01-01T00:01:00.000Z',
+      pausedAt: null,
+      nextStepAt: null,
+      captured: { rt_seed: { production: { coverage: 0, enabled: false } } },
+      pausedMs: 0,
+      endedAt: null,
+      failures: 0,
+      retryAt: null,
+      pauseReason: null,
+    };
+    await insertRampSchedule(org.orgId, stored);
+
+    const read = await ok('GET', `/ramp-schedules/${stored.id}`);
+    const running = await ok('GET', `/ramp-schedules?status=running&featureId=${featureId}`);
+
+    expect(read.rampSchedule).toMatchObject({
+      status: 'running',
+      awaitingApproval: true,
+      currentStepIndex: 1,
+      cutoffDate: '2041-06-01T00:00:00.000Z',
+      // The dated step counts from the approval step's entry (an approval adds no time): 59 minutes.
+      steps: [{ interval: 60 }, { interval: null, holdConditions: { requiresApproval: true } }, { interval: 3540 }],
+    });
+    expect(running.rampSchedules.map((schedule: contract.RampSchedule) => schedule.id)).toEqual([stored.id]);
   });
 
   it('lists a schedule waiting for approval under status=running, as GrowthBook 5 does', async () => {
