@@ -31,8 +31,8 @@ export function windowRamp(ruleId: string, window: { startDate?: string | null; 
 
 /**
  * Switchyard's create body for a pending ramp: steps with `interval` seconds become interval
- * triggers (with an approval hold after them when asked), an approval hold alone an approval trigger,
- * `cutoffDate` the end condition. 400 naming the
+ * triggers (with an approval hold after them when asked), an approval hold alone an approval trigger;
+ * `cutoffDate` stays GrowthBook 5's cutoff. 400 naming the
  * field for what Switchyard's ramps cannot do (monitoring, start actions, lockdown, sample-size holds).
  */
 export function createBodyOf(featureId: string, ramp: PendingRamp): CreateRampScheduleBody {
@@ -68,7 +68,8 @@ export function createBodyOf(featureId: string, ramp: PendingRamp): CreateRampSc
     steps,
     endActions: (ramp.endActions ?? []).map((a, j) => action(a, `endActions.${j}`)),
     startDate: ramp.startDate ?? null,
-    ...(ramp.cutoffDate ? { endCondition: { trigger: { type: 'scheduled' as const, at: ramp.cutoffDate } } } : {}),
+    // GrowthBook 5's cutoff: at it the ramp completes and switches its rule off.
+    ...(ramp.cutoffDate ? { cutoffDate: ramp.cutoffDate } : {}),
     ...(ramp.templateId ? { templateId: ramp.templateId } : {}),
   };
   // The ramp-schedule endpoints' own checks (conditions, dates, bounds), so both paths accept the same ramps.

@@ -54,11 +54,12 @@ describe('pending ramps', () => {
     ...fields,
   });
 
-  it('maps GrowthBook 5 steps to triggers: an interval in seconds, an approval hold, the cutoff as the end condition', () => {
+  it("maps GrowthBook 5 steps to triggers: an interval in seconds, an approval hold; the cutoff stays GrowthBook 5's", () => {
     const body = createBodyOf('f', ramp({ cutoffDate: '2030-01-01T00:00:00.000Z' }));
 
     expect(body.steps!.map((step) => step.trigger)).toEqual([{ type: 'approval' }, { type: 'interval', seconds: 60 }]);
-    expect(body.endCondition).toEqual({ trigger: { type: 'scheduled', at: '2030-01-01T00:00:00.000Z' } });
+    expect(body.cutoffDate).toBe('2030-01-01T00:00:00.000Z');
+    expect(body.endCondition).toBeUndefined();
     expect(body).toMatchObject({ featureId: 'f', ruleId: 'r', startDate: null });
   });
 
