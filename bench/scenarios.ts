@@ -970,8 +970,8 @@ const creating: Step[] = [
       ruleId: ids.ruleA,
       environment: 'production',
       steps: [
-        { trigger: { type: 'approval' }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
-        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { coverage: 1 } }] },
+        { interval: null, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
+        { interval: 3600, actions: [{ patch: { coverage: 1 } }] },
       ],
     }),
     capture: (body, ids) => (ids.rampScheduleId = body.rampSchedule.id),
@@ -1634,9 +1634,9 @@ const updating: Step[] = [
     body: (ids) => ({
       name: 'Bench ramp, renamed',
       steps: [
-        { trigger: { type: 'approval' }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
-        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 1 } }] },
-        { trigger: { type: 'interval', seconds: 3600 }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.4 } }], monitored: true },
+        { interval: null, holdConditions: { requiresApproval: true }, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.5 } }], approvalNotes: 'Check the error rate' },
+        { interval: 3600, actions: [{ patch: { ruleId: ids.ruleA, coverage: 1 } }] },
+        { interval: 3600, actions: [{ patch: { ruleId: ids.ruleA, coverage: 0.4 } }], monitored: true },
       ],
     }),
     minimum: { calls: 3, why: 'schedule + feature (project permission) + conditional write' },

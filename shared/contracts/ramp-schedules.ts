@@ -4,8 +4,15 @@ import { dateInput, deletedResponse, idParams, paginationFields, paginationQuery
 import { jsonCondition } from './saved-groups';
 import { monitoringConfig, monitoringConfigInput, monitoringStatus } from './ramp-monitoring';
 
+/**
+ * The statuses a schedule is stored with. `pending-approval` is Switchyard's own (kept from the seed-era
+ * shape): GrowthBook 5 answers it as `running` with `awaitingApproval: true` (see `apiRampStatuses`).
+ */
 export const rampStatuses = ['pending', 'ready', 'running', 'paused', 'pending-approval', 'completed', 'rolled-back'] as const;
 export type RampStatus = (typeof rampStatuses)[number];
+/** The statuses GrowthBook 5 answers. */
+export const apiRampStatuses = ['pending', 'ready', 'running', 'paused', 'completed', 'rolled-back'] as const;
+export type ApiRampStatus = (typeof apiRampStatuses)[number];
 
 // ---- Shapes as the API answers them ----
 
@@ -38,14 +45,37 @@ export const rampTrigger = z.discriminatedUnion('type', [
 ]);
 export type RampTrigger = z.infer<typeof rampTrigger>;
 
+/**
+ * A step as it is stored: one trigger (an interval, an approval or a date), and with an interval or a
+ * date, optionally an approval once that time has come (GrowthBook 5's interval + `requiresApproval`).
+ * Answered as `apiRampStep`.
+ */
 export const rampStep = z.object({
   trigger: rampTrigger,
   actions: z.array(rampAction),
   approvalNotes: z.optional(z.nullable(z.string())),
   /** Backed by an analysis of the rule as an experiment; see shared/domain/ramp-monitoring.ts. */
   monitored: z.optional(z.boolean()),
+  /** Only `{requiresApproval: true}`, only beside an interval or dated trigger: the step then waits for approve-step once its time is over. */
+  holdConditions: z.optional(z.object({ requiresApproval: z.literal(true) })),
 });
 export type RampStep = z.infer<typeof rampStep>;
+
+/** GrowthBook 5's gates of a step beyond its time hold. */
+export const holdConditions = z.object({
+  minSampleSize: z.optional(z.int()),
+  requiresApproval: z.optional(z.boolean()),
+});
+
+/** A step as GrowthBook 5 answers it: `interval` seconds of time hold (null: none), then `holdConditions`. */
+export const apiRampStep = z.object({
+  interval: z.nullable(z.number()),
+  actions: z.array(rampAction),
+  approvalNotes: z.optional(z.nullable(z.string())),
+  monitored: z.optional(z.boolean()),
+  holdConditions: z.optional(holdConditions),
+});
+export type ApiRampStep = z.infer<typeof apiRampStep>;
 
 export const rampTarget = z.object({
   id: z.string(),
@@ -67,21 +97,20 @@ export type RampEndCondition = z.infer<typeof rampEndCondition>;
 export const lockdownConfig = z.strictObject({ mode: z.enum(['none', 'locked']) });
 export type LockdownConfig = z.infer<typeof lockdownConfig>;
 
+/** A ramp schedule as GrowthBook 5.0.1 answers it (its `RampSchedule`); see `toApiRampSchedule`. */
 export const rampSchedule = z.object({
   id: z.string(),
-  /** Named by the spec (section 2.2); the reference document leaves it out. */
-  organization: z.optional(z.string()),
   dateCreated: z.string(),
   dateUpdated: z.string(),
   name: z.string(),
   entityType: z.literal('feature'),
   entityId: z.string(),
   targets: z.array(rampTarget),
-  steps: z.array(rampStep),
+  steps: z.array(apiRampStep),
   endActions: z.optional(z.array(rampAction)),
   startDate: z.optional(z.nullable(z.string())),
-  endCondition: z.optional(z.nullable(rampEndCondition)),
-  status: z.enum(rampStatuses),
+  cutoffDate: z.optional(z.nullable(z.string())),
+  status: z.enum(apiRampStatuses),
   currentStepIndex: z.number().check(z.int(), z.gte(-1)),
   startedAt: z.optional(z.nullable(z.string())),
   phaseStartedAt: z.optional(z.nullable(z.string())),
@@ -92,6 +121,8 @@ export const rampSchedule = z.object({
   lockdownConfig: z.optional(lockdownConfig),
   monitoringConfig: z.optional(z.nullable(monitoringConfig)),
   currentStepEnteredAt: z.optional(z.nullable(z.string())),
+  /** Computed when answered: an approval is what the schedule waits on now. */
+  awaitingApproval: z.boolean(),
   monitoringStartDate: z.optional(z.nullable(z.string())),
   lastRollbackAt: z.optional(z.nullable(z.string())),
   lastRollbackReason: z.optional(z.nullable(z.string())),
@@ -143,9 +174,21 @@ const actionInput = z.strictObject({
 export type RampActionInput = z.infer<typeof actionInput>;
 const putActionInput = z.extend(actionInput, { patch: z.extend(patchInput, { ruleId: shortId }) });
 
+/** GrowthBook 5's step gates as a request gives them. */
+export const holdConditionsInput = z.strictObject({
+  minSampleSize: z.optional(z.number().check(z.int(), z.positive())),
+  requiresApproval: z.optional(z.boolean()),
+});
+
+/**
+ * A step as a request gives it: GrowthBook 5's `interval` (+ `holdConditions`), or the seed-era
+ * `trigger` (which takes `holdConditions` too); one of the two, checked when the schedule is built (400 naming the field).
+ */
 const stepInput = <A extends z.ZodMiniType<RampActionInput>>(action: A) =>
   z.strictObject({
-    trigger: triggerInput,
+    interval: z.optional(z.nullable(z.number().check(z.positive(), z.lte(MAX_INTERVAL_SECONDS)))),
+    holdConditions: z.optional(holdConditionsInput),
+    trigger: z.optional(triggerInput),
     actions: z.optional(z.array(action).check(z.maxLength(100))),
     approvalNotes: z.optional(z.nullable(z.string().check(z.maxLength(10_000)))),
     monitored: z.optional(z.boolean()),
@@ -168,6 +211,8 @@ export const createRampScheduleBody = z.strictObject({
   steps: z.optional(z.array(stepInput(actionInput)).check(z.maxLength(MAX_STEPS))),
   endActions: z.optional(z.array(actionInput).check(z.maxLength(100))),
   startDate: z.optional(z.nullable(dateTime)),
+  /** GrowthBook 5's spelling of the end condition's date; give one or the other. */
+  cutoffDate: z.optional(z.nullable(dateTime)),
   endCondition: z.optional(endConditionInput),
   templateId: z.optional(shortId),
   lockdownConfig: z.optional(lockdownConfig),
@@ -180,6 +225,7 @@ export const updateRampScheduleBody = z.strictObject({
   steps: z.optional(z.array(stepInput(putActionInput)).check(z.maxLength(MAX_STEPS))),
   endActions: z.optional(z.array(putActionInput).check(z.maxLength(100))),
   startDate: z.optional(z.nullable(dateTime)),
+  cutoffDate: z.optional(z.nullable(dateTime)),
   endCondition: z.optional(z.nullable(endConditionInput)),
   monitoringConfig: z.optional(z.nullable(monitoringConfigInput)),
 });

@@ -31,7 +31,8 @@ export function windowRamp(ruleId: string, window: { startDate?: string | null; 
 
 /**
  * Switchyard's create body for a pending ramp: steps with `interval` seconds become interval
- * triggers, an approval hold an approval trigger, `cutoffDate` the end condition. 400 naming the
+ * triggers (with an approval hold after them when asked), an approval hold alone an approval trigger;
+ * `cutoffDate` stays GrowthBook 5's cutoff. 400 naming the
  * field for what Switchyard's ramps cannot do (monitoring, start actions, lockdown, sample-size holds).
  */
 export function createBodyOf(featureId: string, ramp: PendingRamp): CreateRampScheduleBody {
@@ -48,11 +49,13 @@ export function createBodyOf(featureId: string, ramp: PendingRamp): CreateRampSc
     if (step.monitored) throw unsupported(`${at}.monitored`, 'monitored steps are not supported');
     if (step.holdConditions?.minSampleSize !== undefined) throw unsupported(`${at}.holdConditions.minSampleSize`, 'sample-size holds need monitoring, which is not supported');
     const approval = !!step.holdConditions?.requiresApproval;
-    if (approval === (step.interval !== null)) {
-      throw unsupported(`${at}.interval`, approval ? 'a step held for approval has no interval (null)' : 'give the seconds to hold the step, or null with holdConditions.requiresApproval');
+    if (!approval && step.interval === null) {
+      throw unsupported(`${at}.interval`, 'give the seconds to hold the step, or null with holdConditions.requiresApproval');
     }
     return {
       trigger: step.interval === null ? { type: 'approval' as const } : { type: 'interval' as const, seconds: step.interval },
+      // An interval, then an approval once it is over.
+      ...(approval && step.interval !== null ? { holdConditions: { requiresApproval: true } } : {}),
       actions: (step.actions ?? []).map((a, j) => action(a, `${at}.actions.${j}`)),
       ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
     };
@@ -65,7 +68,8 @@ export function createBodyOf(featureId: string, ramp: PendingRamp): CreateRampSc
     steps,
     endActions: (ramp.endActions ?? []).map((a, j) => action(a, `endActions.${j}`)),
     startDate: ramp.startDate ?? null,
-    ...(ramp.cutoffDate ? { endCondition: { trigger: { type: 'scheduled' as const, at: ramp.cutoffDate } } } : {}),
+    // GrowthBook 5's cutoff: at it the ramp completes and switches its rule off.
+    ...(ramp.cutoffDate ? { cutoffDate: ramp.cutoffDate } : {}),
     ...(ramp.templateId ? { templateId: ramp.templateId } : {}),
   };
   // The ramp-schedule endpoints' own checks (conditions, dates, bounds), so both paths accept the same ramps.

@@ -68,9 +68,55 @@ export function resolveActions(actions: RampActionInput[], targets: RampTarget[]
 const normalizeTrigger = (trigger: RampTrigger): RampTrigger =>
   trigger.type === 'scheduled' ? { type: 'scheduled', at: normalizeDate(trigger.at) } : trigger;
 
+/** How a step waits, as stored: its trigger, and with an interval or a date, an approval once the time is over. */
+export type StepTiming = Pick<RampStep, 'trigger' | 'holdConditions'>;
+
+/**
+ * How a GrowthBook 5 step waits: `interval` seconds, then (with `holdConditions.requiresApproval`) an
+ * approval; `interval: null` with `requiresApproval` waits for the approval only. 400 at `path` for a
+ * step with neither, or a sample-size gate. A monitored step keeps its timing; `monitored` is the callers'.
+ */
+export function timingOf(
+  step: { interval: number | null; holdConditions?: { minSampleSize?: number; requiresApproval?: boolean } },
+  path: string,
+): StepTiming {
+  if (step.holdConditions?.minSampleSize !== undefined) {
+    throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
+  }
+  const approval = step.holdConditions?.requiresApproval === true;
+  if (step.interval !== null) {
+    return { trigger: { type: 'interval', seconds: step.interval }, ...(approval ? { holdConditions: { requiresApproval: true } } : {}) };
+  }
+  if (approval) return { trigger: { type: 'approval' } };
+  throw new InvalidInputError(`${path}.interval] a step without an interval must require approval (holdConditions.requiresApproval: true)`);
+}
+
+/**
+ * How a requested step waits: GrowthBook 5's `interval` and `holdConditions` (`timingOf`), or the
+ * seed-era `trigger`, which takes `holdConditions` too (as GrowthBook 5 reads it: an approval once
+ * the interval or date is over). 400 naming the field when a step gives both shapes or neither.
+ */
+function stepTimingOf(step: RampStepInput, path: string): StepTiming {
+  if (!step.trigger) {
+    if (step.interval === undefined) {
+      throw new InvalidInputError(`Request body: [${path}.interval] is required: the seconds to hold the step, or null with holdConditions.requiresApproval`);
+    }
+    return timingOf({ interval: step.interval, holdConditions: step.holdConditions }, `Request body: [${path}`);
+  }
+  if (step.interval !== undefined) {
+    throw new InvalidInputError(`Request body: [${path}.interval] give GrowthBook 5's interval, or the older trigger, not both`);
+  }
+  if (step.holdConditions?.minSampleSize !== undefined) {
+    throw new InvalidInputError(`Request body: [${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
+  }
+  const trigger = normalizeTrigger(step.trigger);
+  const approvalAfter = step.holdConditions?.requiresApproval === true && trigger.type !== 'approval';
+  return { trigger, ...(approvalAfter ? { holdConditions: { requiresApproval: true } } : {}) };
+}
+
 function resolveSteps(steps: RampStepInput[], targets: RampTarget[]): RampStep[] {
   return steps.map((step, i) => ({
-    trigger: normalizeTrigger(step.trigger),
+    ...stepTimingOf(step, `steps.${i}`),
     actions: resolveActions(step.actions ?? [], targets, `steps.${i}.actions`),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
     ...(step.monitored !== undefined ? { monitored: step.monitored } : {}),
@@ -79,6 +125,23 @@ function resolveSteps(steps: RampStepInput[], targets: RampTarget[]): RampStep[]
 
 const normalizeEndCondition = (condition: RampEndConditionInput): RampEndCondition =>
   condition.trigger ? { trigger: { type: 'scheduled', at: normalizeDate(condition.trigger.at) } } : {};
+
+/**
+ * The end condition a create or PUT body sets: GrowthBook 5's `cutoffDate` or the seed-era `endCondition`
+ * (400 when both are given); `null` clears it, undefined leaves it.
+ */
+function endConditionOf(
+  body: Pick<UpdateRampScheduleBody, 'cutoffDate' | 'endCondition'>,
+): Pick<RampScheduleRecord, 'endCondition' | 'cutoffDisables'> | undefined {
+  if (body.cutoffDate !== undefined && body.endCondition !== undefined) {
+    throw new InvalidInputError('Request body: [endCondition] give cutoffDate (GrowthBook 5) or endCondition (older shape), not both');
+  }
+  if (body.cutoffDate === null || body.endCondition === null) return { endCondition: null };
+  // GrowthBook 5's cutoff switches the rules off; the seed-era end condition only completes the ramp.
+  if (body.cutoffDate !== undefined) return { endCondition: { trigger: { type: 'scheduled', at: normalizeDate(body.cutoffDate) } }, cutoffDisables: true };
+  if (body.endCondition !== undefined) return { endCondition: normalizeEndCondition(body.endCondition) };
+  return undefined;
+}
 
 /** 400 when a patch cannot apply to its target's rule type (coverage on a force rule, for example). */
 function assertFits(schedule: Pick<RampScheduleRecord, 'steps' | 'endActions' | 'targets'>, features: RampableFeature[]): void {
@@ -140,7 +203,8 @@ export function newRampSchedule(
     steps: resolveSteps(body.steps ?? [], targets),
     endActions: resolveActions(body.endActions ?? [], targets, 'endActions'),
     startDate: body.startDate ? normalizeDate(body.startDate) : null,
-    endCondition: body.endCondition ? normalizeEndCondition(body.endCondition) : null,
+    endCondition: null,
+    ...endConditionOf(body),
     status: targets.length ? 'ready' : 'pending',
     currentStepIndex: -1,
     startedAt: null,
@@ -163,8 +227,8 @@ export function newRampSchedule(
 }
 
 /**
- * PUT: name, steps, endActions, startDate, endCondition; only in pending, ready or paused (409).
- * Absent fields stay; `null` clears startDate and endCondition. A started schedule keeps at least
+ * PUT: name, steps, endActions, startDate, cutoffDate (or endCondition); only in pending, ready or paused (409).
+ * Absent fields stay; `null` clears startDate and the cutoff. A started schedule keeps at least
  * the steps up to its current one, and its current step's leave time follows the new trigger.
  */
 export function updateDefinition(
@@ -184,11 +248,17 @@ export function updateDefinition(
   }
   if (body.endActions !== undefined) next.endActions = resolveActions(body.endActions, next.targets, 'endActions');
   if (body.startDate !== undefined) next.startDate = body.startDate === null ? null : normalizeDate(body.startDate);
-  if (body.endCondition !== undefined) next.endCondition = body.endCondition === null ? null : normalizeEndCondition(body.endCondition);
+  const end = endConditionOf(body);
+  if (end) {
+    next.endCondition = end.endCondition;
+    if (end.cutoffDisables) next.cutoffDisables = true;
+    else delete next.cutoffDisables;
+  }
   if (body.monitoringConfig !== undefined) next.monitoringConfig = body.monitoringConfig === null ? null : normalizeMonitoringConfig(body.monitoringConfig);
   assertFits(next, features);
   assertMonitoringFits(next, features);
-  if (next.status === 'paused' && next.currentStepIndex >= 0 && next.phaseStartedAt) {
+  // Past the last step (a GrowthBook 5 cutoff ahead), there is no step to leave.
+  if (next.status === 'paused' && next.currentStepIndex >= 0 && next.currentStepIndex < next.steps.length && next.phaseStartedAt) {
     const leaveAt = leaveTime(next.steps[next.currentStepIndex].trigger, Date.parse(next.phaseStartedAt));
     next.nextStepAt = leaveAt === undefined ? null : new Date(leaveAt).toISOString();
   }

@@ -68,7 +68,7 @@ export function replan(schedule: RampScheduleRecord, nowMs: number): RampSchedul
 
 /**
  * 400 unless the schedule's monitored steps can be monitored: a `monitoringConfig`; an interval or
- * scheduled trigger (an approval step waits for a person, not for its analysis); rollout rules only
+ * scheduled trigger without an approval hold (it waits for its analysis, not a person); rollout rules only
  * (the rule becomes an experiment); and, at each monitored step, a coverage above 0 and at most 0.5.
  */
 export function assertMonitoringFits(schedule: RampScheduleRecord | Omit<RampScheduleRecord, 'dateCreated' | 'dateUpdated'>, features: RampableFeature[]): void {
@@ -81,6 +81,9 @@ export function assertMonitoringFits(schedule: RampScheduleRecord | Omit<RampSch
   for (const index of monitored) {
     const step = schedule.steps[index];
     if (step.trigger.type === 'approval') problems.push(`[steps.${index}.trigger] a monitored step needs an interval or scheduled trigger, not approval`);
+    else if (step.holdConditions?.requiresApproval) {
+      problems.push(`[steps.${index}.holdConditions.requiresApproval] a monitored step advances on its analysis; an approval after it is not supported`);
+    }
     for (const target of activeTargets(schedule)) {
       for (const rule of Object.values(rules[target.id] ?? {})) {
         if (rule.type !== 'rollout') {

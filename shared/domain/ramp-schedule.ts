@@ -21,6 +21,8 @@ import {
   type MonitoringRuntime,
 } from './ramp-monitoring-state';
 import type {
+  ApiRampStatus,
+  ApiRampStep,
   LockdownConfig,
   RampAction,
   RampEndCondition,
@@ -86,6 +88,12 @@ export interface RampScheduleRecord {
   monitoringStartDate?: string | null;
   lastRollbackAt?: string | null;
   lastRollbackReason?: string | null;
+  /**
+   * The end condition was given as GrowthBook 5's `cutoffDate`: at it the ramp completes and its rules
+   * are switched off, and a ramp whose steps are done waits for it. Absent: the seed-era `endCondition`,
+   * which completes the ramp with its rules as the steps and end actions leave them.
+   */
+  cutoffDisables?: boolean;
 }
 
 /** What an action does: the next schedule, the rule writes to make with it, and a revision comment. */
@@ -147,6 +155,10 @@ const endAt = (schedule: RampScheduleRecord) => {
   return at ? ms(at) : undefined;
 };
 
+/** Whether the step waits for approve-step: an approval step at once, a step with an approval hold once its time is over. */
+export const needsApproval = (step: RampStep | undefined): boolean =>
+  step !== undefined && (step.trigger.type === 'approval' || step.holdConditions?.requiresApproval === true);
+
 /** When a step entered at `enteredAt` is left: undefined for an approval step, which waits for approve-step. */
 export function leaveTime(trigger: RampTrigger, enteredAt: number): number | undefined {
   if (trigger.type === 'interval') return enteredAt + Math.round(trigger.seconds * 1000);
@@ -202,19 +214,23 @@ function endPause(work: Work): void {
   schedule.pausedAt = null;
 }
 
-/** Applies every step after the current one and the end actions, and completes. */
-function completeNow(work: Work): void {
+/** Applies every step after the current one and the end actions (then, at a cutoff, switches the rules off), and completes. */
+function completeNow(work: Work, cutoff = false): void {
   const { schedule } = work;
   if (schedule.currentStepIndex < 0) work.actions.push(...enableAll(schedule));
   work.actions.push(...schedule.steps.slice(schedule.currentStepIndex + 1).flatMap((step) => step.actions));
   work.actions.push(...schedule.endActions);
+  if (cutoff) work.actions.push(...enableAll(schedule).map((action) => ({ ...action, patch: { ...action.patch, enabled: false } })));
   endPause(work);
-  schedule.currentStepIndex = Math.max(schedule.currentStepIndex, schedule.steps.length - 1);
+  schedule.currentStepIndex = schedule.steps.length - 1;
   schedule.status = 'completed';
   schedule.nextStepAt = null;
   schedule.endedAt ??= iso(work.now);
   stopMonitoring(schedule);
 }
+
+/** Whether the schedule's end condition is a GrowthBook 5 cutoff that has come by `now` (ms). */
+const cutOff = (schedule: RampScheduleRecord, now: number) => schedule.cutoffDisables === true && (endAt(schedule) ?? Infinity) <= now;
 
 /** Steps are left up to now, but none after the end condition: that one completes the schedule instead. */
 const horizonOf = (work: Work) => Math.min(work.now, endAt(work.schedule) ?? Infinity);
@@ -224,9 +240,10 @@ const stepIsOver = (work: Work) => work.schedule.nextStepAt !== null && ms(work.
 
 /**
  * Enters step `index` at `enteredAt` and applies its actions, then keeps leaving steps whose time
- * has passed (folding overdue steps into this one transition). Stops at an approval step, at a
- * step left in the future or after the end condition (which then completes the schedule), or past
- * the last step (completed).
+ * has passed (folding overdue steps into this one transition). Stops at an approval step, at a step
+ * with an approval hold whose time has passed (both then wait for approve-step), at a step left in
+ * the future or after the end condition (which then completes the schedule), or past the last step
+ * (completed).
  */
 function enterSteps(work: Work, index: number, enteredAt: number): void {
   const { schedule } = work;
@@ -241,7 +258,15 @@ function enterSteps(work: Work, index: number, enteredAt: number): void {
         schedule.nextStepAt = null;
         return;
       }
-      completeNow(work);
+      if (schedule.cutoffDisables && deadline !== undefined && deadline > work.now) {
+        // GrowthBook 5: the steps done, the end actions apply and the ramp runs on, past its last step, until its cutoff.
+        work.actions.push(...schedule.endActions);
+        schedule.currentStepIndex = schedule.steps.length;
+        schedule.status = 'running';
+        schedule.nextStepAt = null;
+        return;
+      }
+      completeNow(work, cutOff(schedule, work.now));
       return;
     }
     const step = schedule.steps[index];
@@ -260,6 +285,11 @@ function enterSteps(work: Work, index: number, enteredAt: number): void {
     enteredStep(work, enteredAt);
     // A monitored step is left on a verdict of its analysis (ramp-monitoring.ts), never on time alone.
     if (step.monitored || leaveAt > horizon) return;
+    if (needsApproval(step)) {
+      // Its time is over: now it waits for approve-step (`nextStepAt` keeps when the time hold ended).
+      schedule.status = 'pending-approval';
+      return;
+    }
     index += 1;
     enteredAt = leaveAt;
   }
@@ -293,9 +323,12 @@ function stopMonitoring(schedule: RampScheduleRecord): void {
 
 /** Completes a running schedule whose end condition has passed. */
 function checkDeadline(work: Work): void {
-  const deadline = endAt(work.schedule);
-  const active = work.schedule.status === 'running' || work.schedule.status === 'pending-approval';
-  if (active && deadline !== undefined && deadline <= work.now) completeNow(work);
+  const { schedule } = work;
+  const deadline = endAt(schedule);
+  // A GrowthBook 5 cutoff ends a paused (started) ramp too.
+  const cutsPaused = schedule.cutoffDisables === true && schedule.status === 'paused' && schedule.startedAt !== null;
+  const active = schedule.status === 'running' || schedule.status === 'pending-approval' || cutsPaused;
+  if (active && deadline !== undefined && deadline <= work.now) completeNow(work, cutOff(schedule, work.now));
 }
 
 /** Enters step 0 now: `enabled: true` on every target rule, then step 0's actions (and any overdue ones). */
@@ -420,6 +453,7 @@ export const rampTrackingKey = (scheduleId: string) => `ramp_${scheduleId}`;
 function progressComment(schedule: RampScheduleRecord): string {
   if (schedule.status === 'completed') return 'Ramp completed';
   if (schedule.currentStepIndex < 0) return 'Ramp started';
+  if (schedule.currentStepIndex >= schedule.steps.length) return 'Ramp steps done, waiting for the cutoff';
   return `Ramp step ${schedule.currentStepIndex + 1} of ${schedule.steps.length}`;
 }
 
@@ -481,7 +515,8 @@ export function act(schedule: RampScheduleRecord, action: LifecycleAction, now: 
 /** Whether the schedule waits on an approval (running there, or paused there): advance then needs `force`. */
 export function awaitsApproval(schedule: Pick<RampScheduleRecord, 'status' | 'steps' | 'currentStepIndex'>): boolean {
   if (schedule.status === 'pending-approval') return true;
-  return schedule.status === 'paused' && schedule.steps[schedule.currentStepIndex]?.trigger.type === 'approval';
+  // Running or paused at a step with an approval hold: advancing now would skip the approval too.
+  return (schedule.status === 'paused' || schedule.status === 'running') && needsApproval(schedule.steps[schedule.currentStepIndex]);
 }
 
 /**
@@ -550,7 +585,8 @@ function resume(work: Work, rules: TargetRules): Transition {
   } else {
     if (s.nextStepAt) s.nextStepAt = iso(ms(s.nextStepAt) + pauseLength);
     if (s.phaseStartedAt) s.phaseStartedAt = iso(ms(s.phaseStartedAt) + pauseLength);
-    const waitsForApproval = s.steps[s.currentStepIndex].trigger.type === 'approval';
+    const step = s.steps[s.currentStepIndex];
+    const waitsForApproval = needsApproval(step) && (step.trigger.type === 'approval' || stepIsOver(work));
     s.status = waitsForApproval ? 'pending-approval' : 'running';
     if (s.currentStepEnteredAt) s.currentStepEnteredAt = iso(ms(s.currentStepEnteredAt) + pauseLength);
     if (currentStepMonitored(s)) {
@@ -595,6 +631,8 @@ function dueAtMs(schedule: RampScheduleRecord): number | undefined {
     }
     case 'pending-approval':
       return deadline;
+    case 'paused':
+      return schedule.cutoffDisables && schedule.startedAt ? deadline : undefined;
     default:
       return undefined;
   }
@@ -635,7 +673,9 @@ export function advance(schedule: RampScheduleRecord, now: Date, features: Rampa
     capture(work, rules);
     enterFirstStep(work);
   } else if (s.status === 'running' && !currentStepMonitored(s) && stepIsOver(work)) {
-    enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
+    // A step with an approval hold waits for approve-step once its time is over; the others are left.
+    if (needsApproval(s.steps[s.currentStepIndex])) s.status = 'pending-approval';
+    else enterSteps(work, s.currentStepIndex + 1, ms(s.nextStepAt!));
   }
   checkDeadline(work);
   return finish(work, rules, progressComment(s));
@@ -685,11 +725,38 @@ export function elapsedMs(schedule: RampScheduleRecord, now: Date): number | nul
   return Math.max(0, ms(end) - ms(schedule.startedAt) - schedule.pausedMs);
 }
 
-/** The schedule as the API answers it at `now`: reference fields only, `elapsedMs` computed now. */
+/** GrowthBook 5's status of a stored one: waiting for an approval is `running` there (with `awaitingApproval`). */
+export const apiRampStatus = (status: RampStatus): ApiRampStatus => (status === 'pending-approval' ? 'running' : status);
+
+/**
+ * The steps in GrowthBook 5's shape: an interval trigger is its `interval` (with its approval hold, if
+ * any); an approval trigger is `interval: null` with `holdConditions.requiresApproval`. A dated trigger
+ * (seed-era; GrowthBook 5 has none) is the seconds from the step's planned entry to its date, at least 1,
+ * as GrowthBook 5 converts such steps: the current step is entered at `phaseStartedAt`, a later step when
+ * the one before ends (an approval step adds no time), an earlier one counting from the start, the start
+ * date or now.
+ */
+export function apiRampSteps(schedule: RampScheduleRecord, now: Date): ApiRampStep[] {
+  let cursor = ms(schedule.startedAt ?? schedule.startDate ?? now.toISOString());
+  return schedule.steps.map((step, i) => {
+    if (i === schedule.currentStepIndex && schedule.phaseStartedAt) cursor = ms(schedule.phaseStartedAt);
+    const { trigger, actions, approvalNotes, monitored, holdConditions } = step;
+    const common = { actions, ...(approvalNotes !== undefined ? { approvalNotes } : {}), monitored: monitored === true };
+    if (trigger.type === 'approval') return { interval: null, ...common, holdConditions: { requiresApproval: true } };
+    const interval = trigger.type === 'interval' ? trigger.seconds : Math.max(1, Math.round((ms(trigger.at) - cursor) / 1000));
+    cursor += interval * 1000;
+    return { interval, ...common, ...(holdConditions ? { holdConditions } : {}) };
+  });
+}
+
+/**
+ * The schedule as the API answers it at `now`: GrowthBook 5.0.1's `RampSchedule` (steps by
+ * `apiRampSteps`, `pending-approval` as `running` + `awaitingApproval`, the end condition as
+ * `cutoffDate`), `elapsedMs` computed now. Schedules stored in the seed-era shape read the same way.
+ */
 export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): RampSchedule {
   return {
     id: schedule.id,
-    ...(schedule.organization ? { organization: schedule.organization } : {}),
     dateCreated: schedule.dateCreated,
     dateUpdated: schedule.dateUpdated,
     name: schedule.name,
@@ -697,11 +764,11 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     entityType: 'feature',
     entityId: schedule.entityId,
     targets: schedule.targets,
-    steps: schedule.steps,
+    steps: apiRampSteps(schedule, now),
     endActions: schedule.endActions,
     startDate: schedule.startDate,
-    endCondition: schedule.endCondition,
-    status: schedule.status,
+    cutoffDate: endAt(schedule) === undefined ? null : iso(endAt(schedule)!),
+    status: apiRampStatus(schedule.status),
     currentStepIndex: schedule.currentStepIndex,
     startedAt: schedule.startedAt,
     phaseStartedAt: schedule.phaseStartedAt,
@@ -712,6 +779,8 @@ export function toApiRampSchedule(schedule: RampScheduleRecord, now: Date): Ramp
     ...(schedule.lockdownConfig ? { lockdownConfig: schedule.lockdownConfig } : {}),
     ...(schedule.monitoringConfig !== undefined ? { monitoringConfig: schedule.monitoringConfig } : {}),
     ...(schedule.currentStepEnteredAt !== undefined ? { currentStepEnteredAt: schedule.currentStepEnteredAt } : {}),
+    // A paused schedule waits on its pause, not on an approval (as GrowthBook answers it).
+    awaitingApproval: schedule.status === 'pending-approval',
     ...(schedule.monitoringStartDate !== undefined ? { monitoringStartDate: schedule.monitoringStartDate } : {}),
     ...(schedule.lastRollbackAt !== undefined ? { lastRollbackAt: schedule.lastRollbackAt } : {}),
     ...(schedule.lastRollbackReason !== undefined ? { lastRollbackReason: schedule.lastRollbackReason } : {}),

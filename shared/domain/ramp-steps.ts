@@ -1,33 +1,15 @@
 /**
  * GrowthBook 5's step shape (an `interval` time hold, then gates in `holdConditions`) met with
- * Switchyard's (one trigger per step: an interval, an approval or a date), without I/O: PUT /steps
- * and ramp templates speak GrowthBook 5's shape, schedules hold triggers.
+ * Switchyard's stored steps (a trigger: an interval, an approval or a date, and an optional approval
+ * hold after the time), without I/O: PUT /steps and ramp templates.
  */
 import { InvalidInputError } from '../errors';
-import type { CreateRampScheduleBody, RampActionInput, RampTrigger, UpdateRampScheduleBody } from '../contracts/ramp-schedules';
+import type { CreateRampScheduleBody, RampActionInput, UpdateRampScheduleBody } from '../contracts/ramp-schedules';
 import type { RampScheduleTemplate, TemplateEndPatch, TemplateStep } from '../contracts/ramp-schedule-templates';
 import type { StepTimingInput } from '../contracts/ramp-schedule-ops';
-import { updateDefinition } from './ramp-definition';
+import { timingOf, updateDefinition } from './ramp-definition';
 import type { RampableFeature } from './ramp-rules';
 import type { RampScheduleRecord } from './ramp-schedule';
-
-/**
- * The trigger of a GrowthBook 5 step: `interval` seconds alone, or an approval alone (`interval: null`,
- * `holdConditions.requiresApproval`). 400 at `path` for what a trigger cannot hold: both at once, neither,
- * or a sample-size gate. A monitored step keeps its trigger; `monitored` is carried by the callers.
- */
-export function triggerOf(step: Pick<TemplateStep, 'interval' | 'monitored' | 'holdConditions'>, path: string): RampTrigger {
-  if (step.holdConditions?.minSampleSize !== undefined) {
-    throw new InvalidInputError(`${path}.holdConditions.minSampleSize] sample-size gates are not supported: a monitored step advances on its monitoring verdict`);
-  }
-  const approval = step.holdConditions?.requiresApproval === true;
-  if (step.interval !== null && approval) {
-    throw new InvalidInputError(`${path}.holdConditions.requiresApproval] a step waits for an interval or for an approval, not both: set interval to null for an approval step`);
-  }
-  if (step.interval !== null) return { type: 'interval', seconds: step.interval };
-  if (approval) return { type: 'approval' };
-  throw new InvalidInputError(`${path}.interval] a step without an interval must require approval (holdConditions.requiresApproval: true)`);
-}
 
 /**
  * PUT /steps: the steps' timing and gates replaced, position by position; each position keeps the
@@ -36,7 +18,7 @@ export function triggerOf(step: Pick<TemplateStep, 'interval' | 'monitored' | 'h
  */
 export function replaceStepTimings(schedule: RampScheduleRecord, steps: StepTimingInput[], features: RampableFeature[]): RampScheduleRecord {
   const next: NonNullable<UpdateRampScheduleBody['steps']> = steps.map((step, i) => ({
-    trigger: triggerOf(step, `Request body: [steps.${i}`),
+    ...timingOf(step, `Request body: [steps.${i}`),
     actions: schedule.steps[i]?.actions ?? [],
     ...(step.monitored ? { monitored: true } : {}),
     ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
@@ -60,8 +42,8 @@ function templateAction(patch: TemplatePatch, path: string): RampActionInput {
 
 /**
  * What a ramp created from `template` takes from it, as GrowthBook 5's create does: the steps (when
- * the body gives none and names a rule to ramp), the end state as end actions (likewise), and the
- * lockdown (when the body gives none). 400 naming the template step that a schedule cannot hold.
+ * the body gives none and names a rule to ramp), the end state as end actions (likewise), the
+ * lockdown and the monitoring settings (when the body gives none). 400 naming the template step that a schedule cannot hold.
  */
 export function withTemplate(body: CreateRampScheduleBody, template: RampScheduleTemplate): CreateRampScheduleBody {
   const { templateId: _templateId, ...rest } = body;
@@ -71,7 +53,7 @@ export function withTemplate(body: CreateRampScheduleBody, template: RampSchedul
     body.steps ??
     (hasTarget
       ? template.steps.map((step, i) => ({
-          trigger: triggerOf(step, `${at}.${i}`),
+          ...timingOf(step, `${at}.${i}`),
           actions: step.actions.map((action, j) => templateAction(action.patch, `${at}.${i}.actions.${j}.patch`)),
           ...(step.monitored ? { monitored: true } : {}),
           ...(step.approvalNotes !== undefined ? { approvalNotes: step.approvalNotes } : {}),
@@ -81,10 +63,13 @@ export function withTemplate(body: CreateRampScheduleBody, template: RampSchedul
   const endActions =
     body.endActions ?? (hasTarget && endPatch ? [templateAction(endPatch, `Request body: [templateId] template ${template.id}: [endPatch`)] : undefined);
   const lockdownConfig = body.lockdownConfig ?? template.lockdownConfig;
+  // As GrowthBook's create: the body's, else the template's (with or without a rule to ramp).
+  const monitoringConfig = body.monitoringConfig ?? template.monitoringConfig;
   return {
     ...rest,
     ...(steps ? { steps } : {}),
     ...(endActions ? { endActions } : {}),
     ...(lockdownConfig ? { lockdownConfig } : {}),
+    ...(monitoringConfig ? { monitoringConfig } : {}),
   };
 }

@@ -9,7 +9,7 @@ import { isLostRace, retryOnConflict } from '../db/optimistic';
 import { db, tableName } from '../db/client';
 import { features, prepareFeatureChanges, readEnvironmentParents, type FeatureChange } from './features';
 import { keys } from '../db/keys';
-import { getItems, queryAll, repository, toVersioned, transact, type TransactionOp, type Versioned } from '../db/repository';
+import { getItems, queryAll, repository, toVersioned, transact, type ListTagFilter, type TransactionOp, type Versioned } from '../db/repository';
 import { prepareEvent, type DomainEvent } from './events';
 
 /**
@@ -28,6 +28,13 @@ export const rampListTags = (filter: { featureId?: string; status?: string }) =>
   ...(filter.featureId !== undefined ? [`feature:${filter.featureId}`] : []),
   ...(filter.status !== undefined ? [`status:${filter.status}`] : []),
 ];
+
+/**
+ * The list filter of `GET /ramp-schedules`: as `rampListTags`, except that `running` also finds the
+ * schedules stored as `pending-approval`, which GrowthBook 5 answers as running (awaiting approval).
+ */
+export const rampListFilter = (filter: { featureId?: string; status?: string }): ListTagFilter[] =>
+  rampListTags(filter).map((tag) => (tag === 'status:running' ? [tag, 'status:pending-approval'] : tag));
 
 /** The schedules themselves; write them through this module's functions, which keep the due index and rule locks right. */
 export const rampSchedules = repository<RampScheduleRecord>({

@@ -9,7 +9,7 @@ import { startSnapshotRun } from '../analysis/start-snapshot-run';
 import type { ApiVariationAnalysis } from '../analysis/statistics/api-analysis';
 import { isLostRace, retryOnConflict } from '../db/optimistic';
 import type { TransactionOp } from '../db/repository';
-import { activeTargets, toApiRampSchedule, type RampScheduleRecord, type Transition } from '../domain/ramp-schedule';
+import { activeTargets, apiRampStatus, toApiRampSchedule, type RampScheduleRecord, type Transition } from '../domain/ramp-schedule';
 import { currentStepMonitored, effectiveAutoUpdate, monitoringModeOf } from '../domain/ramp-monitoring-state';
 import {
   applyVerdict,
@@ -153,7 +153,7 @@ export async function getRampScheduleStatus({
   const finished = inFlight ? (await snapshots.read(auth.orgId, inFlight))?.entity.status : undefined;
   return {
     id: schedule.id,
-    status: schedule.status,
+    status: apiRampStatus(schedule.status),
     currentStepIndex: schedule.currentStepIndex,
     totalSteps: schedule.steps.length,
     startedAt: schedule.startedAt,
@@ -268,7 +268,7 @@ export function monitoringSnapshotOf(
 
 /** GrowthBook's event payload object of a ramp event. */
 function eventObject(schedule: RampScheduleRecord, extra: Record<string, unknown>) {
-  return { object: { rampScheduleId: schedule.id, rampName: schedule.name, currentStepIndex: schedule.currentStepIndex, status: schedule.status, ...extra } };
+  return { object: { rampScheduleId: schedule.id, rampName: schedule.name, currentStepIndex: schedule.currentStepIndex, status: apiRampStatus(schedule.status), ...extra } };
 }
 
 /**

@@ -2,7 +2,7 @@ import * as contract from '../contracts/ramp-schedule-ops';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { UnresolvedConflictError } from '../errors';
 import { assertCan } from '../permissions';
-import { act, awaitsApproval, toApiRampSchedule, type RampScheduleRecord } from '../domain/ramp-schedule';
+import { act, apiRampStatus, apiRampSteps, awaitsApproval, toApiRampSchedule, type RampScheduleRecord } from '../domain/ramp-schedule';
 import { replaceStepTimings } from '../domain/ramp-steps';
 import { newEvent, type DomainEvent } from '../store/events';
 import { changeRampSchedule, rampActor } from '../store/ramp-schedules';
@@ -13,7 +13,7 @@ const rampEvent = (orgId: string, schedule: RampScheduleRecord, event: string, d
     rampScheduleId: schedule.id,
     rampName: schedule.name,
     currentStepIndex: schedule.currentStepIndex,
-    status: schedule.status,
+    status: apiRampStatus(schedule.status),
     ...data,
   });
 
@@ -73,9 +73,9 @@ export async function updateRampScheduleSteps({
 }: UseCaseInput<typeof contract.updateRampScheduleSteps>): UseCaseOutput<typeof contract.updateRampScheduleSteps> {
   const updated = await changeRampSchedule(auth.orgId, params.id, rampActor(auth, contract.updateRampScheduleSteps.permission, true), (schedule, feature) => {
     const next = replaceStepTimings(schedule, body.steps, feature ? [feature] : []);
-    const event = rampEvent(auth.orgId, next, 'rampSchedule.update', {
-      changes: { steps: { before: schedule.steps.map((step) => step.trigger), after: next.steps.map((step) => step.trigger) } },
-    });
+    const now = new Date();
+    const timings = (of: RampScheduleRecord) => apiRampSteps(of, now).map(({ interval, holdConditions }) => ({ interval, ...(holdConditions ? { holdConditions } : {}) }));
+    const event = rampEvent(auth.orgId, next, 'rampSchedule.update', { changes: { steps: { before: timings(schedule), after: timings(next) } } });
     return { schedule: next, writes: [], comment: '', events: [event] };
   });
   return { rampSchedule: toApiRampSchedule(updated!, new Date()) };

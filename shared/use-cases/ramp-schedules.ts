@@ -7,7 +7,7 @@ import { withTemplate } from '../domain/ramp-steps';
 import { newId } from '../ids';
 import { rampScheduleTemplates } from '../store/ramp-schedule-templates';
 import { featureIds, features } from '../store/features';
-import { actOnRampSchedule, changeRampSchedule, type RampActor, insertRampSchedule, rampActor, rampListTags, rampSchedules } from '../store/ramp-schedules';
+import { actOnRampSchedule, changeRampSchedule, type RampActor, insertRampSchedule, rampActor, rampListFilter, rampSchedules } from '../store/ramp-schedules';
 import type { ListVisibility } from '../db/repository';
 import { canRead, readsEverywhere, type Principal } from '../permissions';
 import { projectOf, readableOr404, visibleTo } from './read-access';
@@ -154,7 +154,7 @@ export async function listRampSchedules({
   query,
   auth,
 }: UseCaseInput<typeof contract.listRampSchedules>): UseCaseOutput<typeof contract.listRampSchedules> {
-  const page = await rampSchedules.list(auth.orgId, { limit: query.limit, offset: query.offset, tags: rampListTags(query), visible: await visibleSchedules(auth) });
+  const page = await rampSchedules.list(auth.orgId, { limit: query.limit, offset: query.offset, tags: rampListFilter(query), visible: await visibleSchedules(auth) });
   const now = new Date();
   return paginated('rampSchedules', { items: page.items.map((schedule) => toApiRampSchedule(schedule, now)), total: page.total }, query);
 }

@@ -530,7 +530,7 @@ describe('ramp schedules of draft rules', () => {
     const added = revision.rules[1];
     expect(added).toMatchObject({ enabled: false, pendingRamp: 'create' });
     const [schedule] = await schedulesOf(id);
-    expect(schedule).toMatchObject({ status: 'ready', startDate: '2999-01-01T00:00:00.000Z', endCondition: { trigger: { type: 'scheduled', at: '2999-02-01T00:00:00.000Z' } } });
+    expect(schedule).toMatchObject({ status: 'ready', startDate: '2999-01-01T00:00:00.000Z', cutoffDate: '2999-02-01T00:00:00.000Z' });
     expect(schedule.endActions).toEqual([expect.objectContaining({ patch: expect.objectContaining({ ruleId: added.id, enabled: false }) })]);
   });
 

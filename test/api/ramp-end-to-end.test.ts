@@ -3,6 +3,7 @@ import { advanceDueSchedules } from '../../functions/scheduler/advance-ramp-sche
 import { ensureTable } from '../../infra/local/dynamodb';
 import { tableName } from '../../shared/db/client';
 import { createTestOrg, startApi, type Api, type TestOrg, requestOk } from '../support/api';
+import { expectReferenceRampSchedules } from '../support/reference';
 
 /**
  * A staged rollout end to end: a rule at 0% ramps to 10%, waits for approval at 50%, then goes to
@@ -32,7 +33,12 @@ afterAll(async () => {
   process.env.TABLE_NAME = sharedTable;
 });
 
-const ok = (method: string, path: string, body?: unknown, key = org.keys.admin) => requestOk(api, key, method, path, body);
+/** Every ramp-schedule answer is checked against GrowthBook 5.0.1's `RampSchedule` as it is answered. */
+async function ok(method: string, path: string, body?: unknown, key = org.keys.admin) {
+  const answer = await requestOk(api, key, method, path, body);
+  if (path.startsWith('/ramp-schedules')) expectReferenceRampSchedules(answer);
+  return answer;
+}
 
 /** The coverage and condition of the ramped rule, as GET /features/{id} shows it. */
 async function ruleNow() {
@@ -76,9 +82,9 @@ it('ramps a rollout rule step by step, waits for a reviewer, and completes', asy
     featureId: FEATURE,
     ruleId,
     steps: [
-      { trigger: { type: 'interval', seconds: 1 }, actions: [{ patch: { coverage: 0.1 } }] },
-      { trigger: { type: 'approval' }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check the error rate first' },
-      { trigger: { type: 'interval', seconds: 1 }, actions: [{ patch: { coverage: 1 } }] },
+      { interval: 1, actions: [{ patch: { coverage: 0.1 } }] },
+      { interval: null, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check the error rate first' },
+      { interval: 1, actions: [{ patch: { coverage: 1 } }] },
     ],
     endActions: [{ patch: { condition: null } }],
   });
@@ -116,17 +122,18 @@ it('ramps a rollout rule step by step, waits for a reviewer, and completes', asy
   expect(atStep1.sdk.others).toBe(0);
 
   expect(firstAdvance).toEqual({ advanced: 1, skipped: 0, failed: 0 });
-  expect(waiting).toMatchObject({ status: 'pending-approval', currentStepIndex: 1, nextStepAt: null });
+  expect(waiting).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 1, nextStepAt: null });
   expect(atStep2.rule.coverage).toBe(0.5);
   expect(atStep2.sdk.dutch).toBeGreaterThan(0.45);
   expect(atStep2.sdk.dutch).toBeLessThan(0.55);
   expect(idleAdvance.advanced).toBe(0);
 
   expect(byEngineer.status).toBe(403);
-  expect(afterRefusal.schedule).toMatchObject({ status: 'pending-approval', currentStepIndex: 1 });
+  expect(afterRefusal.schedule).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 1 });
   expect(afterRefusal.rule.coverage).toBe(0.5);
   expect(byExperimenter.status).toBe(200);
-  expect(byExperimenter.body.rampSchedule).toMatchObject({ status: 'running', currentStepIndex: 2 });
+  expect(byExperimenter.body.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 2 });
+  expectReferenceRampSchedules(byExperimenter.body);
   expect(atStep3).toEqual({ rule: { coverage: 1, condition: '{"country":"NL"}', enabled: true }, sdk: { dutch: 1, others: 0 } });
 
   expect(lastAdvance).toEqual({ advanced: 1, skipped: 0, failed: 0 });

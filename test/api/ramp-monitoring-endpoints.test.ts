@@ -2,7 +2,7 @@ import { GrowthBook, clearCache, type FeatureApiResponse } from '@growthbook/gro
 import Ajv from 'ajv';
 import { createDuckDbDataSource } from '../support/analysis-api';
 import { createTestOrg, requestOk, startApi, type Api, type TestOrg } from '../support/api';
-import { referenceDocument } from '../support/reference';
+import { expectReferenceRampSchedules, referenceDocument } from '../support/reference';
 
 /**
  * The monitoring operations of ramp schedules over HTTP, in GrowthBook 5.0.1's shapes; the bucketing of
@@ -29,8 +29,17 @@ afterAll(async () => {
   await api.close();
 });
 
-const ok = (method: string, route: string, body?: unknown) => requestOk(api, org.keys.admin, method, route, body);
-const call = (method: string, route: string, body?: unknown, key = org.keys.admin) => api.request(method, `/api/v1${route}`, { key, body });
+/** Every ramp-schedule answer is checked against GrowthBook 5.0.1's `RampSchedule` as it is answered. */
+async function ok(method: string, route: string, body?: unknown) {
+  const answer = await requestOk(api, org.keys.admin, method, route, body);
+  if (route.startsWith('/ramp-schedules')) expectReferenceRampSchedules(answer);
+  return answer;
+}
+async function call(method: string, route: string, body?: unknown, key = org.keys.admin) {
+  const response = await api.request(method, `/api/v1${route}`, { key, body });
+  if (route.startsWith('/ramp-schedules')) expectReferenceRampSchedules(response.body);
+  return response;
+}
 
 const config = () => ({ datasourceId: dataSourceId, exposureQueryId: 'user_exposures', guardrailMetricIds: [metricId], updateScheduleMinutes: 10 });
 

@@ -12,6 +12,7 @@ import { snapshots } from '../../shared/store/snapshots';
 import { seededRandom, sqlTime } from '../support/analysis-data';
 import { createDuckDbDataSource } from '../support/analysis-api';
 import { createTestOrg, requestOk, startApi, type Api, type TestOrg } from '../support/api';
+import { expectReferenceRampSchedules } from '../support/reference';
 
 /**
  * Monitored ramps end to end on DuckDB files: the real GrowthBook SDK assigns simulated visitors
@@ -70,7 +71,12 @@ afterAll(async () => {
   process.env.TABLE_NAME = sharedTable;
 });
 
-const ok = (method: string, route: string, body?: unknown) => requestOk(api, org.keys.admin, method, route, body);
+/** Every ramp-schedule answer is checked against GrowthBook 5.0.1's `RampSchedule` as it is answered. */
+async function ok(method: string, route: string, body?: unknown) {
+  const answer = await requestOk(api, org.keys.admin, method, route, body);
+  if (route.startsWith('/ramp-schedules')) expectReferenceRampSchedules(answer);
+  return answer;
+}
 
 async function payload(key = clientKey): Promise<FeatureApiResponse> {
   return (await api.request('GET', `/api/features/${key}`)).body as FeatureApiResponse;
@@ -239,4 +245,55 @@ it('applies noTrafficAction once the grace period has passed without traffic', a
   expect(after.status).toBe('rolled-back');
   expect(after.lastRollbackReason).toBe('No traffic detected — rolling back (noTrafficAction=rollback)');
   expect(Date.parse(after.lastRollbackAt) - ramp.startedAt).toBeGreaterThanOrEqual(30 * MINUTE);
+}, 300_000);
+
+/** The data of the events of the organization about a schedule named `name`, oldest first. */
+async function eventData(scheduleId: string, name: string) {
+  const items = await queryAll({
+    KeyConditionExpression: 'PK = :pk AND begins_with(SK, :events)',
+    ExpressionAttributeValues: { ':pk': keys.organization(org.orgId).PK, ':events': 'EVENT#' },
+  });
+  return items.filter((item) => item.data?.object?.rampScheduleId === scheduleId && item.event === name).map((item) => item.data.object);
+}
+
+it('holds the step with noTrafficAction hold once the grace period has passed without traffic, past the end of its interval', async () => {
+  const ramp = await monitoredRamp('silent-hold-checkout', { noTrafficGracePeriodHours: 0.5, noTrafficAction: 'hold' });
+  await simulate({ from: ramp.startedAt, minutes: 45, seed: 5 });
+
+  const after = await schedule(ramp.id);
+  expect(after).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 0 });
+  const { healthSummary } = await status(ramp.id);
+  expect(healthSummary).toMatchObject({
+    decision: 'hold',
+    decisionReason: 'No traffic detected — holding step (noTrafficAction=hold)',
+    safeToAdvance: false,
+    signals: ['no-traffic'],
+  });
+  const { feature } = await ok('GET', '/features/silent-hold-checkout');
+  expect(feature.environments.production.rules[0]).toMatchObject({ coverage: 0.1, enabled: true });
+  const names = await eventsOf(ramp.id);
+  expect(names).toContain('feature.saferollout.unhealthy');
+  expect(names).not.toContain('feature.rampSchedule.actions.step.advanced');
+  expect(names).not.toContain('feature.saferollout.rollback');
+  const unhealthy = await eventData(ramp.id, 'feature.saferollout.unhealthy');
+  expect(unhealthy.length).toBeGreaterThan(0);
+  expect(unhealthy.every((data) => data.decision === 'hold' && data.reason === 'No traffic detected — holding step (noTrafficAction=hold)')).toBe(true);
+}, 300_000);
+
+it('lets the ramp go on with noTrafficAction warn once the grace period has passed without traffic, reporting the warning', async () => {
+  const ramp = await monitoredRamp('silent-warn-checkout', { noTrafficGracePeriodHours: 0.5, noTrafficAction: 'warn' });
+  const minutes = await simulate({ from: ramp.startedAt, minutes: 45, seed: 6, until: async () => (await schedule(ramp.id)).currentStepIndex >= 1 });
+
+  const after = await schedule(ramp.id);
+  expect(after).toMatchObject({ status: 'running', currentStepIndex: 1 });
+  // Not before the grace period ends (the step's own 20 minutes are over by then): until then no traffic holds.
+  expect(minutes).toBeGreaterThanOrEqual(30);
+  expect(Date.parse(after.currentStepEnteredAt) - ramp.startedAt).toBeGreaterThanOrEqual(30 * MINUTE);
+  const { feature } = await ok('GET', '/features/silent-warn-checkout');
+  expect(feature.environments.production.rules[0]).toMatchObject({ coverage: 0.2, enabled: true });
+  const names = await eventsOf(ramp.id);
+  expect(names).toEqual(expect.arrayContaining(['feature.saferollout.unhealthy', 'feature.rampSchedule.actions.step.advanced']));
+  expect(names).not.toContain('feature.saferollout.rollback');
+  const [warning] = await eventData(ramp.id, 'feature.saferollout.unhealthy');
+  expect(warning).toMatchObject({ decision: 'advance', previousStepIndex: 0, currentStepIndex: 1, signals: ['no-traffic'] });
 }, 300_000);

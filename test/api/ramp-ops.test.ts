@@ -6,7 +6,7 @@ import * as ops from '../../shared/contracts/ramp-schedule-ops';
 import { db, tableName } from '../../shared/db/client';
 import { keys } from '../../shared/db/keys';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
-import { referenceSchemaValidator } from '../support/reference';
+import { expectReferenceRampSchedules } from '../support/reference';
 
 /**
  * GrowthBook 5's ramp operations over HTTP: advance, restart, PUT steps and PUT lockdown, and the
@@ -32,36 +32,20 @@ afterAll(async () => {
   process.env.TABLE_NAME = sharedTable;
 });
 
-const call = (method: string, path: string, body?: unknown, key = org.keys.admin) => api.request(method, `/api/v1${path}`, { key, body });
+/** Every ramp-schedule answer is checked against GrowthBook 5.0.1's `RampSchedule` as it is answered. */
+async function call(method: string, path: string, body?: unknown, key = org.keys.admin) {
+  const response = await api.request(method, `/api/v1${path}`, { key, body });
+  if (path.startsWith('/ramp-schedules')) expectReferenceRampSchedules(response.body);
+  return response;
+}
 async function ok(method: string, path: string, body?: unknown, key = org.keys.admin) {
   const response = await call(method, path, body, key);
   if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
   return response.body;
 }
 
-const validReference = referenceSchemaValidator('RampSchedule', 'growthbook-5.0.1-openapi.yaml');
-
-/**
- * The schedule against GrowthBook 5.0.1's `RampSchedule`, after the known differences of Switchyard's
- * model (docs: compatibility) are mapped: a step's one trigger for 5.0.1's interval and approval gate,
- * `pending-approval` for `running` with `awaitingApproval`, `endCondition` for `cutoffDate`. Every
- * other field is checked as it is answered.
- */
-function expectReferenceSchedule(schedule: contract.RampSchedule) {
-  const { steps, status, endCondition, organization: _organization, ...rest } = schedule;
-  const mapped = {
-    ...rest,
-    status: status === 'pending-approval' ? 'running' : status,
-    awaitingApproval: status === 'pending-approval',
-    ...(endCondition?.trigger ? { cutoffDate: endCondition.trigger.at } : {}),
-    steps: steps.map(({ trigger, ...step }) => ({
-      ...step,
-      interval: trigger.type === 'interval' ? trigger.seconds : null,
-      ...(trigger.type === 'approval' ? { holdConditions: { requiresApproval: true } } : {}),
-    })),
-  };
-  if (!validReference(mapped)) throw new Error(JSON.stringify(validReference.errors, null, 2));
-}
+/** The answer holds one schedule, GrowthBook 5.0.1's `RampSchedule` exactly as answered. */
+const expectReferenceSchedule = (body: unknown) => expect(expectReferenceRampSchedules(body)).toBe(1);
 
 let counter = 0;
 /** A boolean feature whose production rule `fr_roll` rolls `true` out to nobody yet (0%, disabled). */
@@ -129,7 +113,7 @@ describe('POST /ramp-schedules/{id}/actions/advance', () => {
 
     expect(response.status).toBe(200);
     expectShape(ops.apiAdvanceRampSchedule, response.body);
-    expectReferenceSchedule(response.body.rampSchedule);
+    expectReferenceSchedule(response.body);
     expect(response.body.rampSchedule).toMatchObject({ status: 'running', currentStepIndex: 1 });
     expect(Date.parse(response.body.rampSchedule.nextStepAt) - Date.parse(response.body.rampSchedule.phaseStartedAt)).toBe(3600_000);
     expect(await rule(featureId)).toMatchObject({ coverage: 0.5, enabled: true });
@@ -166,7 +150,7 @@ describe('POST /ramp-schedules/{id}/actions/advance', () => {
     const response = await action(id, 'advance');
 
     expect(response.status).toBe(200);
-    expectReferenceSchedule(response.body.rampSchedule);
+    expectReferenceSchedule(response.body);
     expect(response.body.rampSchedule).toMatchObject({ status: 'completed', currentStepIndex: 2 });
     expect(await rule(featureId)).toMatchObject({ coverage: 1, condition: '{"country":"NL"}' });
     expect((await eventsOf(id)).map((event) => event.event)).toEqual([
@@ -183,7 +167,7 @@ describe('POST /ramp-schedules/{id}/actions/advance', () => {
 
     const response = await action(id, 'advance', {});
 
-    expect(waiting.status).toBe('pending-approval');
+    expect(waiting).toMatchObject({ status: 'running', awaitingApproval: true });
     expect(response.status).toBe(409);
     expect(response.body).toMatchObject({ code: 'invalid_status', message: expect.stringMatching(/approve-step.*force: true/) });
     expect(await get(id)).toEqual({ ...waiting, elapsedMs: expect.any(Number) });
@@ -216,7 +200,7 @@ describe('POST /ramp-schedules/{id}/actions/advance', () => {
 
     expect(response.status).toBe(403);
     expect(response.body.message).toMatch(/bypassApprovalChecks/);
-    expect(await get(id)).toMatchObject({ status: 'pending-approval', currentStepIndex: 1 });
+    expect(await get(id)).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 1 });
     expect(await rule(featureId)).toMatchObject({ coverage: 0.5 });
   });
 
@@ -318,7 +302,7 @@ describe('POST /ramp-schedules/{id}/actions/restart', () => {
     expect(rolledBack).toMatchObject({ coverage: 0, enabled: false });
     expect(response.status).toBe(200);
     expectShape(ops.restartRampSchedule, response.body);
-    expectReferenceSchedule(response.body.rampSchedule);
+    expectReferenceSchedule(response.body);
     expect(response.body.rampSchedule).toMatchObject({ status: 'running', currentStepIndex: 0, pausedAt: null, elapsedMs: expect.any(Number) });
     expect(response.body.rampSchedule.elapsedMs).toBeLessThan(60_000);
     expect(await rule(featureId)).toMatchObject({ coverage: 0.1, enabled: true });
@@ -368,6 +352,82 @@ describe('POST /ramp-schedules/{id}/actions/restart', () => {
   });
 });
 
+describe("GrowthBook 5's interval with an approval hold", () => {
+  const holdThenApprove = [
+    { interval: 3600, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.1 } }] },
+    { interval: 3600, actions: [{ patch: { coverage: 0.5 } }] },
+  ];
+
+  it('holds the step for its interval, then waits for approve-step, then moves on', async () => {
+    const { featureId, id, schedule: started } = await schedule(holdThenApprove, ['start']);
+
+    const early = await action(id, 'approve-step');
+    const unforced = await action(id, 'advance', {});
+    await advanceDueSchedules({ now: new Date(started.nextStepAt!) });
+    const waiting = await get(id);
+    await advanceDueSchedules({ now: new Date(Date.parse(started.nextStepAt!) + 10 * 3600_000) });
+    const stillWaiting = await get(id);
+    const approved = await action(id, 'approve-step');
+
+    expect(started.steps[0]).toMatchObject({ interval: 3600, holdConditions: { requiresApproval: true } });
+    expect(started).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 0 });
+    expect(Date.parse(started.nextStepAt!) - Date.parse(started.phaseStartedAt!)).toBe(3600_000);
+    // Before its interval is over, the step cannot be approved, nor advanced past without force.
+    expect(early.status).toBe(409);
+    expect(unforced.status).toBe(409);
+    expect(unforced.body.message).toMatch(/approve-step/);
+    // Its interval over, it waits for the approval however long it takes; the time hold's end stays in nextStepAt.
+    expect(waiting).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 0, nextStepAt: started.nextStepAt });
+    expect(stillWaiting).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 0, nextProcessAt: null });
+    expect(approved.status).toBe(200);
+    expect(approved.body.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 1 });
+    expect(await rule(featureId)).toMatchObject({ coverage: 0.5, enabled: true });
+  });
+
+  it('is taken in the seed-era shape too: a trigger with holdConditions', async () => {
+    const older = holdThenApprove.map(({ interval, ...step }) => ({ trigger: { type: 'interval', seconds: interval }, ...step }));
+
+    const { schedule: created } = await schedule(older);
+
+    expect(created.steps.map(({ interval, holdConditions }) => ({ interval, holdConditions }))).toEqual([
+      { interval: 3600, holdConditions: { requiresApproval: true } },
+      { interval: 3600, holdConditions: undefined },
+    ]);
+  });
+
+  it('PUT /steps sets one', async () => {
+    const { id } = await schedule(hourly);
+
+    const response = await call('PUT', `/ramp-schedules/${id}/steps`, { steps: [{ interval: 60, holdConditions: { requiresApproval: true } }, { interval: 60 }] });
+
+    expect(response.status).toBe(200);
+    expect(response.body.rampSchedule.steps.map(({ interval, holdConditions }: contract.ApiRampStep) => ({ interval, holdConditions }))).toEqual([
+      { interval: 60, holdConditions: { requiresApproval: true } },
+      { interval: 60, holdConditions: undefined },
+    ]);
+  });
+});
+
+describe("GrowthBook 5's cutoffDate", () => {
+  it('runs the steps, waits past the last one, then completes and switches the rule off at the cutoff; the SDK then serves the default', async () => {
+    const cutoffDate = new Date(Date.now() + 3 * 3600_000).toISOString();
+    const { featureId, id, schedule: started } = await schedule([{ interval: 60, actions: [{ patch: { coverage: 0.1 } }] }], ['start'], { cutoffDate });
+
+    await advanceDueSchedules({ now: new Date(Date.parse(started.nextStepAt!) + 1000) });
+    const waiting = await get(id);
+    const before = await sdkShare(featureId);
+    await advanceDueSchedules({ now: new Date(Date.parse(cutoffDate) + 1000) });
+    const cut = await get(id);
+
+    expect(started).toMatchObject({ status: 'running', currentStepIndex: 0, cutoffDate });
+    expect(waiting).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 1, nextStepAt: null, nextProcessAt: cutoffDate });
+    expect(before).toBeGreaterThan(0.07);
+    expect(cut).toMatchObject({ status: 'completed', currentStepIndex: 0, nextProcessAt: null });
+    expect(await rule(featureId)).toMatchObject({ coverage: 0.1, enabled: false });
+    expect(await sdkShare(featureId)).toBe(0);
+  });
+});
+
 describe('PUT /ramp-schedules/{id}/steps', () => {
   const put = (id: string, body: unknown, key = org.keys.admin) => call('PUT', `/ramp-schedules/${id}/steps`, body, key);
 
@@ -385,13 +445,13 @@ describe('PUT /ramp-schedules/{id}/steps', () => {
 
     expect(response.status).toBe(200);
     expectShape(ops.updateRampScheduleSteps, response.body);
-    expectReferenceSchedule(response.body.rampSchedule);
+    expectReferenceSchedule(response.body);
     const steps = (await get(id)).steps;
-    expect(steps.map((step) => step.trigger)).toEqual([
-      { type: 'interval', seconds: 120 },
-      { type: 'approval' },
-      { type: 'interval', seconds: 30 },
-      { type: 'interval', seconds: 45 },
+    expect(steps.map(({ interval, holdConditions }) => ({ interval, holdConditions }))).toEqual([
+      { interval: 120, holdConditions: undefined },
+      { interval: null, holdConditions: { requiresApproval: true } },
+      { interval: 30, holdConditions: undefined },
+      { interval: 45, holdConditions: undefined },
     ]);
     expect(steps.map((step) => step.actions.map((a) => a.patch.coverage))).toEqual([[0.1], [0.5], [1], []]);
     expect(steps[1].approvalNotes).toBe('Check errors');
@@ -425,7 +485,6 @@ describe('PUT /ramp-schedules/{id}/steps', () => {
 
   it.each([
     ['an interval of 0', { steps: [{ interval: 0 }] }, /\[steps\.0\.interval\]/],
-    ['an interval and an approval together', { steps: [{ interval: 60, holdConditions: { requiresApproval: true } }] }, /\[steps\.0\.holdConditions\.requiresApproval\]/],
     ['neither an interval nor an approval', { steps: [{ interval: null }] }, /\[steps\.0\.interval\]/],
     ['a monitored step', { steps: [{ interval: 60, monitored: true }] }, /\[steps\.0\.monitored\]/],
     ['a sample-size gate', { steps: [{ interval: 60, holdConditions: { minSampleSize: 100 } }] }, /\[steps\.0\.holdConditions\.minSampleSize\]/],

@@ -1,8 +1,10 @@
 import * as contract from '../../shared/contracts/ramp-schedules';
 import { createApiKey } from '../../shared/store/api-keys';
 import { addMember } from '../../shared/store/members';
+import { insertRampSchedule } from '../../shared/store/ramp-schedules';
 import { projects } from '../../shared/store/projects';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
+import { expectReferenceRampSchedules } from '../support/reference';
 
 let api: Api;
 let org: TestOrg;
@@ -19,8 +21,12 @@ afterAll(() => api.close());
 let counter = 0;
 const uniqueId = () => `ramp-flag-${++counter}-${Date.now()}`;
 
-const call = (method: string, path: string, options: { key?: string; body?: unknown } = {}) =>
-  api.request(method, `/api/v1${path}`, { key: options.key ?? org.keys.admin, body: options.body });
+/** Every ramp-schedule answer is checked against GrowthBook 5.0.1's `RampSchedule` as it is answered. */
+async function call(method: string, path: string, options: { key?: string; body?: unknown } = {}) {
+  const response = await api.request(method, `/api/v1${path}`, { key: options.key ?? org.keys.admin, body: options.body });
+  if (path.startsWith('/ramp-schedules')) expectReferenceRampSchedules(response.body);
+  return response;
+}
 
 async function ok(method: string, path: string, body?: unknown, key = org.keys.admin) {
   const response = await call(method, path, { key, body });
@@ -88,7 +94,10 @@ async function scheduleIn(status: 'pending' | 'ready' | 'running' | 'pending-app
   const then = { ready: [], running: ['start'], 'pending-approval': ['start'], paused: ['start', 'pause'], completed: ['start', 'complete'], 'rolled-back': ['start', 'rollback'] }[status];
   let schedule = ready.schedule;
   for (const name of then) schedule = (await ok('POST', `/ramp-schedules/${schedule.id}/actions/${name}`)).rampSchedule;
-  expect(schedule.status).toBe(status);
+  // Waiting for an approval is `running` with `awaitingApproval` in GrowthBook 5.
+  expect({ status: schedule.status, awaitingApproval: schedule.awaitingApproval }).toEqual(
+    status === 'pending-approval' ? { status: 'running', awaitingApproval: true } : { status, awaitingApproval: false },
+  );
   return { featureId: ready.featureId, schedule };
 }
 
@@ -177,6 +186,15 @@ describe('POST /ramp-schedules', () => {
     ['a patch naming another rule', { name: 'x', FEATURE: true, ruleId: 'fr_roll', endActions: [{ patch: { ruleId: 'fr_force', coverage: 1 } }] }, /\[endActions\.0\.patch\.ruleId\]/],
     ['a template', { name: 'x', templateId: 'rst_1' }, /\[templateId\]/],
     ['a start date that is not a date', { name: 'x', startDate: 'tomorrow' }, /\[startDate\]/],
+    ['a cutoff date that is not a date', { name: 'x', cutoffDate: 'next week' }, /\[cutoffDate\]/],
+    ['both cutoffDate and endCondition', { name: 'x', cutoffDate: '2041-01-01T00:00:00Z', endCondition: { trigger: { type: 'scheduled', at: '2041-01-01T00:00:00Z' } } }, /\[endCondition\] give cutoffDate/],
+    ['an interval of 0 seconds (GrowthBook 5)', { name: 'x', FEATURE: true, ruleId: 'fr_roll', steps: [{ interval: 0 }] }, /\[steps\.0\.interval\]/],
+    ['a step with both interval and trigger', { name: 'x', steps: [{ interval: 60, trigger: { type: 'interval', seconds: 60 } }] }, /\[steps\.0\.interval\] give GrowthBook 5's interval, or the older trigger, not both/],
+    ['a sample-size gate beside a trigger', { name: 'x', steps: [{ trigger: { type: 'interval', seconds: 60 }, holdConditions: { minSampleSize: 10 } }] }, /\[steps\.0\.holdConditions\.minSampleSize\]/],
+    ['a step with neither interval nor trigger', { name: 'x', steps: [{ actions: [] }] }, /\[steps\.0\.interval\] is required/],
+    ['a step without a time hold or an approval', { name: 'x', steps: [{ interval: null }] }, /\[steps\.0\.interval\] a step without an interval must require approval/],
+    ['a sample-size gate', { name: 'x', steps: [{ interval: 60, holdConditions: { minSampleSize: 1000 } }] }, /\[steps\.0\.holdConditions\.minSampleSize\]/],
+    ['an unknown hold condition', { name: 'x', steps: [{ interval: 60, holdConditions: { minDurationMs: 1000 } }] }, /\[steps\.0\.holdConditions\].*minDurationMs/],
   ])('answers 400 for %s and stores nothing', async (_case, input, message) => {
     const { FEATURE, ...rest } = input as Record<string, unknown>;
     const featureId = FEATURE ? await feature() : rest.featureId === 'OTHER' ? await feature({ owner: other }) : rest.featureId;
@@ -242,6 +260,150 @@ describe('POST /ramp-schedules', () => {
 
     expect(denied.status).toBe(403);
     expect(allowed.status).toBe(200);
+  });
+});
+
+describe('step shapes: GrowthBook 5 and seed-era', () => {
+  const put = (id: string, body: unknown) => call('PUT', `/ramp-schedules/${id}`, { body });
+  const gb5 = [
+    { interval: 60, actions: [{ patch: { coverage: 0.1 } }] },
+    { interval: null, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check errors' },
+    { interval: 120, actions: [{ patch: { coverage: 1 } }] },
+  ];
+  const seedEra = [
+    { trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.1 } }] },
+    { trigger: { type: 'approval' }, actions: [{ patch: { coverage: 0.5 } }], approvalNotes: 'Check errors' },
+    { trigger: { type: 'interval', seconds: 120 }, actions: [{ patch: { coverage: 1 } }] },
+  ];
+  const timings = (schedule: contract.RampSchedule) =>
+    schedule.steps.map(({ interval, holdConditions, approvalNotes, monitored, actions }) => ({
+      interval,
+      holdConditions,
+      approvalNotes,
+      monitored,
+      coverage: actions.map((a) => a.patch.coverage),
+    }));
+
+  it("takes GrowthBook 5's interval, holdConditions and cutoffDate, and answers them as given", async () => {
+    const { schedule } = await readySchedule({ steps: gb5, cutoffDate: '2041-01-01T01:00:00+01:00' });
+
+    expect(timings(schedule)).toEqual([
+      { interval: 60, holdConditions: undefined, approvalNotes: undefined, monitored: false, coverage: [0.1] },
+      { interval: null, holdConditions: { requiresApproval: true }, approvalNotes: 'Check errors', monitored: false, coverage: [0.5] },
+      { interval: 120, holdConditions: undefined, approvalNotes: undefined, monitored: false, coverage: [1] },
+    ]);
+    expect(schedule).toMatchObject({ cutoffDate: '2041-01-01T00:00:00.000Z', awaitingApproval: false });
+    expect(schedule).not.toHaveProperty('endCondition');
+    expect(schedule).not.toHaveProperty('organization');
+  });
+
+  it('answers the seed-era trigger and endCondition in the shape of GrowthBook 5 steps and cutoffDate', async () => {
+    const modern = await readySchedule({ steps: gb5, cutoffDate: '2041-01-01T00:00:00Z' });
+    const older = await readySchedule({ steps: seedEra, endCondition: { trigger: { type: 'scheduled', at: '2041-01-01T00:00:00Z' } } });
+
+    expect(timings(older.schedule)).toEqual(timings(modern.schedule));
+    expect(older.schedule.cutoffDate).toBe(modern.schedule.cutoffDate);
+  });
+
+  it('holds an interval step for its seconds and waits at an approval step, given either shape', async () => {
+    for (const plan of [gb5, seedEra]) {
+      const { featureId, schedule } = await readySchedule({ steps: plan });
+
+      const started = await ok('POST', `/ramp-schedules/${schedule.id}/actions/start`);
+      const waiting = await ok('POST', `/ramp-schedules/${schedule.id}/actions/advance`);
+
+      expect(started.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 0 });
+      expect(Date.parse(started.rampSchedule.nextStepAt) - Date.parse(started.rampSchedule.phaseStartedAt)).toBe(60_000);
+      expect(waiting.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 1, nextStepAt: null });
+      expect(await ruleOf(featureId)).toMatchObject({ coverage: 0.5, enabled: true });
+    }
+  });
+
+  it("answers a seed-era dated step as the seconds from the step's entry to its date", async () => {
+    const { schedule } = await readySchedule({
+      startDate: '2040-01-01T00:00:00Z',
+      steps: [
+        { trigger: { type: 'scheduled', at: '2040-01-01T01:00:00Z' }, actions: [{ patch: { coverage: 0.1 } }] },
+        { trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.5 } }] },
+        { trigger: { type: 'scheduled', at: '2040-01-01T03:00:00Z' }, actions: [{ patch: { coverage: 1 } }] },
+      ],
+    });
+
+    expect(schedule.steps.map((step) => step.interval)).toEqual([3600, 60, 7140]);
+    expect(schedule.steps.every((step) => step.holdConditions === undefined)).toBe(true);
+  });
+
+  it('PUT takes the GrowthBook 5 shape too', async () => {
+    const { schedule } = await readySchedule({ steps: seedEra });
+
+    const response = await put(schedule.id, { steps: [{ interval: 30, actions: [{ patch: { ruleId: 'fr_roll', coverage: 0.3 } }] }], cutoffDate: '2042-01-01T00:00:00Z' });
+
+    expect(response.status).toBe(200);
+    expect(timings(response.body.rampSchedule)).toEqual([{ interval: 30, holdConditions: undefined, approvalNotes: undefined, monitored: false, coverage: [0.3] }]);
+    expect(response.body.rampSchedule.cutoffDate).toBe('2042-01-01T00:00:00.000Z');
+  });
+
+  it('reads a schedule stored in the seed-era shape in GrowthBook 5.0.1\'s shape, and lists it under status=running', async () => {
+    const featureId = await feature();
+    // As the seed era stored one: triggers only, waiting for approval, an end condition, none of the later fields.
+    const stored = {
+      id: `rs_seed_${uniqueId()}`,
+      organization: org.orgId,
+      name: 'Seed era',
+      entityType: 'feature' as const,
+      entityId: featureId,
+      targets: [{ id: 'rt_seed', entityType: 'feature' as const, entityId: featureId, ruleId: 'fr_roll', environment: 'production', status: 'active' as const }],
+      steps: [
+        { trigger: { type: 'interval' as const, seconds: 60 }, actions: [{ targetType: 'feature-rule' as const, targetId: 'rt_seed', patch: { ruleId: 'fr_roll', coverage: 0.1 } }] },
+        { trigger: { type: 'approval' as const }, actions: [{ targetType: 'feature-rule' as const, targetId: 'rt_seed', patch: { ruleId: 'fr_roll', coverage: 0.5 } }] },
+        { trigger: { type: 'scheduled' as const, at: '2041-01-01T01:00:00.000Z' }, actions: [] },
+      ],
+      endActions: [],
+      startDate: null,
+      endCondition: { trigger: { type: 'scheduled' as const, at: '2041-06-01T00:00:00.000Z' } },
+      status: 'pending-approval' as const,
+      currentStepIndex: 1,
+      startedAt: '2041-01-01T00:00:00.000Z',
+      phaseStartedAt: '2041-01-01T00:01:00.000Z',
+      pausedAt: null,
+      nextStepAt: null,
+      captured: { rt_seed: { production: { coverage: 0, enabled: false } } },
+      pausedMs: 0,
+      endedAt: null,
+      failures: 0,
+      retryAt: null,
+      pauseReason: null,
+    };
+    await insertRampSchedule(org.orgId, stored);
+
+    const read = await ok('GET', `/ramp-schedules/${stored.id}`);
+    const running = await ok('GET', `/ramp-schedules?status=running&featureId=${featureId}`);
+
+    expect(read.rampSchedule).toMatchObject({
+      status: 'running',
+      awaitingApproval: true,
+      currentStepIndex: 1,
+      cutoffDate: '2041-06-01T00:00:00.000Z',
+      // The dated step counts from the approval step's entry (an approval adds no time): 59 minutes.
+      steps: [{ interval: 60 }, { interval: null, holdConditions: { requiresApproval: true } }, { interval: 3540 }],
+    });
+    expect(running.rampSchedules.map((schedule: contract.RampSchedule) => schedule.id)).toEqual([stored.id]);
+  });
+
+  it('lists a schedule waiting for approval under status=running, as GrowthBook 5 does', async () => {
+    const fresh = await createTestOrg('Ramp statuses');
+    const featureId = (await api.request('POST', '/api/v1/features', {
+      key: fresh.keys.admin,
+      body: { id: uniqueId(), valueType: 'boolean', defaultValue: 'false', environments: { production: { enabled: true, rules: [{ id: 'fr_roll', type: 'rollout', value: 'true', coverage: 0, hashAttribute: 'id' }] } } },
+    })).body.feature.id;
+    const created = await ok('POST', '/ramp-schedules', { name: 'Waits', featureId, ruleId: 'fr_roll', steps: approvalFirst }, fresh.keys.admin);
+    await ok('POST', `/ramp-schedules/${created.rampSchedule.id}/actions/start`, undefined, fresh.keys.admin);
+
+    const running = await ok('GET', '/ramp-schedules?status=running', undefined, fresh.keys.admin);
+    const older = await ok('GET', '/ramp-schedules?status=pending-approval', undefined, fresh.keys.admin);
+
+    expect(running.rampSchedules.map((schedule: contract.RampSchedule) => [schedule.name, schedule.status, schedule.awaitingApproval])).toEqual([['Waits', 'running', true]]);
+    expect(older.rampSchedules.map((schedule: contract.RampSchedule) => schedule.name)).toEqual(['Waits']);
   });
 });
 
@@ -358,8 +520,21 @@ describe('PUT /ramp-schedules/{id}', () => {
 
     const response = await put(schedule.id, { startDate: null, endCondition: null });
 
+    expect(schedule.cutoffDate).toBe('2041-01-01T00:00:00.000Z');
     expect(response.status).toBe(200);
-    expect(response.body.rampSchedule).toMatchObject({ startDate: null, endCondition: null, nextProcessAt: null });
+    expect(response.body.rampSchedule).toMatchObject({ startDate: null, cutoffDate: null, nextProcessAt: null });
+  });
+
+  it('sets and clears cutoffDate, GrowthBook 5 spelling of the end condition', async () => {
+    const { schedule } = await readySchedule({ startDate: '2040-01-01T00:00:00Z' });
+
+    const set = await put(schedule.id, { cutoffDate: '2041-01-01T02:00:00+02:00' });
+    const cleared = await put(schedule.id, { cutoffDate: null });
+
+    expect(schedule.cutoffDate).toBeNull();
+    expect(set.status).toBe(200);
+    expect(set.body.rampSchedule).toMatchObject({ cutoffDate: '2041-01-01T00:00:00.000Z', nextProcessAt: '2040-01-01T00:00:00.000Z' });
+    expect(cleared.body.rampSchedule.cutoffDate).toBeNull();
   });
 
   it('edits a paused schedule', async () => {
@@ -531,9 +706,12 @@ describe('pause and resume', () => {
     const { schedule } = await scheduleIn('pending-approval');
     await ok('POST', `/ramp-schedules/${schedule.id}/actions/pause`);
 
+    const paused = await ok('GET', `/ramp-schedules/${schedule.id}`);
     const resumed = await ok('POST', `/ramp-schedules/${schedule.id}/actions/resume`);
 
-    expect(resumed.rampSchedule.status).toBe('pending-approval');
+    // A paused schedule waits on its pause, not on the approval (GrowthBook 5).
+    expect(paused.rampSchedule).toMatchObject({ status: 'paused', awaitingApproval: false });
+    expect(resumed.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: true });
   });
 
   it.each([
@@ -668,7 +846,7 @@ describe('POST /ramp-schedules/{id}/actions/approve-step', () => {
 
     expect(response.status).toBe(200);
     expectShape(contract.approveStepRampSchedule, response.body);
-    expect(response.body.rampSchedule).toMatchObject({ status: 'running', currentStepIndex: 1 });
+    expect(response.body.rampSchedule).toMatchObject({ status: 'running', awaitingApproval: false, currentStepIndex: 1 });
     expect(await ruleOf(featureId)).toMatchObject({ coverage: 1 });
   });
 
@@ -679,7 +857,7 @@ describe('POST /ramp-schedules/{id}/actions/approve-step', () => {
 
     expect(response.status).toBe(403);
     expect(response.body.code).toBe('forbidden');
-    expect((await ok('GET', `/ramp-schedules/${schedule.id}`)).rampSchedule).toMatchObject({ status: 'pending-approval', currentStepIndex: 0 });
+    expect((await ok('GET', `/ramp-schedules/${schedule.id}`)).rampSchedule).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 0 });
     expect(await ruleOf(featureId)).toMatchObject({ coverage: 0.2 });
   });
 
@@ -696,7 +874,7 @@ describe('POST /ramp-schedules/{id}/actions/approve-step', () => {
     const allowed = await action(app, 'approve-step', undefined, token);
 
     expect(denied.status).toBe(403);
-    expect((await ok('GET', `/ramp-schedules/${web}`)).rampSchedule.status).toBe('pending-approval');
+    expect((await ok('GET', `/ramp-schedules/${web}`)).rampSchedule).toMatchObject({ status: 'running', awaitingApproval: true });
     expect(allowed.status).toBe(200);
   });
 

@@ -1,6 +1,7 @@
 import * as contract from '../../shared/contracts/ramp-schedule-templates';
 import { createTestOrg, expectShape, startApi, type Api, type TestOrg } from '../support/api';
-import { referenceSchemaValidator } from '../support/reference';
+import { createDuckDbDataSource } from '../support/analysis-api';
+import { expectReferenceRampSchedules, referenceSchemaValidator } from '../support/reference';
 
 let api: Api;
 let org: TestOrg;
@@ -12,7 +13,12 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const call = (method: string, path: string, body?: unknown, key = org.keys.admin) => api.request(method, `/api/v1${path}`, { key, body });
+/** Every ramp-schedule answer is checked against GrowthBook 5.0.1's `RampSchedule` as it is answered. */
+async function call(method: string, path: string, body?: unknown, key = org.keys.admin) {
+  const response = await api.request(method, `/api/v1${path}`, { key, body });
+  if (path.startsWith('/ramp-schedules')) expectReferenceRampSchedules(response.body);
+  return response;
+}
 async function ok(method: string, path: string, body?: unknown, key = org.keys.admin) {
   const response = await call(method, path, body, key);
   if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${JSON.stringify(response.body)}`);
@@ -177,9 +183,21 @@ describe('ramp schedule templates', () => {
 });
 
 describe('a ramp made from a template', () => {
-  it('takes its steps, end state and lockdown, bound to the rule it ramps', async () => {
+  /** Monitoring settings naming a data source and metric of the organization: a schedule's are checked against them. */
+  let monitoring: { datasourceId: string; exposureQueryId: string; guardrailMetricIds: string[]; updateScheduleMinutes: number; srmAction: string };
+  /** `full` with `monitoring`. */
+  const withMonitoring = () => ({ ...full, monitoringConfig: monitoring });
+
+  beforeAll(async () => {
+    const dataSourceId = (await createDuckDbDataSource(api, org)).id;
+    const { factTable } = await ok('POST', '/fact-tables', { name: 'Events', datasource: dataSourceId, userIdTypes: ['user_id'], sql: "SELECT * FROM read_csv('events/*.csv')" });
+    const metricId = (await ok('POST', '/fact-metrics', { name: 'Errors', metricType: 'proportion', numerator: { factTableId: factTable.id, column: '$$distinctUsers' } })).factMetric.id;
+    monitoring = { datasourceId: dataSourceId, exposureQueryId: 'user_exposures', guardrailMetricIds: [metricId], updateScheduleMinutes: 30, srmAction: 'hold' };
+  });
+
+  it('takes its steps, end state, lockdown and monitoring settings, bound to the rule it ramps', async () => {
     const featureId = await feature();
-    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', full);
+    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', withMonitoring());
 
     const response = await call('POST', '/ramp-schedules', { name: 'From template', featureId, ruleId: 'fr_roll', templateId: template.id });
 
@@ -188,12 +206,14 @@ describe('a ramp made from a template', () => {
     const target = rampSchedule.targets[0].id;
     const action = (coverage: number) => ({ targetType: 'feature-rule', targetId: target, patch: { ruleId: 'fr_roll', coverage } });
     expect(rampSchedule.steps).toEqual([
-      { trigger: { type: 'interval', seconds: 3600 }, actions: [action(0.1)] },
-      { trigger: { type: 'approval' }, actions: [action(0.5)], approvalNotes: 'Check the error rate' },
-      { trigger: { type: 'interval', seconds: 86400 }, actions: [action(1)] },
+      { interval: 3600, actions: [action(0.1)], monitored: false },
+      { interval: null, holdConditions: { requiresApproval: true }, actions: [action(0.5)], approvalNotes: 'Check the error rate', monitored: false },
+      { interval: 86400, actions: [action(1)], monitored: false },
     ]);
     expect(rampSchedule.endActions).toEqual([{ targetType: 'feature-rule', targetId: target, patch: { ruleId: 'fr_roll', coverage: 1, condition: '' } }]);
     expect(rampSchedule.lockdownConfig).toEqual({ mode: 'locked' });
+    expect(rampSchedule.monitoringConfig).toEqual({ ...monitoring, monitoringMode: 'auto', autoUpdate: true });
+    expect(rampSchedule.monitoringStatus).toMatchObject({ monitoringMode: 'auto', currentStepMonitored: false });
 
     const started = await ok('POST', `/ramp-schedules/${rampSchedule.id}/actions/start`);
     const rule = (await ok('GET', `/features/${featureId}`)).feature.environments.production.rules[0];
@@ -201,9 +221,9 @@ describe('a ramp made from a template', () => {
     expect(rule).toMatchObject({ coverage: 0.1, enabled: true });
   });
 
-  it("keeps the body's own steps and lockdown over the template's", async () => {
+  it("keeps the body's own steps, lockdown and monitoring settings over the template's", async () => {
     const featureId = await feature();
-    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', full);
+    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', withMonitoring());
 
     const { rampSchedule } = await ok('POST', '/ramp-schedules', {
       name: 'Own steps',
@@ -212,25 +232,53 @@ describe('a ramp made from a template', () => {
       templateId: template.id,
       steps: [{ trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.3 } }] }],
       lockdownConfig: { mode: 'none' },
+      monitoringConfig: { ...monitoring, updateScheduleMinutes: 60, srmAction: 'warn' },
     });
 
     expect(rampSchedule.steps).toHaveLength(1);
     expect(rampSchedule.steps[0].actions[0].patch.coverage).toBe(0.3);
     expect(rampSchedule.lockdownConfig).toEqual({ mode: 'none' });
+    expect(rampSchedule.monitoringConfig).toEqual({ ...monitoring, updateScheduleMinutes: 60, srmAction: 'warn', monitoringMode: 'auto', autoUpdate: true });
     expect(rampSchedule.endActions[0].patch).toEqual({ ruleId: 'fr_roll', coverage: 1, condition: '' });
   });
 
-  it('takes no steps without a rule to ramp, as GrowthBook', async () => {
-    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', full);
+  it('takes no steps without a rule to ramp, as GrowthBook, but its lockdown and monitoring settings', async () => {
+    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', withMonitoring());
 
     const { rampSchedule } = await ok('POST', '/ramp-schedules', { name: 'No target yet', templateId: template.id });
 
-    expect(rampSchedule).toMatchObject({ status: 'pending', steps: [], endActions: [], lockdownConfig: { mode: 'locked' } });
+    expect(rampSchedule).toMatchObject({ status: 'pending', steps: [], endActions: [], lockdownConfig: { mode: 'locked' }, monitoringConfig: monitoring });
+  });
+
+  it("monitors the template's monitored steps with the monitoring settings it took", async () => {
+    const featureId = await feature();
+    const monitoredSteps = [{ interval: 3600, monitored: true, actions: [{ targetType: 'feature-rule', targetId: 't1', patch: { ruleId: 'r', coverage: 0.1 } }] }];
+    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', { name: 'Guarded', steps: monitoredSteps, monitoringConfig: monitoring });
+
+    const { rampSchedule } = await ok('POST', '/ramp-schedules', { name: 'Guarded', featureId, ruleId: 'fr_roll', templateId: template.id });
+    const started = await ok('POST', `/ramp-schedules/${rampSchedule.id}/actions/start`);
+
+    expect(rampSchedule.steps.map((step: { monitored: boolean }) => step.monitored)).toEqual([true]);
+    expect(rampSchedule.monitoringConfig).toEqual({ ...monitoring, monitoringMode: 'auto', autoUpdate: true });
+    expect(started.rampSchedule).toMatchObject({ status: 'running', currentStepIndex: 0, monitoringStatus: { currentStepMonitored: true, effectiveAutoUpdate: true } });
+    expect(started.rampSchedule.monitoringStartDate).toBe(started.rampSchedule.startedAt);
+  });
+
+  it("answers 400 naming the template's monitoring settings when they name a data source the organization lacks, and stores nothing", async () => {
+    const featureId = await feature();
+    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', full);
+    const before = (await ok('GET', '/ramp-schedules?limit=1')).total;
+
+    const response = await call('POST', '/ramp-schedules', { name: 'x', featureId, ruleId: 'fr_roll', templateId: template.id });
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/\[monitoringConfig\.datasourceId\] data source ds_1 not found/);
+    expect((await ok('GET', '/ramp-schedules?limit=1')).total).toBe(before);
   });
 
   it('keeps what it took when the template changes or goes', async () => {
     const featureId = await feature();
-    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', full);
+    const { rampScheduleTemplate: template } = await ok('POST', '/ramp-schedule-templates', withMonitoring());
     const { rampSchedule } = await ok('POST', '/ramp-schedules', { name: 'Kept', featureId, ruleId: 'fr_roll', templateId: template.id });
 
     await ok('PUT', `/ramp-schedule-templates/${template.id}`, { steps: [] });
@@ -241,9 +289,9 @@ describe('a ramp made from a template', () => {
 
   it.each([
     [
-      'a step with both an interval and an approval',
-      [{ interval: 60, holdConditions: { requiresApproval: true }, actions: [] }],
-      /\[templateId\] template rst_[\w-]+: \[steps\.0\.holdConditions\.requiresApproval\]/,
+      'a sample-size gate',
+      [{ interval: 60, holdConditions: { minSampleSize: 100 }, actions: [] }],
+      /\[templateId\] template rst_[\w-]+: \[steps\.0\.holdConditions\.minSampleSize\]/,
     ],
     // The ramp made from it has no monitoringConfig, which a monitored step needs.
     ['a monitored step, for a ramp without monitoring', [{ interval: 60, monitored: true, actions: [] }], /\[steps\.0\.monitored\] a monitored step needs the schedule's monitoringConfig/],

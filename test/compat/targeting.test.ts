@@ -96,10 +96,11 @@ describe('a ramp schedule with dates written without a time or an offset', () =>
     });
 
     expect(response.status).toBe(200);
+    // Answered in GrowthBook 5's shape: the dated step as its seconds from the start date (33.5 hours).
     expect(response.body.rampSchedule).toMatchObject({
       startDate: '2999-01-01T00:00:00.000Z',
-      steps: [{ trigger: { type: 'scheduled', at: '2999-01-02T09:30:00.000Z' } }],
-      endCondition: { trigger: { type: 'scheduled', at: '2999-03-01T00:00:00.000Z' } },
+      steps: [{ interval: 33.5 * 3600 }],
+      cutoffDate: '2999-03-01T00:00:00.000Z',
     });
   });
 });

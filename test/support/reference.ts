@@ -58,3 +58,22 @@ function compileReference(file: ReferenceFile, root: (document: any) => Schema) 
   const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
   return ajv.compile({ ...merge(root(document)), components: { ...document.components, schemas: merge(schemas) } });
 }
+
+let rampScheduleValidator: ReturnType<typeof referenceSchemaValidator> | undefined;
+
+/**
+ * Throws unless every ramp schedule in an answer is GrowthBook 5.0.1's `RampSchedule` exactly as
+ * answered: `rampSchedule`, each of `rampSchedules`, or the answer itself when it is one (PUT /lockdown).
+ * Answers without a schedule (errors, deletes) pass. Returns how many schedules it checked.
+ */
+export function expectReferenceRampSchedules(body: any): number {
+  rampScheduleValidator ??= referenceSchemaValidator('RampSchedule', 'growthbook-5.0.1-openapi.yaml');
+  const isSchedule = (value: any) => value && typeof value === 'object' && 'currentStepIndex' in value && 'steps' in value;
+  const schedules = [body?.rampSchedule, ...(Array.isArray(body?.rampSchedules) ? body.rampSchedules : []), isSchedule(body) ? body : undefined].filter(isSchedule);
+  for (const schedule of schedules) {
+    if (!rampScheduleValidator(schedule)) {
+      throw new Error(`Not GrowthBook 5.0.1's RampSchedule: ${JSON.stringify(rampScheduleValidator.errors, null, 2)}\n${JSON.stringify(schedule, null, 2)}`);
+    }
+  }
+  return schedules.length;
+}

@@ -1,5 +1,6 @@
 import { act, awaitsApproval, locksFeature, type RampScheduleRecord } from '../../shared/domain/ramp-schedule';
-import { replaceStepTimings, triggerOf, withTemplate } from '../../shared/domain/ramp-steps';
+import { timingOf } from '../../shared/domain/ramp-definition';
+import { replaceStepTimings, withTemplate } from '../../shared/domain/ramp-steps';
 import type { RampScheduleTemplate } from '../../shared/contracts/ramp-schedule-templates';
 import { captureRuleState } from '../../shared/domain/ramp-rules';
 import { FEATURE_ID, T0, applied, at, errorOf, inStatus, isoAt, readySchedule, rolloutRule, ruleOf } from './ramp-schedule-fixtures';
@@ -93,21 +94,22 @@ describe('lockdown', () => {
 
 describe("GrowthBook 5's steps", () => {
   it.each([
-    [{ interval: 60 }, { type: 'interval', seconds: 60 }],
-    [{ interval: null, holdConditions: { requiresApproval: true } }, { type: 'approval' }],
-    [{ interval: 60, holdConditions: { requiresApproval: false } }, { type: 'interval', seconds: 60 }],
+    [{ interval: 60 }, { trigger: { type: 'interval', seconds: 60 } }],
+    [{ interval: null, holdConditions: { requiresApproval: true } }, { trigger: { type: 'approval' } }],
+    [{ interval: 60, holdConditions: { requiresApproval: false } }, { trigger: { type: 'interval', seconds: 60 } }],
+    // An interval, then an approval once it is over.
+    [{ interval: 60, holdConditions: { requiresApproval: true } }, { trigger: { type: 'interval', seconds: 60 }, holdConditions: { requiresApproval: true } }],
     // A monitored step keeps its time hold; its monitoring is checked with the schedule's config (ramp-definition).
-    [{ interval: 60, monitored: true }, { type: 'interval', seconds: 60 }],
-  ])('turns %j into the trigger %j', (step, trigger) => {
-    expect(triggerOf(step, 'Request body: [steps.0')).toEqual(trigger);
+    [{ interval: 60, monitored: true }, { trigger: { type: 'interval', seconds: 60 } }],
+  ])('turns %j into the timing %j', (step, timing) => {
+    expect(timingOf(step, 'Request body: [steps.0')).toEqual(timing);
   });
 
   it.each([
-    [{ interval: 60, holdConditions: { requiresApproval: true } }, 'Request body: [steps.0.holdConditions.requiresApproval]'],
     [{ interval: null }, 'Request body: [steps.0.interval]'],
     [{ interval: 60, holdConditions: { minSampleSize: 10 } }, 'Request body: [steps.0.holdConditions.minSampleSize]'],
   ])('refuses %j with 400 naming the field', (step, prefix) => {
-    const error = errorOf(() => triggerOf(step, 'Request body: [steps.0'));
+    const error = errorOf(() => timingOf(step, 'Request body: [steps.0'));
 
     expect(error?.status).toBe(400);
     expect(error?.message.startsWith(prefix)).toBe(true);

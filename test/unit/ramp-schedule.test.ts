@@ -308,6 +308,59 @@ describe('folding overdue steps', () => {
   });
 });
 
+describe('an interval with an approval hold (GrowthBook 5)', () => {
+  const held = {
+    featureId: FEATURE_ID,
+    ruleId: 'fr_1',
+    steps: [
+      { trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.1 } }] },
+      { interval: 60, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.2 } }] },
+      { trigger: { type: 'interval', seconds: 60 }, actions: [{ patch: { coverage: 0.3 } }] },
+    ],
+  };
+  const start = () => {
+    const feature = baseFeature();
+    return applied(act(createSchedule(held, feature), { type: 'start' }, T0, [feature]), feature);
+  };
+
+  it('folds into the step and stops there, waiting for approval once its interval is over', () => {
+    const started = start();
+
+    const late = advance(started.schedule, at(100_000), [started.feature]);
+
+    expect(late?.schedule).toMatchObject({ status: 'pending-approval', currentStepIndex: 1, phaseStartedAt: isoAt(60), nextStepAt: isoAt(120) });
+    expect(late?.writes.map((write) => write.patch)).toEqual([{ coverage: 0.2 }]);
+    expect(nextDueAt(late!.schedule)).toBeUndefined();
+  });
+
+  it('runs through its interval first: the advancer then only marks it waiting, with no rule write', () => {
+    const started = start();
+    const atStep = applied(advance(started.schedule, at(60), [started.feature])!, started.feature);
+
+    const over = advance(atStep.schedule, at(120), [atStep.feature]);
+
+    expect(atStep.schedule).toMatchObject({ status: 'running', currentStepIndex: 1, nextStepAt: isoAt(120) });
+    expect(errorOf(() => act(atStep.schedule, { type: 'approve-step' }, at(90), [atStep.feature]))?.status).toBe(409);
+    expect(errorOf(() => act(atStep.schedule, { type: 'advance' }, at(90), [atStep.feature]))?.status).toBe(409);
+    expect(over?.schedule).toMatchObject({ status: 'pending-approval', currentStepIndex: 1, nextStepAt: isoAt(120) });
+    expect(over?.writes).toEqual([]);
+    const approved = act(over!.schedule, { type: 'approve-step' }, at(500), [atStep.feature]);
+    expect(approved.schedule).toMatchObject({ status: 'running', currentStepIndex: 2, phaseStartedAt: isoAt(500), nextStepAt: isoAt(560) });
+  });
+
+  it('resumes to running with its interval moved by the pause, or to waiting when the interval was over before the pause', () => {
+    const started = start();
+    const atStep = advance(started.schedule, at(60), [started.feature])!.schedule;
+
+    const resumed = act(act(atStep, { type: 'pause' }, at(70), [started.feature]).schedule, { type: 'resume' }, at(200), [started.feature]).schedule;
+    // Paused at 130, after its interval ended at 120 but before the advancer saw it.
+    const overdue = act(act(atStep, { type: 'pause' }, at(130), [started.feature]).schedule, { type: 'resume' }, at(140), [started.feature]).schedule;
+
+    expect(resumed).toMatchObject({ status: 'running', currentStepIndex: 1, nextStepAt: isoAt(250) });
+    expect(overdue).toMatchObject({ status: 'pending-approval', currentStepIndex: 1 });
+  });
+});
+
 describe('end condition and start date', () => {
   const deadline = { endCondition: { trigger: { type: 'scheduled', at: isoAt(90) } } };
 
@@ -354,6 +407,86 @@ describe('end condition and start date', () => {
 
     expect(nextDueAt(schedule)).toBeUndefined();
     expect(advance(schedule, at(10), [])).toBeUndefined();
+  });
+});
+
+describe("GrowthBook 5's cutoffDate", () => {
+  const plan = (cutoff: number, last: 'interval' | 'approval' = 'interval') => ({
+    featureId: FEATURE_ID,
+    ruleId: 'fr_1',
+    steps: [
+      { interval: 60, actions: [{ patch: { coverage: 0.1 } }] },
+      last === 'approval'
+        ? { interval: null, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.5 } }] }
+        : { interval: 60, actions: [{ patch: { coverage: 0.5 } }] },
+    ],
+    endActions: [{ patch: { condition: null } }],
+    cutoffDate: isoAt(cutoff),
+  });
+  const started = (cutoff: number, last: 'interval' | 'approval' = 'interval') => {
+    const feature = baseFeature();
+    return applied(act(createSchedule(plan(cutoff, last), feature), { type: 'start' }, T0, [feature]), feature);
+  };
+
+  it('applies the end actions when the steps are done, runs on past the last step, then completes and switches the rules off at the cutoff', () => {
+    const world = started(1000);
+
+    const done = applied(advance(world.schedule, at(120), [world.feature])!, world.feature);
+    const cut = applied(advance(done.schedule, at(1000), [done.feature])!, done.feature);
+
+    expect(done.schedule).toMatchObject({ status: 'running', currentStepIndex: 2, nextStepAt: null });
+    expect(nextDueAt(done.schedule)).toBe(isoAt(1000));
+    expect(ruleOf(done.feature)).toMatchObject({ coverage: 0.5, condition: '', enabled: true });
+    expect(toApiRampSchedule(done.schedule, at(500))).toMatchObject({ status: 'running', awaitingApproval: false, cutoffDate: isoAt(1000) });
+    expect(cut.schedule).toMatchObject({ status: 'completed', currentStepIndex: 1, endedAt: isoAt(1000) });
+    expect(ruleOf(cut.feature)).toMatchObject({ coverage: 0.5, condition: '', enabled: false });
+  });
+
+  it('cuts a ramp off mid-way: the remaining steps and end actions apply, and the rules are switched off', () => {
+    const world = started(90);
+
+    const cut = applied(advance(world.schedule, at(100), [world.feature])!, world.feature);
+
+    expect(cut.schedule).toMatchObject({ status: 'completed', currentStepIndex: 1 });
+    expect(ruleOf(cut.feature)).toMatchObject({ coverage: 0.5, condition: '', enabled: false });
+  });
+
+  it('cuts off a paused ramp too, which the seed-era end condition leaves paused', () => {
+    const world = started(90);
+    const paused = act(world.schedule, { type: 'pause' }, at(30), [world.feature]).schedule;
+    const seedEra = { ...paused, cutoffDisables: undefined };
+
+    const cut = advance(paused, at(100), [world.feature]);
+
+    expect(nextDueAt(paused)).toBe(isoAt(90));
+    expect(cut?.schedule).toMatchObject({ status: 'completed', pausedAt: null });
+    expect(nextDueAt(seedEra)).toBeUndefined();
+  });
+
+  it('resumes a ramp waiting for its cutoff to waiting, never to its last step’s approval', () => {
+    const world = started(1000, 'approval');
+    const waiting = advance(world.schedule, at(60), [world.feature])!.schedule;
+    const done = act(waiting, { type: 'approve-step' }, at(70), [world.feature]).schedule;
+
+    const resumed = act(act(done, { type: 'pause' }, at(80), [world.feature]).schedule, { type: 'resume' }, at(90), [world.feature]).schedule;
+
+    expect(done).toMatchObject({ status: 'running', currentStepIndex: 2, nextStepAt: null });
+    expect(resumed).toMatchObject({ status: 'running', currentStepIndex: 2, nextStepAt: null });
+    expect(nextDueAt(resumed)).toBe(isoAt(1000));
+  });
+
+  it('is cleared with null, and replaced by a seed-era endCondition without the switch-off', () => {
+    const feature = baseFeature();
+    const schedule = createSchedule(plan(1000), feature);
+
+    const cleared = updateDefinition(schedule, { cutoffDate: null }, [feature]);
+    const older = updateDefinition(schedule, { endCondition: { trigger: { type: 'scheduled', at: isoAt(2000) } } }, [feature]);
+
+    expect(schedule.cutoffDisables).toBe(true);
+    expect(cleared).toMatchObject({ endCondition: null });
+    expect(cleared).not.toHaveProperty('cutoffDisables');
+    expect(older).toMatchObject({ endCondition: { trigger: { type: 'scheduled', at: isoAt(2000) } } });
+    expect(older).not.toHaveProperty('cutoffDisables');
   });
 });
 
@@ -633,8 +766,63 @@ describe('elapsedMs and the API view', () => {
     const view = toApiRampSchedule(schedule, at(5));
 
     expect(z.strictObject(rampSchedule.shape).parse(view)).toEqual(view);
-    expect(view).toMatchObject({ id: 'rs_1', organization: 'org_1', status: 'running', elapsedMs: 5000, nextProcessAt: isoAt(60) });
+    expect(view).toMatchObject({ id: 'rs_1', status: 'running', awaitingApproval: false, elapsedMs: 5000, nextProcessAt: isoAt(60) });
+    // GrowthBook 5.0.1's RampSchedule allows no other property: the tenant stays in the store.
+    expect(schedule.organization).toBe('org_1');
+    expect(view).not.toHaveProperty('organization');
     expect(view).not.toHaveProperty('captured');
+  });
+
+  it("answers a wait for approval as GrowthBook 5's running with awaitingApproval; a pause is not one", () => {
+    const waiting = inStatus('pending-approval').schedule;
+    const paused = act(waiting, { type: 'pause' }, at(70), [inStatus('pending-approval').feature]).schedule;
+
+    expect(toApiRampSchedule(waiting, at(65))).toMatchObject({ status: 'running', awaitingApproval: true, currentStepIndex: 1, nextStepAt: null });
+    expect(toApiRampSchedule(paused, at(75))).toMatchObject({ status: 'paused', awaitingApproval: false, currentStepIndex: 1 });
+    expect(toApiRampSchedule(inStatus('running').schedule, at(5)).awaitingApproval).toBe(false);
+  });
+
+  it('answers each stored trigger as an interval and hold conditions, and the end condition as cutoffDate', () => {
+    const { schedule } = readySchedule({ endCondition: { trigger: { type: 'scheduled', at: isoAt(9000) } } });
+
+    const view = toApiRampSchedule(schedule, at(0));
+
+    expect(view.steps.map(({ interval, holdConditions, monitored }) => ({ interval, holdConditions, monitored }))).toEqual([
+      { interval: 60, holdConditions: undefined, monitored: false },
+      { interval: null, holdConditions: { requiresApproval: true }, monitored: false },
+      { interval: 60, holdConditions: undefined, monitored: false },
+    ]);
+    expect(view.cutoffDate).toBe(isoAt(9000));
+    expect(view).not.toHaveProperty('endCondition');
+  });
+
+  it("answers a dated step as the seconds from the step's entry to its date: from the start, then from the current step's entry", () => {
+    const feature = baseFeature();
+    const dated = {
+      featureId: FEATURE_ID,
+      ruleId: 'fr_1',
+      steps: [
+        { trigger: { type: 'interval', seconds: 60 } },
+        { trigger: { type: 'scheduled', at: isoAt(600) } },
+        { trigger: { type: 'approval' } },
+        { trigger: { type: 'scheduled', at: isoAt(1000) } },
+      ],
+    };
+    const ready = createSchedule({ ...dated, startDate: isoAt(100) }, feature);
+    const started = act(createSchedule(dated, feature), { type: 'start' }, at(20), [feature]).schedule;
+    const atDated = advance(started, at(90), [feature])!.schedule;
+
+    // Before the start: from the start date (100 s), 60 s for step 0, so step 1 waits 440 s; the approval adds nothing.
+    expect(toApiRampSchedule(ready, at(0)).steps.map((step) => step.interval)).toEqual([60, 440, null, 400]);
+    // Started at 20 s: step 1 is entered at 80 s.
+    expect(toApiRampSchedule(started, at(30)).steps.map((step) => step.interval)).toEqual([60, 520, null, 400]);
+    // At step 1 since 80 s: its interval ends at its date, as nextStepAt says.
+    const view = toApiRampSchedule(atDated, at(90));
+    expect(view.currentStepIndex).toBe(1);
+    expect(Date.parse(view.phaseStartedAt!) + view.steps[1].interval! * 1000).toBe(Date.parse(view.nextStepAt!));
+    // A date already passed is answered as the least interval GrowthBook allows.
+    const late = createSchedule({ ...dated, startDate: isoAt(2000) }, feature);
+    expect(toApiRampSchedule(late, at(0)).steps.map((step) => step.interval)).toEqual([60, 1, null, 1]);
   });
 });
 

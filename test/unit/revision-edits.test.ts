@@ -54,12 +54,21 @@ describe('pending ramps', () => {
     ...fields,
   });
 
-  it('maps GrowthBook 5 steps to triggers: an interval in seconds, an approval hold, the cutoff as the end condition', () => {
+  it("maps GrowthBook 5 steps to triggers: an interval in seconds, an approval hold; the cutoff stays GrowthBook 5's", () => {
     const body = createBodyOf('f', ramp({ cutoffDate: '2030-01-01T00:00:00.000Z' }));
 
     expect(body.steps!.map((step) => step.trigger)).toEqual([{ type: 'approval' }, { type: 'interval', seconds: 60 }]);
-    expect(body.endCondition).toEqual({ trigger: { type: 'scheduled', at: '2030-01-01T00:00:00.000Z' } });
+    expect(body.cutoffDate).toBe('2030-01-01T00:00:00.000Z');
+    expect(body.endCondition).toBeUndefined();
     expect(body).toMatchObject({ featureId: 'f', ruleId: 'r', startDate: null });
+  });
+
+  it('maps an interval with an approval hold to an interval trigger that waits for approval once over', () => {
+    const body = createBodyOf('f', ramp({ steps: [{ interval: 60, holdConditions: { requiresApproval: true }, actions: [{ patch: { coverage: 0.2 } }] }] }));
+
+    expect(body.steps!.map(({ trigger, holdConditions }) => ({ trigger, holdConditions }))).toEqual([
+      { trigger: { type: 'interval', seconds: 60 }, holdConditions: { requiresApproval: true } },
+    ]);
   });
 
   it('starts a ramp without a start date at publish, its first step applied to the published rule', () => {
