@@ -185,6 +185,23 @@ describe('an admin (who may bypass approval) changing a gated flag', () => {
   });
 });
 
+describe('a release', () => {
+  it("lists a feature draft's bypassed approval as it lists a saved group's, in its dry run and its publish", async () => {
+    const o = await organization();
+    const id = await o.feature();
+    const version = await o.draft(o.org.keys.admin, id);
+    const body = { revisions: [{ entityType: 'feature', id, version }] };
+
+    const dryRun = await o.ok(o.org.keys.admin, 'POST', '/v1/releases/publish-revisions', { ...body, dryRun: true });
+    const published = await o.ok(o.org.keys.admin, 'POST', '/v1/releases/publish-revisions', body);
+
+    const expected = [{ entityType: 'feature', id, version, type: 'approval-required', via: 'bypassApprovalPermission' }];
+    expect(dryRun.bypassedGates).toEqual(expected);
+    expect(published.bypassedGates).toEqual(expected);
+    expect((await o.live(id)).defaultValue).toBe('green');
+  });
+});
+
 describe('no bypassedGates key when no gate was bypassed', () => {
   let o: Awaited<ReturnType<typeof organization>>;
   beforeAll(async () => {
