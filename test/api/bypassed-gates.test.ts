@@ -74,7 +74,7 @@ async function organization(settings: Record<string, unknown> = {}) {
   };
   const person = async (role: Role) => {
     const member = await addMember(org.orgId, { name: role, email: `${role}-${unique()}@example.com`, role, projectRoles: [] });
-    return (await createApiKey({ orgId: org.orgId, role: 'user', memberId: member.id, description: role })).secret;
+    return { id: member.id, token: (await createApiKey({ orgId: org.orgId, role: 'user', memberId: member.id, description: role })).secret };
   };
   /** A draft of `id` setting the default value to `green`, made by `key`: its version. */
   const draft = async (key: string, id: string) => {
@@ -185,6 +185,30 @@ describe('an admin (who may bypass approval) changing a gated flag', () => {
   });
 });
 
+describe('a required approver team', () => {
+  it("reports its gate bypassed when an admin publishes an approved draft the team has not approved", async () => {
+    const o = await organization();
+    const [author, reviewer, member] = await Promise.all([o.person('experimenter'), o.person('experimenter'), o.person('experimenter')]);
+    const { team } = await o.ok(o.org.keys.admin, 'POST', '/v1/teams', { name: `Release ${unique()}`, description: '', role: 'readonly' });
+    await o.ok(o.org.keys.admin, 'POST', `/v1/teams/${team.id}/members`, { members: [member.id] });
+    await o.ok(o.org.keys.admin, 'PUT', '/v1/settings/approvals', {
+      requireReviews: [{ requireReviewOn: true, featureRequireMetadataReview: false, requiredApproverTeams: [team.id] }],
+    });
+    const id = await o.feature();
+    const version = await o.draft(author.token, id);
+    await o.ok(author.token, 'POST', `/v2/features/${id}/revisions/${version}/request-review`, {});
+    await o.ok(reviewer.token, 'POST', `/v2/features/${id}/revisions/${version}/submit-review`, { action: 'approve' });
+
+    const refused = await o.call(author.token, 'POST', `/v2/features/${id}/revisions/${version}/publish`, {});
+    const published = await o.ok(o.org.keys.admin, 'POST', `/v2/features/${id}/revisions/${version}/publish`, {});
+
+    expect(refused.status).toBe(422);
+    expect(refused.body.details.gates.map((g: { type: string }) => g.type)).toEqual(['required-approvers-missing']);
+    expectReference('/v2/features/{id}/revisions/{version}/publish', published);
+    expect(published.bypassedGates).toEqual([{ type: 'required-approvers-missing', outcome: 'bypassed', via: 'bypassApprovalPermission' }]);
+  });
+});
+
 describe('a release', () => {
   it("lists a feature draft's bypassed approval as it lists a saved group's, in its dry run and its publish", async () => {
     const o = await organization();
@@ -224,16 +248,16 @@ describe('no bypassedGates key when no gate was bypassed', () => {
   it("answers an approved draft's publish, even by an admin, without the key", async () => {
     const [a, b] = await Promise.all([o.feature(), o.feature()]);
     const [author, reviewer] = await Promise.all([o.person('experimenter'), o.person('experimenter')]);
-    const [va, vb] = await Promise.all([o.draft(author, a), o.draft(author, b)]);
+    const [va, vb] = await Promise.all([o.draft(author.token, a), o.draft(author.token, b)]);
     for (const [id, version] of [
       [a, va],
       [b, vb],
     ] as const) {
-      await o.ok(author, 'POST', `/v2/features/${id}/revisions/${version}/request-review`, {});
-      await o.ok(reviewer, 'POST', `/v2/features/${id}/revisions/${version}/submit-review`, { action: 'approve' });
+      await o.ok(author.token, 'POST', `/v2/features/${id}/revisions/${version}/request-review`, {});
+      await o.ok(reviewer.token, 'POST', `/v2/features/${id}/revisions/${version}/submit-review`, { action: 'approve' });
     }
 
-    const v1 = await o.ok(author, 'POST', `/v1/features/${a}/revisions/${va}/publish`, {});
+    const v1 = await o.ok(author.token, 'POST', `/v1/features/${a}/revisions/${va}/publish`, {});
     const v2 = await o.ok(o.org.keys.admin, 'POST', `/v2/features/${b}/revisions/${vb}/publish`, {});
 
     expectReference('/v1/features/{id}/revisions/{version}/publish', v1);
