@@ -28,6 +28,18 @@ export const queryBoolean = z.pipe(
 /** `{deletedId}`, the answer of every delete. */
 export const deletedResponse = z.object({ deletedId: z.string() });
 
+/** GrowthBook's `bypassedGates`: the publish gates the caller's authority let a write pass (present only when there are some). */
+export const bypassedGates = z.optional(
+  z.array(
+    z.object({
+      type: z.string(),
+      outcome: z.literal('bypassed'),
+      via: z.enum(['ignoreWarnings', 'skipSchemaValidation', 'skipHooks', 'bypassApprovalPermission', 'restApiBypassesReviews', 'revertsBypassApproval']),
+    }),
+  ),
+);
+export type BypassedGate = NonNullable<z.infer<typeof bypassedGates>>[number];
+
 export const stringList = z.array(z.string().check(z.maxLength(1024))).check(z.maxLength(1000));
 
 const DATE_INPUT = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/i;

@@ -1,7 +1,7 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { idParams, paginationFields, paginationQuery } from './common';
-import { feature, valueTypes } from './features';
+import { changedFeatureResponse, valueTypes } from './features';
 
 // Reverting a feature to an earlier revision, and the stale-feature report cleanup scripts and
 // GrowthBook's MCP server read: GrowthBook's revertFeature and getStaleFeatures.
@@ -16,7 +16,7 @@ export const revertFeature = defineEndpoint({
   projectScoped: true,
   params: idParams,
   body: z.strictObject({ revision: z.number().check(z.int(), z.gte(1)), comment: z.optional(z.string().check(z.maxLength(10_000))) }),
-  response: z.object({ feature }),
+  response: changedFeatureResponse,
 });
 
 /** Feature ids in a query string: `flagIds=a&flagIds=b` arrives joined as `a,b`, and `a,b` is taken the same way. */

@@ -1,6 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
-import { paginationFields, paginationQuery, queryBoolean } from './common';
+import { bypassedGates, paginationFields, paginationQuery, queryBoolean } from './common';
 import { revisionListQuery } from './features-v2';
 import { getFeatureRevisionMergeStatusV2 } from './feature-revisions';
 import {
@@ -39,6 +39,8 @@ export const featureRevisionV1 = z.object({
 export type FeatureRevisionV1 = z.infer<typeof featureRevisionV1>;
 
 const revisionResponse = z.object({ revision: featureRevisionV1 });
+/** A publish's answer: the revision, and the gates the caller's authority let it pass. */
+const publishedRevisionResponse = z.object({ revision: featureRevisionV1, bypassedGates });
 const tag = 'feature-revisions-v1';
 
 const id = z.string().check(z.minLength(1), z.maxLength(256));
@@ -267,7 +269,7 @@ export const postFeatureRevisionPublish = defineEndpoint({
   projectScoped: true,
   params: revisionParams,
   body: z.strictObject({ comment, bypassApproval: z.optional(z.boolean()), ignoreWarnings: z.optional(z.boolean()), ...skips }),
-  response: revisionResponse,
+  response: publishedRevisionResponse,
 });
 
 export const postFeatureRevisionDiscard = defineEndpoint({
@@ -299,7 +301,7 @@ export const postFeatureRevisionRevert = defineEndpoint({
     ignoreWarnings: z.optional(z.boolean()),
     ...skips,
   }),
-  response: revisionResponse,
+  response: publishedRevisionResponse,
 });
 
 export const putFeatureRevisionMetadata = defineEndpoint({

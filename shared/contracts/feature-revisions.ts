@@ -1,6 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
-import { paginationFields, paginationQuery, queryBoolean } from './common';
+import { bypassedGates, paginationFields, paginationQuery, queryBoolean } from './common';
 
 /** GrowthBook's revision statuses. */
 export const revisionStatuses = ['draft', 'pending-review', 'approved', 'changes-requested', 'published', 'discarded'] as const;
@@ -57,6 +57,8 @@ export const featureRevisionV2 = z.object({
 export type FeatureRevisionV2 = z.infer<typeof featureRevisionV2>;
 
 export const revisionResponse = z.object({ revision: featureRevisionV2 });
+/** A publish's answer: the revision, and the gates the caller's authority let it pass. */
+const publishedRevisionResponse = z.object({ revision: featureRevisionV2, bypassedGates });
 
 const featureParams = z.object({ id: z.string().check(z.minLength(1), z.maxLength(256)) });
 export const revisionParams = z.object({
@@ -226,7 +228,7 @@ export const postFeatureRevisionPublishV2 = defineEndpoint({
   projectScoped: true,
   params: revisionParams,
   body: z.strictObject({ comment, bypassApproval: z.optional(z.boolean()), ignoreWarnings }),
-  response: revisionResponse,
+  response: publishedRevisionResponse,
 });
 
 export const postFeatureRevisionDiscardV2 = defineEndpoint({
@@ -273,7 +275,7 @@ export const postFeatureRevisionRevertV2 = defineEndpoint({
     title: z.optional(z.string().check(z.maxLength(1000))),
     ignoreWarnings,
   }),
-  response: revisionResponse,
+  response: publishedRevisionResponse,
 });
 
 /** The fields every draft edit takes: a title and comment for a draft created by `new`, and `ignoreWarnings`. */

@@ -1,6 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
-import { deletedResponse, idParams, paginationFields, paginationQuery, queryBoolean, stringList } from './common';
+import { bypassedGates, deletedResponse, idParams, paginationFields, paginationQuery, queryBoolean, stringList } from './common';
 import { featureKey, ruleInput, valueTypes } from './features';
 import { eventUser, featureRevisionV2, statusList } from './feature-revisions';
 
@@ -43,6 +43,8 @@ export const featureV2 = z.object({
 export type FeatureV2 = z.infer<typeof featureV2>;
 
 const featureResponse = z.object({ feature: featureV2 });
+/** A live change's answer: the feature, and the gates the caller's authority let the change pass. */
+const changedFeatureResponse = z.object({ feature: featureV2, bypassedGates });
 
 /** Switchyard keeps no configs: a value backed by one cannot be stored, so only "none" is taken. */
 const noConfig = z.optional(z.nullable(z.string().check(z.refine(() => false, 'is not supported: Switchyard has no configs; send null or leave it out'))));
@@ -195,7 +197,7 @@ export const updateFeatureV2 = defineEndpoint({
     ),
     ...skipFlags,
   }),
-  response: featureResponse,
+  response: changedFeatureResponse,
 });
 
 export const deleteFeatureV2 = defineEndpoint({
@@ -225,7 +227,7 @@ export const toggleFeatureV2 = defineEndpoint({
     reason: z.optional(z.string().check(z.maxLength(10_000))),
     environments: z.record(z.string(), z.union([z.boolean(), z.literal(1), z.literal(0), z.enum(['true', 'false', '1', '0', ''])])),
   }),
-  response: featureResponse,
+  response: changedFeatureResponse,
 });
 
 export const revertFeatureV2 = defineEndpoint({
@@ -243,7 +245,7 @@ export const revertFeatureV2 = defineEndpoint({
     comment: z.optional(z.string().check(z.maxLength(10_000))),
     ...skipFlags,
   }),
-  response: featureResponse,
+  response: changedFeatureResponse,
 });
 
 export const getFeatureKeysV2 = defineEndpoint({

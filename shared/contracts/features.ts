@@ -1,7 +1,7 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
 import { safePatterns } from './condition-patterns';
-import { deletedResponse, idParams, paginationFields, paginationQuery, queryBoolean, stringList } from './common';
+import { bypassedGates, deletedResponse, idParams, paginationFields, paginationQuery, queryBoolean, stringList } from './common';
 
 export const valueTypes = ['boolean', 'string', 'number', 'json'] as const;
 export type ValueType = (typeof valueTypes)[number];
@@ -238,6 +238,8 @@ const customFields = z.record(z.string(), z.string().check(z.maxLength(10_000)))
 const jsonSchemaInput = z.string().check(z.maxLength(100_000));
 
 const featureResponse = z.object({ feature });
+/** A live change's answer: the feature, and the gates the caller's authority let the change pass. */
+export const changedFeatureResponse = z.object({ feature, bypassedGates });
 
 export const listFeatures = defineEndpoint({
   operationId: 'listFeatures',
@@ -317,7 +319,7 @@ export const updateFeature = defineEndpoint({
       z.nullable(z.strictObject({ id: z.string().check(z.minLength(1), z.maxLength(256)), value: z.string().check(z.maxLength(100_000)) })),
     ),
   }),
-  response: featureResponse,
+  response: changedFeatureResponse,
 });
 export type FeatureUpdate = z.infer<NonNullable<typeof updateFeature.body>>;
 
@@ -353,7 +355,7 @@ export const toggleFeature = defineEndpoint({
     reason: z.optional(z.string().check(z.maxLength(10_000))),
     environments: z.record(z.string(), toggleValue),
   }),
-  response: featureResponse,
+  response: changedFeatureResponse,
 });
 
 export const getFeatureKeys = defineEndpoint({

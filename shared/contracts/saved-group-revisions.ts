@@ -1,6 +1,6 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
-import { paginationFields, paginationQuery, queryBoolean } from './common';
+import { bypassedGates, paginationFields, paginationQuery, queryBoolean } from './common';
 import { jsonCondition, savedGroup } from './saved-groups';
 
 /**
@@ -82,10 +82,6 @@ export const savedGroupRevision = z.object({
 export type SavedGroupRevision = z.infer<typeof savedGroupRevision>;
 
 const revisionResponse = z.object({ revision: savedGroupRevision });
-/** GrowthBook's `bypassedGates`: a publish gate the caller's authority let it pass. */
-const bypassedGates = z.optional(
-  z.array(z.object({ type: z.string(), outcome: z.literal('bypassed'), via: z.enum(['ignoreWarnings', 'bypassApprovalPermission', 'restApiBypassesReviews', 'revertsBypassApproval']) })),
-);
 
 const id = z.string().check(z.minLength(1), z.maxLength(256));
 const groupParams = z.object({ savedGroupId: id });

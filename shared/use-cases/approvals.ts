@@ -14,6 +14,7 @@ import {
   type ReviewState,
   type RevisionReview,
 } from '../domain/revision-reviews';
+import type { BypassedGate } from '../contracts/common';
 import type { StoredEnvironment } from '../store/environments';
 import type { StoredRevision } from '../store/feature-revisions';
 import { readOrganizationSettings } from '../store/organizations';
@@ -68,7 +69,7 @@ export async function requiredApproversGate(
 }
 
 /**
- * The approval gate every change of a live flag passes (`changeLiveFeature` calls it, so v1 writes,
+ * The approval gate every change of a live flag passes (`decideLiveChange` calls it, so v1 writes,
  * toggles, reverts and draft publishes all do). When the change from `current` to `next` needs review
  * under the organization's rules:
  * - publishing a draft (`publishes`) needs the draft approved, else 422 `publish_blocked` with
@@ -76,7 +77,9 @@ export async function requiredApproversGate(
  *   approval from a member of one of them, else GrowthBook's `required-approvers-missing` gate;
  * - any other write is refused with GrowthBook's 403;
  * unless the caller may bypass approval (see `approvalBypass`), or the change is a revert and the
- * organization lets reverts bypass approval. `settings` is `approvalSettings(orgId)`.
+ * organization lets reverts bypass approval. Answers the gates so bypassed, as GrowthBook's
+ * `bypassedGates` reports them (its order of `via`: the REST setting, the permission, the revert setting).
+ * `settings` is `approvalSettings(orgId)`.
  */
 export async function assertLiveChangeAllowed(
   auth: Principal,
@@ -89,17 +92,22 @@ export async function assertLiveChangeAllowed(
     /** An earlier revision made live again: under `revertsBypassApproval` it needs no review. */
     revert?: boolean;
   },
-): Promise<void> {
+): Promise<BypassedGate[]> {
   const { current, next, environments, publishes } = change;
   const projects = current.project ? [current.project] : [];
   const rule = featureReviewRule(settings, projects);
-  if (!rule?.required || (change.revert && settings.revertsBypassApproval)) return;
+  if (!rule?.required) return [];
   const scope = featureChangeScope(fieldsOf(current), fieldsOf(next), environmentsOfFeature(current, environments));
-  if (!needsReview(rule, scope) || approvalBypass(auth, settings, projects)) return;
+  if (!needsReview(rule, scope)) return [];
+  const via: BypassedGate['via'] | undefined =
+    approvalBypass(auth, settings, projects) ?? (change.revert && settings.revertsBypassApproval ? 'revertsBypassApproval' : undefined);
   if (!publishes) {
-    throw new ForbiddenError(
-      "This feature requires approval before changes can be published. Enable 'REST API always bypasses approval requirements' in organization settings.",
-    );
+    if (!via) {
+      throw new ForbiddenError(
+        "This feature requires approval before changes can be published. Enable 'REST API always bypasses approval requirements' in organization settings.",
+      );
+    }
+    return [{ type: 'approval-required', outcome: 'bypassed', via }];
   }
   const requestReviewPath = `/features/${current.id}/revisions/${publishes.version}/request-review`;
   const gates: PublishGate[] = [];
@@ -119,8 +127,12 @@ export async function assertLiveChangeAllowed(
   // A separate gate, as GrowthBook has it: an approved draft can still lack the named team's approval.
   const teamsGate = await requiredApproversGate(auth.orgId, rule, publishes, { entityType: 'feature', id: current.id, version: publishes.version, requestReviewPath });
   if (teamsGate) gates.push(teamsGate);
-  if (gates.length) throw new PublishBlockedError(gates);
+  if (gates.length && !via) throw new PublishBlockedError(gates);
+  return via ? gates.map(({ type }) => ({ type, outcome: 'bypassed', via })) : [];
 }
+
+/** The `bypassedGates` key of an answer: there only when a gate was bypassed, as GrowthBook answers it. */
+export const bypassedGatesKey = (bypassedGates: BypassedGate[]) => (bypassedGates.length ? { bypassedGates } : {});
 
 /**
  * A draft's review state once an edit took it from `before` to `after` (GrowthBook's `updateRevision`): a

@@ -139,7 +139,7 @@ export async function postFeatureRevisionSubmitReviewV2({ auth, params, body }: 
     auth.orgId,
     written,
     async (armer) => {
-      published = await publishRevision(armer, params.id, params.version, '');
+      ({ changed: published } = await publishRevision(armer, params.id, params.version, ''));
     },
     { featureId: params.id, version: params.version },
   );

@@ -1,6 +1,7 @@
 import * as contract from '../contracts/feature-revisions-v1';
 import type { UseCaseInput, UseCaseOutput } from '../contracts/spec';
 import type { FeatureRevisionV2 } from '../contracts/feature-revisions';
+import type { BypassedGate } from '../contracts/common';
 import { InvalidInputError, NotFoundError } from '../errors';
 import type { Principal } from '../permissions';
 import type { StoredFeature } from '../domain/features';
@@ -47,12 +48,13 @@ async function presentOneV1(orgId: string, featureId: string, version: number) {
 /**
  * A v2 revision use case answering in v1's shape: the revision it answers is read back, for its rules
  * per environment (v2's flat list cannot always be split back: one rule may sit at different places in
- * different environments). Every v1 twin of a v2 revision operation is this, around its v2 use case.
+ * different environments). Every v1 twin of a v2 revision operation is this, around its v2 use case;
+ * the gates a publish bypassed are answered as v2 answers them.
  */
-export function inV1<I extends { auth: Principal }>(useCase: (input: I) => Promise<{ revision: FeatureRevisionV2 }>) {
-  return async (input: I): Promise<{ revision: contract.FeatureRevisionV1 }> => {
-    const { revision } = await useCase(input);
-    return presentOneV1(input.auth.orgId, revision.featureId, revision.version);
+export function inV1<I extends { auth: Principal }>(useCase: (input: I) => Promise<{ revision: FeatureRevisionV2; bypassedGates?: BypassedGate[] }>) {
+  return async (input: I): Promise<{ revision: contract.FeatureRevisionV1; bypassedGates?: BypassedGate[] }> => {
+    const { revision, bypassedGates } = await useCase(input);
+    return { ...(await presentOneV1(input.auth.orgId, revision.featureId, revision.version)), ...(bypassedGates ? { bypassedGates } : {}) };
   };
 }
 

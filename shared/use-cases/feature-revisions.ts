@@ -30,7 +30,8 @@ import { environmentIds, features } from '../store/features';
 import { createDraft, latestRevisions, listRevisionPage, matches, readRevision, writeDraft, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
 import { changeLiveFeature, type Decision } from './features';
-import { approvalSettings, reviewStateAfterEdit } from './approvals';
+import { approvalSettings, bypassedGatesKey, reviewStateAfterEdit } from './approvals';
+import type { BypassedGate } from '../contracts/common';
 import { editAction, logEntry } from '../domain/revision-reviews';
 import { prepareRevisionEvent, type RevisionChange, type RevisionEventName } from './revision-events';
 
@@ -524,8 +525,8 @@ export async function postFeatureRevisionPublishV2({
   params,
   body,
 }: UseCaseInput<typeof contract.postFeatureRevisionPublishV2>): UseCaseOutput<typeof contract.postFeatureRevisionPublishV2> {
-  const changed = await publishRevision(auth, params.id, params.version, body.comment);
-  return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, params.version));
+  const { changed, bypassedGates } = await publishRevision(auth, params.id, params.version, body.comment);
+  return { ...(await presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, params.version))), ...bypassedGatesKey(bypassedGates) };
 }
 
 /** What a publish brings besides the draft: writes for its transaction, and the release it is part of. */
@@ -540,7 +541,7 @@ export interface PublishOptions {
 
 /**
  * Publishes a draft (see `postFeatureRevisionPublishV2`): the one publish path, which scheduled and
- * release publishes share. Answers the live feature as published.
+ * release publishes share. Answers the live feature as published, and the approval gates the caller's authority let it pass.
  */
 export async function publishRevision(
   auth: Principal,
@@ -548,14 +549,14 @@ export async function publishRevision(
   version: number,
   comment?: string,
   options: PublishOptions = {},
-): Promise<StoredFeature> {
-  const { changed } = await changeLiveFeature(
+): Promise<{ changed: StoredFeature; bypassedGates: BypassedGate[] }> {
+  const { changed, bypassedGates } = await changeLiveFeature(
     auth,
     featureId,
     (current, ids) => decidePublish(auth, current, ids, version, { ...options, comment }),
     authorOf(auth, comment ?? ''),
   );
-  return changed;
+  return { changed, bypassedGates };
 }
 
 /**
@@ -772,7 +773,7 @@ export async function postFeatureRevisionRevertV2({
     });
     return presentOne(auth.orgId, current, draft);
   }
-  const { changed } = await changeLiveFeature(
+  const { changed, bypassedGates } = await changeLiveFeature(
     auth,
     params.id,
     async (current, ids) => {
@@ -797,7 +798,7 @@ export async function postFeatureRevisionRevertV2({
     },
     authorOf(auth, comment),
   );
-  return presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, changed.revision.version));
+  return { ...(await presentOne(auth.orgId, changed, await readRevisionOf(auth.orgId, params.id, changed.revision.version))), ...bypassedGatesKey(bypassedGates) };
 }
 
 /** The revision a revert publishes, as the live feature written records it. */

@@ -164,8 +164,8 @@ export async function updateFeatureV2({ auth, params, body }: UseCaseInput<typeo
   const { ignoreWarnings: _warnings, skipSchemaValidation: _schema, skipHooks: _hooks, ...v1Body } = rest;
   const envInput = rules || environments ? environmentsInput({ environments, rules }, await environmentIds(auth.orgId)) : undefined;
   const update: FeatureUpdate = { ...v1Body, ...(envInput ? { environments: envInput } : {}) };
-  const { feature } = await v1.updateFeature({ auth, params, body: update, query: undefined });
-  return { feature: toFeatureV2(feature) };
+  const { feature, ...gates } = await v1.updateFeature({ auth, params, body: update, query: undefined });
+  return { feature: toFeatureV2(feature), ...gates };
 }
 
 /** `GET /v2/features/{id}`: v1's read, with `withRevisions` revisions in the v2 shape. */
@@ -182,13 +182,14 @@ export const deleteFeatureV2 = ({ auth, params }: UseCaseInput<typeof contract.d
 
 /** `POST /v2/features/{id}/toggle`: v1's toggle. */
 export async function toggleFeatureV2({ auth, params, body }: UseCaseInput<typeof contract.toggleFeatureV2>): UseCaseOutput<typeof contract.toggleFeatureV2> {
-  return { feature: toFeatureV2((await v1.toggleFeature({ auth, params, body, query: undefined })).feature) };
+  const { feature, ...gates } = await v1.toggleFeature({ auth, params, body, query: undefined });
+  return { feature: toFeatureV2(feature), ...gates };
 }
 
 /** `POST /v2/features/{id}/revert`: v1's revert. */
 export async function revertFeatureV2({ auth, params, body }: UseCaseInput<typeof contract.revertFeatureV2>): UseCaseOutput<typeof contract.revertFeatureV2> {
-  const { feature } = await v1.revertFeature({ auth, params, body: { revision: body.revision, comment: body.comment }, query: undefined });
-  return { feature: toFeatureV2(feature) };
+  const { feature, ...gates } = await v1.revertFeature({ auth, params, body: { revision: body.revision, comment: body.comment }, query: undefined });
+  return { feature: toFeatureV2(feature), ...gates };
 }
 
 /** `GET /v2/feature-keys`: v1's. */

@@ -29,7 +29,8 @@ import { experiments } from '../store/experiments';
 import { openStatuses } from '../domain/revisions';
 import { latestRevisions, type StoredRevision } from '../store/feature-revisions';
 import { assertReferencesValid } from './feature-references';
-import { approvalSettings, assertLiveChangeAllowed } from './approvals';
+import { approvalSettings, assertLiveChangeAllowed, bypassedGatesKey } from './approvals';
+import type { BypassedGate } from '../contracts/common';
 import type { RevisionLogEntry } from '../domain/revision-reviews';
 import {
   allFeatures,
@@ -85,7 +86,8 @@ export interface Decision {
  * One feature's change, decided from the feature as read (with the organization's environments and
  * approval settings): checks that the caller may change it, lets `decide` work out the next content,
  * and checks that the caller may publish where it changes what SDKs see, that no ramp's lockdown holds
- * the feature and that the change needs no approval it lacks. No `change` when nothing is to be written.
+ * the feature and that the change needs no approval it lacks (answering the approval gates the caller's
+ * authority let it pass). No `change` when nothing is to be written.
  * Inside a retried write, call it through `decided`, so what it throws ends the retries as it is.
  * Callers write the change with `prepareFeatureChanges` (several features' changes at once in one
  * transaction, as a release does).
@@ -97,23 +99,23 @@ export async function decideLiveChange(
   decide: (current: StoredFeature, environments: string[]) => Decision | Promise<Decision>,
   author: ChangeAuthor,
   approvals: ApprovalSettings,
-): Promise<{ change?: FeatureChange; also?: Decision['also']; read?: KnownReferences }> {
+): Promise<{ change?: FeatureChange; also?: Decision['also']; read?: KnownReferences; bypassedGates: BypassedGate[] }> {
   assertCan(auth, 'manageFeatures', projectsOf(current.entity));
   const ids = all.map((environment) => environment.id);
   const { next, read, publishes, also, log, revert } = await decide(current.entity, ids);
   // A published draft is recorded even when it leaves the content as it is (its pending ramps still start).
-  if (sameContent(current.entity, next) && !publishes) return { read };
+  if (sameContent(current.entity, next) && !publishes) return { read, bypassedGates: [] };
   await assertNotLockedByRamp(auth, current.entity);
   assertCan(auth, 'publishFeatures', projectsOf(next), publishedEnvironments(current.entity, next, ids));
-  await assertLiveChangeAllowed(auth, approvals, { current: current.entity, next, environments: all, publishes, revert });
-  return { change: { current, next, author, publishes, log }, also, read };
+  const bypassedGates = await assertLiveChangeAllowed(auth, approvals, { current: current.entity, next, environments: all, publishes, revert });
+  return { change: { current, next, author, publishes, log }, also, read, bypassedGates };
 }
 
 /**
  * The one path every change of a live feature takes (update, toggle, revert, a draft's publish):
  * read the feature, decide the change (`decideLiveChange`), write the feature, its revision, its
  * payload entries and what the decision adds in one transaction conditional on the version read,
- * and answer the feature as presented. A lost race reads everything again.
+ * and answer the feature as presented, with the approval gates bypassed. A lost race reads everything again.
  */
 export async function changeLiveFeature(
   auth: Principal,
@@ -124,25 +126,25 @@ export async function changeLiveFeature(
   const environments = environmentsFor(auth.orgId);
   // Read beside the feature, so the approval gate costs no round trip of its own.
   const approvals = startEarly(approvalSettings(auth.orgId));
-  const { changed, read, ids } = await retryOnConflict(async (attempt) => {
+  const { changed, read, ids, bypassedGates } = await retryOnConflict(async (attempt) => {
     const [current, all] = await Promise.all([features.read(auth.orgId, id), environments(attempt)]);
     if (!current) throw new NotFoundError(`Feature ${id} not found`);
     const ids = all.map((environment) => environment.id);
-    const { change, also, read } = await decided(async () => decideLiveChange(auth, current, all, decide, author, await approvals));
-    if (!change) return { changed: current.entity, read, ids };
+    const { change, also, read, bypassedGates } = await decided(async () => decideLiveChange(auth, current, all, decide, author, await approvals));
+    if (!change) return { changed: current.entity, read, ids, bypassedGates };
     const { features: written, ops } = await prepareFeatureChanges(auth.orgId, [change], { parents: environmentParents(all) });
     const changed = written[0]!;
     await transact([...ops, ...(also?.(changed) ?? [])]);
-    return { changed, read, ids };
+    return { changed, read, ids, bypassedGates };
   });
   const [feature] = await presentFeatures(auth.orgId, [changed], { environments: ids, ...read });
-  return { feature: feature!, changed };
+  return { feature: feature!, changed, bypassedGates };
 }
 
-/** `changeLiveFeature`, answering the feature as presented (what the v1 writes answer). */
+/** `changeLiveFeature`, answering the feature as presented and the gates bypassed (what the v1 writes answer). */
 async function changeFeature(...args: Parameters<typeof changeLiveFeature>) {
-  const { feature } = await changeLiveFeature(...args);
-  return { feature };
+  const { feature, bypassedGates } = await changeLiveFeature(...args);
+  return { feature, ...bypassedGatesKey(bypassedGates) };
 }
 
 /** `POST /features`: a new feature with revision 1, in the payload of every environment it is on in. */

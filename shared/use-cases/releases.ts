@@ -103,7 +103,7 @@ function gatesFor(ref: ItemRef, error: unknown): PublishGate[] | undefined {
 }
 
 type Planned =
-  | { ref: ItemRef; revisionId: string; change: FeatureChange; also: Decision['also'] }
+  | { ref: ItemRef; revisionId: string; change: FeatureChange; also: Decision['also']; bypassedGates: Array<{ type: string; via: string }> }
   | { ref: ItemRef; revisionId: string; ops: TransactionOp[]; bypassedGates: Array<{ type: string; via: string }> };
 
 /** `POST /releases/publish-revisions`: see above. */
@@ -140,9 +140,9 @@ export async function postReleasePublishRevisions({
       const current = await features.read(auth.orgId, ref.entityId);
       if (!current) throw new NotFoundError(`Feature "${ref.id}" not found`);
       const decide = (live: typeof current.entity, environmentIds: string[]) => decidePublish(auth, live, environmentIds, ref.version, { bulkPublishId });
-      const { change, also } = await decideLiveChange(auth, current, all, decide, author, approvals);
+      const { change, also, bypassedGates } = await decideLiveChange(auth, current, all, decide, author, approvals);
       if (!change) throw new InvalidInputError('Cannot publish: no changes detected in this revision');
-      return { ref, revisionId: revisionId(ref.entityId, ref.version), change, also };
+      return { ref, revisionId: revisionId(ref.entityId, ref.version), change, also, bypassedGates };
     }
 
     async function planGroup(ref: ItemRef): Promise<Planned> {
@@ -156,7 +156,7 @@ export async function postReleasePublishRevisions({
     const results = (status: 'published' | 'would-publish') =>
       planned.map(({ ref, revisionId }) => ({ entityType: ref.entityType, id: ref.id, version: ref.version, revisionId, status }));
     const bypassedGates = planned.flatMap((item) =>
-      'ops' in item ? item.bypassedGates.map((gate) => ({ entityType: item.ref.entityType, id: item.ref.id, version: item.ref.version, type: gate.type, via: gate.via })) : [],
+      item.bypassedGates.map((gate) => ({ entityType: item.ref.entityType, id: item.ref.id, version: item.ref.version, type: gate.type, via: gate.via })),
     );
     if (body.dryRun) return { dryRun: true, results: results('would-publish'), gates, bypassedGates, warnings: [] };
     if (gates.length) throw new PublishBlockedError(gates);
