@@ -47,6 +47,9 @@ export const SCENARIO_ASSIGNMENT_SQL =
   "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-02 00:00:00', 'bench', '0'), ('u2', TIMESTAMP '2024-01-02 00:00:00', 'bench', '1')) t(user_id, timestamp, experiment_id, variation_id)";
 const SCENARIO_FACT_SQL = "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-03 00:00:00', 10.0, 'paid')) t(user_id, timestamp, amount, status)";
 
+/** A 1x1 PNG, base64: the scenario's variation screenshot. */
+const SCENARIO_SCREENSHOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
+
 /** A suffix of this run for the ids a client chooses (feature, attribute, environment...), so runs never collide. */
 const run = (ids: Ids) => (ids.run ??= randomBytes(4).toString('hex'));
 
@@ -491,6 +494,20 @@ const creating: Step[] = [
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}`,
     minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'postVariationImageUpload',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot/upload`,
+    body: () => ({ screenshot: SCENARIO_SCREENSHOT_PNG, contentType: 'image/png', description: 'Bench screenshot' }),
+    capture: (body, ids) => (ids.screenshotPath = body.screenshot.path),
+    minimum: { calls: 3, why: 'experiment read (checks before the image is written) + read + one transaction (the image goes to S3, not DynamoDB)' },
+  },
+  {
+    operationId: 'getVariationScreenshot',
+    method: 'GET',
+    path: (ids) => ids.screenshotPath,
+    minimum: { calls: 1, why: 'the experiment (the image comes from S3)' },
   },
   {
     operationId: 'postExperimentStart',
@@ -1875,6 +1892,13 @@ const updating: Step[] = [
 
 /** Deletes, each after everything that names what it deletes. */
 const deleting: Step[] = [
+  {
+    operationId: 'deleteVariationScreenshot',
+    method: 'DELETE',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot`,
+    body: (ids) => ({ path: ids.screenshotPath }),
+    minimum: { calls: 2, why: 'read + one transaction (the image is removed from S3 after)' },
+  },
   {
     operationId: 'deleteUrlRedirect',
     method: 'DELETE',

@@ -12,6 +12,7 @@ import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
 import { experimentLaunchEndpoints } from './experiment-launch';
 import { experimentResultEndpoints } from './experiment-results';
+import { experimentScreenshotEndpoints } from './experiment-screenshots';
 import { queryEndpoints } from './queries';
 import { metricEndpoints } from './metrics';
 import { reportEndpoints } from './reports';
@@ -89,6 +90,7 @@ export const routes: Route[] = [
   ...inFolder('experiments', experimentStatusEndpoints),
   ...inFolder('experiments', experimentLaunchEndpoints),
   ...inFolder('experiments', experimentResultEndpoints),
+  ...inFolder('experiments', experimentScreenshotEndpoints),
   ...inFolder('queries', queryEndpoints),
   ...inFolder('metrics', [...metricEndpoints, listMetricExperiments]),
   ...inFolder('usage', [getMetricUsage]),
