@@ -382,6 +382,16 @@ const creating: Step[] = [
     minimum: { calls: 1, why: 'one get by id' },
   },
   {
+    operationId: 'postFactMetricAnalysis',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-metrics/${ids.factMetricId}/analysis`,
+    body: () => ({ lookbackDays: 7, useCache: false }),
+    minimum: {
+      calls: 4,
+      why: 'metric read + data source and fact table (parallel) + one put (locally the in-process DuckDB run starts after the answer; useCache reads the list index first)',
+    },
+  },
+  {
     operationId: 'listFactMetrics',
     method: 'GET',
     path: () => `${v1}/fact-metrics?limit=10`,

@@ -7,6 +7,7 @@ import { environmentEndpoints } from './environments';
 import { segmentEndpoints } from './segments';
 import { factTableEndpoints } from './fact-tables';
 import { factMetricEndpoints } from './fact-metrics';
+import { metricAnalysisEndpoints } from './metric-analyses';
 import { bulkImportEndpoints } from './bulk-import';
 import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
@@ -85,6 +86,7 @@ export const routes: Route[] = [
   ...inFolder('segments', segmentEndpoints),
   ...inFolder('fact-tables', factTableEndpoints),
   ...inFolder('fact-metrics', factMetricEndpoints),
+  ...inFolder('fact-metrics', metricAnalysisEndpoints),
   ...inFolder('bulk-import', bulkImportEndpoints),
   ...inFolder('experiments', experimentEndpoints),
   ...inFolder('experiments', experimentStatusEndpoints),
