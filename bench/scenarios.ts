@@ -28,6 +28,12 @@ export interface Step {
    */
   setup?: (ids: Ids) => { path: string; body: unknown; capture: (body: any, ids: Ids) => void };
   /**
+   * Data files this step reads through the scenario's DuckDB data source (`ds_bench`), by path under its data directory
+   * (ANALYSIS_DATA_DIR), written before the step outside the measurement (`settle` in dynamo-cost.ts; the latency
+   * runner does not, and the step may then answer 404).
+   */
+  files?: Record<string, string>;
+  /**
    * Work this step must wait for (a snapshot run in the background): the runner polls `path` with
    * GET until `done` holds, outside the measurement. Runners that serve each request from a fresh
    * process (latency) skip it, and the step may then answer 404.
@@ -752,7 +758,18 @@ const creating: Step[] = [
     operationId: 'getInformationSchema',
     method: 'GET',
     path: () => `${v1}/data-sources/ds_bench/information-schema`,
+    files: { 'bench/orders.csv': 'user_id,timestamp,amount\nu1,2024-01-03 00:00:00,10.0\n' },
+    capture: (body, ids) => {
+      const tables = body.informationSchema.databases.flatMap((d: any) => d.schemas.flatMap((s: any) => s.tables));
+      ids.informationSchemaTableId = tables.find((t: any) => t.path === 'bench/orders.csv')?.id;
+    },
     minimum: { calls: 1, why: 'the data source; the files are listed and described by DuckDB, not DynamoDB' },
+  },
+  {
+    operationId: 'getInformationSchemaTable',
+    method: 'GET',
+    path: (ids) => `${v1}/information-schema-tables/${ids.informationSchemaTableId}`,
+    minimum: { calls: 1, why: 'the data source the id names; the file is described by DuckDB, not DynamoDB' },
   },
   {
     operationId: 'postVisualChangesets',

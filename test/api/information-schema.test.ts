@@ -27,6 +27,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 const validSchema = referenceSchemaValidator('InformationSchema', 'growthbook-5.0.1-openapi.yaml');
+const validTable = referenceSchemaValidator('InformationSchemaTable', 'growthbook-5.0.1-openapi.yaml');
 const get = (route: string, testOrg = org) => api.request('GET', `/api/v1${route}`, { key: testOrg.keys.readonly });
 
 describe('GET /data-sources/{id}/information-schema', () => {
@@ -71,5 +72,67 @@ describe('GET /data-sources/{id}/information-schema', () => {
 
     expect((await get('/data-sources/ds_missing/information-schema')).status).toBe(404);
     expect((await get(`/data-sources/${theirs.id}/information-schema`)).status).toBe(404);
+  });
+});
+
+describe('GET /information-schema-tables/{tableId}', () => {
+  it("gives a file's columns as DuckDB describes them", async () => {
+    const dataSource = await createDuckDbDataSource(api, org);
+    const id = tableIdOf(dataSource.id, 'events/orders.csv');
+
+    const response = await get(`/information-schema-tables/${id}`);
+
+    expect(response.status).toBe(200);
+    expectShape(contract.getInformationSchemaTable, response.body);
+    const table = response.body.informationSchemaTable;
+    expect(validTable(table) ? [] : validTable.errors).toEqual([]);
+    expect(table).toMatchObject({
+      id,
+      datasourceId: dataSource.id,
+      informationSchemaId: `inf_${dataSource.id}`,
+      tableName: 'orders.csv',
+      tableSchema: 'events',
+      databaseName: 'files',
+      columns: [
+        { columnName: 'user_id', dataType: 'VARCHAR' },
+        { columnName: 'amount', dataType: 'DOUBLE' },
+      ],
+    });
+  });
+
+  it('resolves the id the listing gives for each table', async () => {
+    const dataSource = await createDuckDbDataSource(api, org);
+    const listing = (await get(`/data-sources/${dataSource.id}/information-schema`)).body.informationSchema;
+    const listed = listing.databases[0].schemas.flatMap((schema: { tables: { id: string; tableName: string }[] }) => schema.tables);
+    const orders = listed.find((t: { tableName: string }) => t.tableName === 'orders.csv');
+
+    const response = await get(`/information-schema-tables/${orders.id}`);
+
+    expect(response.status).toBe(200);
+    expect(response.body.informationSchemaTable.tableName).toBe('orders.csv');
+  });
+
+  it("answers 404 for another organization's table, a file outside the listing, and an id that is not one", async () => {
+    const theirs = await createDuckDbDataSource(api, other);
+    const mine = await createDuckDbDataSource(api, org);
+
+    const responses = await Promise.all([
+      get(`/information-schema-tables/${tableIdOf(theirs.id, 'exposures.csv')}`),
+      get(`/information-schema-tables/${tableIdOf(mine.id, '.hidden/secret.csv')}`),
+      get(`/information-schema-tables/${tableIdOf(mine.id, '../../etc/passwd')}`),
+      get('/information-schema-tables/ist_garbage'),
+    ]);
+
+    expect(responses.map((r) => r.status)).toEqual([404, 404, 404, 404]);
+    expect((await get(`/information-schema-tables/${tableIdOf(theirs.id, 'exposures.csv')}`, other)).status).toBe(200);
+  });
+
+  it('answers 400 naming the file when DuckDB cannot read it', async () => {
+    const dataSource = await createDuckDbDataSource(api, org);
+
+    const response = await get(`/information-schema-tables/${tableIdOf(dataSource.id, 'events/broken.parquet')}`);
+
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/^DuckDB could not read events\/broken\.parquet: /);
   });
 });
