@@ -29,7 +29,8 @@ import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
 import { cors } from './cors';
-import { screenshotBucketActions } from './grants';
+import { glueCatalogActions, screenshotBucketActions } from './grants';
+import { acknowledgeWildcards } from './nag';
 import { ServiceFunction } from './lambda';
 import { PayloadCdn } from './payload-cdn';
 
@@ -251,6 +252,20 @@ export class ApiStack extends Stack {
       },
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);
+    const glueActions = glueCatalogActions[spec.operationId];
+    if (glueActions) {
+      // The databases the deployment's data sources may name: every tenant's, or the single tenant's.
+      const databases = [...new Set(config.athenaTenants ? Object.values(config.athenaTenants).flatMap((t) => t.databases) : config.athenaDatabases)];
+      if (!config.athenaTenants) fn.addEnvironment('ATHENA_DATABASES', JSON.stringify(config.athenaDatabases));
+      if (databases.length) {
+        const arn = (resource: string, resourceName?: string) => Stack.of(fn).formatArn({ service: 'glue', resource, resourceName });
+        const tables = databases.map((database) => arn('table', `${database}/*`));
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: glueActions, resources: [arn('catalog'), ...databases.map((database) => arn('database', database)), ...tables] }),
+        );
+        acknowledgeWildcards(fn.role!, tables, "Each table of the deployment's Glue databases (athenaDatabases, athenaTenants): tables are found when listed.");
+      }
+    }
     const screenshotActions = screenshotBucketActions[spec.operationId];
     if (screenshotActions) {
       fn.addEnvironment('SCREENSHOT_BUCKET', this.screenshots.bucketName);

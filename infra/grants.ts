@@ -95,3 +95,13 @@ export const screenshotBucketActions: Record<string, string[]> = {
   deleteVariationScreenshot: ['s3:DeleteObject'],
   getVariationScreenshot: ['s3:GetObject'],
 };
+
+/**
+ * The Glue Data Catalog actions of the functions that list an Athena data source's tables, by operationId: the
+ * listing reads the tables of the deployment's databases, the table route one table. No other function may read the catalog.
+ */
+export const glueCatalogActions: Record<string, string[]> = {
+  // No glue:GetDatabases: a deployment names the databases (athenaDatabases, athenaTenants), so the listing reads those.
+  getInformationSchema: ['glue:GetTables'],
+  getInformationSchemaTable: ['glue:GetTable'],
+};

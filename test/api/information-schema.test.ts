@@ -28,6 +28,32 @@ afterAll(() => api.close());
 
 const validSchema = referenceSchemaValidator('InformationSchema', 'growthbook-5.0.1-openapi.yaml');
 const validTable = referenceSchemaValidator('InformationSchemaTable', 'growthbook-5.0.1-openapi.yaml');
+/** An Athena data source of the organization, stored as POST /data-sources stores it. */
+async function athenaDataSource(params: Record<string, unknown> = {}, testOrg = org) {
+  const { dataSource } = await requestOk(api, testOrg.keys.admin, 'POST', '/data-sources', {
+    name: 'Warehouse',
+    type: 'athena',
+    params: { workGroup: 'primary', database: 'events', outputLocation: 's3://results/', ...params },
+    identifierTypes: [{ id: 'user_id' }],
+    assignmentQueries: [{ id: 'users', name: 'Users', identifierType: 'user_id', sql: 'SELECT * FROM exposures' }],
+  });
+  return dataSource as { id: string };
+}
+
+/** Runs `fn` with the Glue client pointed at a closed local port, with placeholder credentials: every Glue call fails at once. */
+async function withUnreachableGlue<T>(fn: () => Promise<T>): Promise<T> {
+  const saved = { ...process.env };
+  Object.assign(process.env, { AWS_ENDPOINT_URL_GLUE: 'http://127.0.0.1:9', AWS_ACCESS_KEY_ID: 'local', AWS_SECRET_ACCESS_KEY: 'local' });
+  try {
+    return await fn();
+  } finally {
+    for (const name of ['AWS_ENDPOINT_URL_GLUE', 'AWS_ACCESS_KEY_ID', 'AWS_SECRET_ACCESS_KEY']) {
+      if (saved[name] === undefined) delete process.env[name];
+      else process.env[name] = saved[name];
+    }
+  }
+}
+
 const get = (route: string, testOrg = org) => api.request('GET', `/api/v1${route}`, { key: testOrg.keys.readonly });
 
 describe('GET /data-sources/{id}/information-schema', () => {
@@ -51,20 +77,28 @@ describe('GET /data-sources/{id}/information-schema', () => {
     ]);
   });
 
-  it('answers not_supported for an Athena data source', async () => {
-    const { dataSource } = await requestOk(api, org.keys.admin, 'POST', '/data-sources', {
-      name: 'Warehouse',
-      type: 'athena',
-      params: { workGroup: 'primary', database: 'events', outputLocation: 's3://results/' },
-      identifierTypes: [{ id: 'user_id' }],
-      assignmentQueries: [{ id: 'users', name: 'Users', identifierType: 'user_id', sql: 'SELECT * FROM exposures' }],
-    });
+  it('answers not_supported for an Athena data source whose catalog is not the Glue Data Catalog', async () => {
+    const dataSource = await athenaDataSource({ catalog: 'federated_mysql' });
 
     const response = await get(`/data-sources/${dataSource.id}/information-schema`);
 
     expect(response.status).toBe(200);
     expect(validSchema(response.body.informationSchema) ? [] : validSchema.errors).toEqual([]);
-    expect(response.body.informationSchema).toMatchObject({ databases: [], error: { errorType: 'not_supported' } });
+    expect(response.body.informationSchema).toMatchObject({
+      databases: [],
+      error: { errorType: 'not_supported', message: expect.stringContaining('catalog federated_mysql is not in Glue') },
+    });
+  });
+
+  // There is no Glue here: the listing is tested as far as the call (the mapping of Glue's answers is test/unit/glue-information-schema.test.ts).
+  it('reports a Glue Data Catalog it cannot reach as the listing’s error, naming only the kind of failure', async () => {
+    const dataSource = await athenaDataSource();
+
+    const response = await withUnreachableGlue(() => get(`/data-sources/${dataSource.id}/information-schema`));
+
+    expect(response.status).toBe(200);
+    expect(validSchema(response.body.informationSchema) ? [] : validSchema.errors).toEqual([]);
+    expect(response.body.informationSchema).toMatchObject({ databases: [], error: { errorType: 'generic', message: expect.stringMatching(/^The Glue Data Catalog could not be read \(\w+\)$/) } });
   });
 
   it("answers 404 for an unknown data source and for another organization's", async () => {
@@ -125,6 +159,26 @@ describe('GET /information-schema-tables/{tableId}', () => {
 
     expect(responses.map((r) => r.status)).toEqual([404, 404, 404, 404]);
     expect((await get(`/information-schema-tables/${tableIdOf(theirs.id, 'exposures.csv')}`, other)).status).toBe(200);
+  });
+
+  it('answers 404 for an Athena table id that is not database/table, or names a database the organization may not read', async () => {
+    const dataSource = await athenaDataSource();
+    const saved = process.env.ATHENA_TENANTS;
+    process.env.ATHENA_TENANTS = JSON.stringify({ [org.orgId]: { workGroups: ['primary'], databases: ['events'], catalog: 'AwsDataCatalog' } });
+    try {
+      const responses = await Promise.all([
+        get(`/information-schema-tables/${tableIdOf(dataSource.id, 'events')}`),
+        get(`/information-schema-tables/${tableIdOf(dataSource.id, 'other_tenant/orders')}`),
+      ]);
+
+      expect(responses.map((r) => [r.status, r.body.message])).toEqual([
+        [404, expect.stringContaining('not found')],
+        [404, expect.stringContaining('not found')],
+      ]);
+    } finally {
+      if (saved === undefined) delete process.env.ATHENA_TENANTS;
+      else process.env.ATHENA_TENANTS = saved;
+    }
   });
 
   it('answers 400 naming the file when DuckDB cannot read it', async () => {
