@@ -394,7 +394,7 @@ const creating: Step[] = [
     body: () => ({ lookbackDays: 7, useCache: false }),
     minimum: {
       calls: 4,
-      why: 'metric read + data source and fact table (parallel) + one put (locally the in-process DuckDB run starts after the answer; useCache reads the list index first)',
+      why: 'metric read + data source and fact table (parallel) + one put (useCache: false; with the cache, the list index is read first; locally the in-process DuckDB run starts inside the request and its first read may count here)',
     },
   },
   {
@@ -516,13 +516,16 @@ const creating: Step[] = [
     method: 'POST',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot/upload`,
     body: () => ({ screenshot: SCENARIO_SCREENSHOT_PNG, contentType: 'image/png', description: 'Bench screenshot' }),
-    capture: (body, ids) => (ids.screenshotPath = body.screenshot.path),
+    capture: (body, ids) => {
+      ids.screenshotPath = body.screenshot.path;
+      ids.screenshotFile = body.screenshot.path.split('/').pop();
+    },
     minimum: { calls: 3, why: 'experiment read (checks before the image is written) + read + one transaction (the image goes to S3, not DynamoDB)' },
   },
   {
     operationId: 'getVariationScreenshot',
     method: 'GET',
-    path: (ids) => ids.screenshotPath,
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot/${ids.screenshotFile}`,
     minimum: { calls: 1, why: 'the experiment (the image comes from S3)' },
   },
   {

@@ -1,9 +1,11 @@
 import { isDeepStrictEqual } from 'node:util';
 import * as contract from '../contracts/metric-analyses';
 import type { MetricAnalysisSettings, StoredMetricAnalysis } from '../contracts/metric-analyses';
+import type { Experiment } from '../contracts/experiments';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { freezeMetric } from '../analysis/freeze';
 import { buildMetricAnalysisQuery } from '../analysis/metric-analysis';
+import { startMetricAnalysisRun } from '../analysis/start-metric-analysis-run';
 import { sqlWithVirtualColumns } from '../domain/virtual-columns';
 import { InvalidInputError } from '../errors';
 import { newId } from '../ids';
@@ -14,17 +16,11 @@ import { factTables } from '../store/fact-tables';
 import { metricAnalyses } from '../store/metric-analyses';
 import { readableOr404 } from './read-access';
 
-/*
- * Kept out of Lambda bundles by a specifier esbuild does not follow, as the snapshot's local run is: it carries the
- * DuckDB engine, which only `npm start` and the tests run.
- */
-const localRunModule: string = '../analysis/metric-analysis-run';
-
 const DAY_MS = 24 * 60 * 60 * 1000;
 const invalid = (field: string, problem: string) => new InvalidInputError(`Request body: [${field}] ${problem}`);
 
 /** The window GrowthBook's analysis reads: from the start of the day `lookbackDays` before today to the end of today (UTC). */
-function window(lookbackDays: number, now: Date) {
+function analysisWindow(lookbackDays: number, now: Date) {
   const endOfToday = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()) + DAY_MS - 1);
   const start = new Date(endOfToday.getTime() + 1 - (lookbackDays + 1) * DAY_MS);
   return { startDate: start.toISOString(), endDate: endOfToday.toISOString() };
@@ -63,11 +59,12 @@ export async function postFactMetricAnalysis({
       ? { denominator: { ...metric.denominator, filters: [...(metric.denominator.filters ?? []), ...(body.additionalDenominatorFilters ?? [])] } }
       : {}),
   };
-  const frozen = freezeMetric(withFilters, { settings: {} as never }, new Map(tables.map((t) => [t.id, t])));
+  // Frozen as for an experiment without overrides or CUPED: the analysis reads only the sides, their filters and the type.
+  const frozen = freezeMetric(withFilters, { settings: { regressionAdjustmentEnabled: false } as Experiment['settings'] }, new Map(tables.map((t) => [t.id, t])));
   const lookbackDays = body.lookbackDays ?? 30;
   const settings: MetricAnalysisSettings = {
     userIdType,
-    ...window(lookbackDays, new Date()),
+    ...analysisWindow(lookbackDays, new Date()),
     lookbackDays,
     populationType,
     populationId: body.populationId ?? null,
@@ -101,8 +98,7 @@ export async function postFactMetricAnalysis({
       : { ...base, status: 'error', error: `Metric analyses run on DuckDB data sources only; ${dataSource.type} is not supported yet` },
   );
   if (engine === 'duckdb') {
-    const { runMetricAnalysisLocally } = (await import(localRunModule)) as typeof import('../analysis/metric-analysis-run');
-    runMetricAnalysisLocally(auth.orgId, analysis.id, frozen.type);
+    await startMetricAnalysisRun(auth.orgId, analysis.id, frozen.type);
   }
   return view(analysis);
 }
