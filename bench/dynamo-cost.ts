@@ -4,7 +4,10 @@
  * calls on its critical path (the longest chain of calls each sent after the last was answered:
  * calls sent together count once) next to its latency, served warm in this process.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { invoke } from '../infra/local/server';
+import { analysisDataDir } from '../shared/analysis/engines/duckdb';
 import { clearAuthCache } from '../shared/api/auth';
 import { dynamoMeter } from '../shared/db/client';
 import { printTable, round, saveResults, type Row } from './report';
@@ -23,8 +26,13 @@ export async function call(key: string, method: string, url: string, body?: unkn
   return { status: result.statusCode ?? 200, body: result.body ? (json ? JSON.parse(result.body) : result.body) : undefined };
 }
 
-/** Makes what a step needs (its `setup`), then waits (polling, at most a minute) for the background work it depends on. */
+/** Makes what a step needs (its data files and `setup`), then waits (polling, at most a minute) for the background work it depends on. */
 export async function settle(key: string, step: Step, ids: Ids): Promise<void> {
+  for (const [file, text] of Object.entries(step.files ?? {})) {
+    const target = join(analysisDataDir(), file);
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text);
+  }
   if (step.setup) {
     const { path, body, capture } = step.setup(ids);
     const response = await call(key, 'POST', path, body);

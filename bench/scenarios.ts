@@ -28,6 +28,12 @@ export interface Step {
    */
   setup?: (ids: Ids) => { path: string; body: unknown; capture: (body: any, ids: Ids) => void };
   /**
+   * Data files this step reads through the scenario's DuckDB data source (`ds_bench`), by path under its data directory
+   * (ANALYSIS_DATA_DIR), written before the step outside the measurement (`settle` in dynamo-cost.ts; the latency
+   * runner does not, and the step may then answer 404).
+   */
+  files?: Record<string, string>;
+  /**
    * Work this step must wait for (a snapshot run in the background): the runner polls `path` with
    * GET until `done` holds, outside the measurement. Runners that serve each request from a fresh
    * process (latency) skip it, and the step may then answer 404.
@@ -46,6 +52,9 @@ export const scenarioDataSourceId = 'ds_bench';
 export const SCENARIO_ASSIGNMENT_SQL =
   "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-02 00:00:00', 'bench', '0'), ('u2', TIMESTAMP '2024-01-02 00:00:00', 'bench', '1')) t(user_id, timestamp, experiment_id, variation_id)";
 const SCENARIO_FACT_SQL = "SELECT * FROM (VALUES ('u1', TIMESTAMP '2024-01-03 00:00:00', 10.0, 'paid')) t(user_id, timestamp, amount, status)";
+
+/** A 1x1 PNG, base64: the scenario's variation screenshot. */
+const SCENARIO_SCREENSHOT_PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 /** A suffix of this run for the ids a client chooses (feature, attribute, environment...), so runs never collide. */
 const run = (ids: Ids) => (ids.run ??= randomBytes(4).toString('hex'));
@@ -379,6 +388,16 @@ const creating: Step[] = [
     minimum: { calls: 1, why: 'one get by id' },
   },
   {
+    operationId: 'postFactMetricAnalysis',
+    method: 'POST',
+    path: (ids) => `${v1}/fact-metrics/${ids.factMetricId}/analysis`,
+    body: () => ({ lookbackDays: 7, useCache: false }),
+    minimum: {
+      calls: 4,
+      why: 'metric read + data source and fact table (parallel) + one put (useCache: false; with the cache, the list index is read first; locally the in-process DuckDB run starts inside the request and its first read may count here)',
+    },
+  },
+  {
     operationId: 'listFactMetrics',
     method: 'GET',
     path: () => `${v1}/fact-metrics?limit=10`,
@@ -491,6 +510,23 @@ const creating: Step[] = [
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}`,
     minimum: { calls: 1, why: 'one get by id' },
+  },
+  {
+    operationId: 'postVariationImageUpload',
+    method: 'POST',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot/upload`,
+    body: () => ({ screenshot: SCENARIO_SCREENSHOT_PNG, contentType: 'image/png', description: 'Bench screenshot' }),
+    capture: (body, ids) => {
+      ids.screenshotPath = body.screenshot.path;
+      ids.screenshotFile = body.screenshot.path.split('/').pop();
+    },
+    minimum: { calls: 3, why: 'experiment read (checks before the image is written) + read + one transaction (the image goes to S3, not DynamoDB)' },
+  },
+  {
+    operationId: 'getVariationScreenshot',
+    method: 'GET',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot/${ids.screenshotFile}`,
+    minimum: { calls: 1, why: 'the experiment (the image comes from S3)' },
   },
   {
     operationId: 'postExperimentStart',
@@ -725,7 +761,18 @@ const creating: Step[] = [
     operationId: 'getInformationSchema',
     method: 'GET',
     path: () => `${v1}/data-sources/ds_bench/information-schema`,
+    files: { 'bench/orders.csv': 'user_id,timestamp,amount\nu1,2024-01-03 00:00:00,10.0\n' },
+    capture: (body, ids) => {
+      const tables = body.informationSchema.databases.flatMap((d: any) => d.schemas.flatMap((s: any) => s.tables));
+      ids.informationSchemaTableId = tables.find((t: any) => t.path === 'bench/orders.csv')?.id;
+    },
     minimum: { calls: 1, why: 'the data source; the files are listed and described by DuckDB, not DynamoDB' },
+  },
+  {
+    operationId: 'getInformationSchemaTable',
+    method: 'GET',
+    path: (ids) => `${v1}/information-schema-tables/${ids.informationSchemaTableId}`,
+    minimum: { calls: 1, why: 'the data source the id names; the file is described by DuckDB, not DynamoDB' },
   },
   {
     operationId: 'postVisualChangesets',
@@ -1875,6 +1922,13 @@ const updating: Step[] = [
 
 /** Deletes, each after everything that names what it deletes. */
 const deleting: Step[] = [
+  {
+    operationId: 'deleteVariationScreenshot',
+    method: 'DELETE',
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/variation/${ids.variationId}/screenshot`,
+    body: (ids) => ({ path: ids.screenshotPath }),
+    minimum: { calls: 2, why: 'read + one transaction (the image is removed from S3 after)' },
+  },
   {
     operationId: 'deleteUrlRedirect',
     method: 'DELETE',

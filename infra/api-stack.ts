@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, NestedStack, SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Duration, Names, NestedStack, RemovalPolicy, SecretValue, Stack, Validations, type StackProps } from 'aws-cdk-lib';
 import { AccessLogFormat } from 'aws-cdk-lib/aws-apigateway';
 import {
   ApiMapping,
@@ -16,7 +16,9 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { LogGroup } from 'aws-cdk-lib/aws-logs';
+import { BlockPublicAccess, Bucket, BucketEncryption } from 'aws-cdk-lib/aws-s3';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
@@ -27,6 +29,8 @@ import { fullPath, type EndpointSpec } from '../shared/contracts/spec';
 import { alarm } from './alarms';
 import type { SwitchyardConfig } from './config';
 import { cors } from './cors';
+import { glueCatalogActions, screenshotBucketActions } from './grants';
+import { acknowledgeWildcards } from './nag';
 import { ServiceFunction } from './lambda';
 import { PayloadCdn } from './payload-cdn';
 
@@ -93,6 +97,8 @@ export class ApiStack extends Stack {
   readonly functions = new Map<string, ServiceFunction>();
   /** CloudFront in front of the API, caching the SDK payload at the edge. */
   readonly cdn: PayloadCdn;
+  /** Variation screenshots' images (shared/store/screenshot-objects.ts); only the screenshot routes' functions reach it. */
+  readonly screenshots: Bucket;
 
   constructor(scope: Construct, id: string, props: ApiStackProps) {
     super(scope, id, props);
@@ -147,6 +153,20 @@ export class ApiStack extends Stack {
     const originEnvironment: Record<string, string> = originSecret
       ? { [ORIGIN_VERIFY_ENV]: SecretValue.secretsManager(originSecret.secretArn).unsafeUnwrap() }
       : {};
+
+    this.screenshots = new Bucket(this, 'Screenshots', {
+      encryption: BucketEncryption.S3_MANAGED,
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      lifecycleRules: [{ abortIncompleteMultipartUploadAfter: Duration.days(1) }],
+      // Experiments list these images: kept when the stack goes, like the table.
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+    Validations.of(this.screenshots).acknowledge({
+      id: 'AwsSolutions-S1',
+      reason:
+        'Only the three screenshot functions can read or write it, under keys that begin with the organization of the API key that called them; their calls are in CloudTrail and in the API access logs.',
+    });
 
     const unknownRoute = new ServiceFunction(this, 'UnknownRoute', {
       entry: unknownRouteHandler,
@@ -232,6 +252,32 @@ export class ApiStack extends Stack {
       },
     });
     if (startsSnapshots) snapshotStateMachine.grantStartExecution(fn);
+    const glueActions = glueCatalogActions[spec.operationId];
+    if (glueActions) {
+      // The databases the deployment's data sources may name: every tenant's, or the single tenant's.
+      const databases = [...new Set(config.athenaTenants ? Object.values(config.athenaTenants).flatMap((t) => t.databases) : config.athenaDatabases)];
+      if (!config.athenaTenants) fn.addEnvironment('ATHENA_DATABASES', JSON.stringify(config.athenaDatabases));
+      if (databases.length) {
+        const arn = (resource: string, resourceName?: string) => Stack.of(fn).formatArn({ service: 'glue', resource, resourceName });
+        const tables = databases.map((database) => arn('table', `${database}/*`));
+        fn.addToRolePolicy(
+          new PolicyStatement({ actions: glueActions, resources: [arn('catalog'), ...databases.map((database) => arn('database', database)), ...tables] }),
+        );
+        acknowledgeWildcards(fn.role!, tables, "Each table of the deployment's Glue databases (athenaDatabases, athenaTenants): tables are found when listed.");
+      }
+    }
+    const screenshotActions = screenshotBucketActions[spec.operationId];
+    if (screenshotActions) {
+      fn.addEnvironment('SCREENSHOT_BUCKET', this.screenshots.bucketName);
+      fn.addToRolePolicy(new PolicyStatement({ actions: screenshotActions, resources: [this.screenshots.arnForObjects('*')] }));
+      // The function's nested stack receives the ARN as a parameter CDK names `referenceto<bucket's unique id>Arn`, which is how cdk-nag names it.
+      const objects = `<referenceto${Names.nodeUniqueId(this.screenshots.node.defaultChild!.node)}Arn>/*`;
+      Validations.of(fn.role!).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::${objects}]`,
+        reason:
+          'The function names each image itself (<organization>/<experiment>/<variation>/<file>): it holds only the object actions its route needs, on the screenshot bucket alone.',
+      });
+    }
     new HttpRoute(scope, `${id}Route`, {
       httpApi: this.api,
       routeKey: HttpRouteKey.with(fullPath(spec), HttpMethod[spec.method]),

@@ -84,3 +84,24 @@ export function tableAccessOf(handler: string): TableAccess {
   if (!access) throw new Error(`No table access is decided for ${handler}: add it to infra/grants.ts`);
   return access;
 }
+
+/**
+ * The screenshot bucket's object actions of the functions that use it, by operationId: an upload writes (and
+ * removes the image again when the experiment cannot list it), a delete removes, the image route reads.
+ * No other function may touch the bucket.
+ */
+export const screenshotBucketActions: Record<string, string[]> = {
+  postVariationImageUpload: ['s3:PutObject', 's3:DeleteObject'],
+  deleteVariationScreenshot: ['s3:DeleteObject'],
+  getVariationScreenshot: ['s3:GetObject'],
+};
+
+/**
+ * The Glue Data Catalog actions of the functions that list an Athena data source's tables, by operationId: the
+ * listing reads the tables of the deployment's databases, the table route one table. No other function may read the catalog.
+ */
+export const glueCatalogActions: Record<string, string[]> = {
+  // No glue:GetDatabases: a deployment names the databases (athenaDatabases, athenaTenants), so the listing reads those.
+  getInformationSchema: ['glue:GetTables'],
+  getInformationSchemaTable: ['glue:GetTable'],
+};

@@ -1,7 +1,8 @@
 /**
  * `npm start`: DynamoDB Local (data under .data/, or DYNAMODB_ENDPOINT), the table, a default
  * organization with an admin key, the whole API on http://localhost:${PORT:-3000}/api/v1, the
- * scheduler, and the table stream's consumers (events to .data/events.jsonl, GrowthBook Proxy pushes).
+ * scheduler, the table stream's consumers (events to .data/events.jsonl, GrowthBook Proxy pushes), and
+ * variation screenshots' images under .data/screenshots.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -41,6 +42,8 @@ async function main() {
 
   // The stream consumers, as the table's event source mappings run them in AWS (LOCAL_STREAMS=off turns them off).
   const dataPath = join(__dirname, '..', '..', '.data');
+  // Variation screenshots' images, which the bucket holds in AWS (shared/store/screenshot-objects.ts).
+  process.env.SCREENSHOTS_DIR ??= join(dataPath, 'screenshots');
   const eventsFile = process.env.LOCAL_EVENTS_FILE ?? join(dataPath, 'events.jsonl');
   let streams: StreamConsumers | undefined;
   let sink: EventSink | undefined;
@@ -82,6 +85,7 @@ async function main() {
   tick();
   console.log(`  Scheduler:    every ${tickMs / 1000} s (RAMP_TICK_SECONDS)`);
   console.log(`  Streams:      ${streams ? `events to ${eventsFile}, GrowthBook Proxy pushes (LOCAL_STREAMS=off to stop)` : 'off'}`);
+  console.log(`  Screenshots:  ${process.env.SCREENSHOTS_DIR} (SCREENSHOTS_DIR)`);
   console.log(`  Proxy push:   ${process.env.PROXY_PUSH_ALLOW_LOCAL === 'true' ? 'http://localhost allowed (PROXY_PUSH_ALLOW_LOCAL)' : 'public https hosts only'}`);
 
   const stop = async () => {

@@ -114,7 +114,11 @@ export function runSnapshotLocally(orgId: string, snapshotId: string): void {
       controller.abort();
     }
   };
-  const running = run().catch((error) => logger.error('Snapshot run could not record its outcome', { orgId, snapshotId, error }));
+  trackLocalRun(run().catch((error) => logger.error('Snapshot run could not record its outcome', { orgId, snapshotId, error })));
+}
+
+/** Counts a run going on in this process (a snapshot's, a metric analysis's) until it ends, for `localRunsSettled`. */
+export function trackLocalRun(running: Promise<void>): void {
   inFlight.add(running);
   void running.finally(() => inFlight.delete(running));
 }

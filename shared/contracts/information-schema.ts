@@ -1,7 +1,7 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
 
-// What a data source's engine can read: GrowthBook's getInformationSchema.
+// What a data source's engine can read: GrowthBook's getInformationSchema and getInformationSchemaTable.
 
 const dated = { dateCreated: z.string(), dateUpdated: z.string() };
 
@@ -29,6 +29,19 @@ export const informationSchema = z.strictObject({
 });
 export type InformationSchema = z.infer<typeof informationSchema>;
 
+export const informationSchemaTable = z.strictObject({
+  id: z.string(),
+  datasourceId: z.string(),
+  informationSchemaId: z.string(),
+  tableName: z.string(),
+  tableSchema: z.string(),
+  databaseName: z.string(),
+  columns: z.array(z.strictObject({ columnName: z.string(), dataType: z.string() })),
+  refreshMS: z.number(),
+  ...dated,
+});
+export type InformationSchemaTable = z.infer<typeof informationSchemaTable>;
+
 const id = z.string().check(z.minLength(1), z.maxLength(2048));
 
 export const getInformationSchema = defineEndpoint({
@@ -43,4 +56,16 @@ export const getInformationSchema = defineEndpoint({
   response: z.object({ informationSchema }),
 });
 
-export const informationSchemaEndpoints = [getInformationSchema];
+export const getInformationSchemaTable = defineEndpoint({
+  operationId: 'getInformationSchemaTable',
+  method: 'GET',
+  path: '/information-schema-tables/{tableId}',
+  summary: 'One table of a data source, with its columns',
+  tag: 'data-sources',
+  permission: 'read',
+  projectScoped: true,
+  params: z.object({ tableId: id }),
+  response: z.object({ informationSchemaTable }),
+});
+
+export const informationSchemaEndpoints = [getInformationSchema, getInformationSchemaTable];

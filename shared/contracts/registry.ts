@@ -7,11 +7,13 @@ import { environmentEndpoints } from './environments';
 import { segmentEndpoints } from './segments';
 import { factTableEndpoints } from './fact-tables';
 import { factMetricEndpoints } from './fact-metrics';
+import { metricAnalysisEndpoints } from './metric-analyses';
 import { bulkImportEndpoints } from './bulk-import';
 import { experimentEndpoints } from './experiments';
 import { experimentStatusEndpoints } from './experiment-status';
 import { experimentLaunchEndpoints } from './experiment-launch';
 import { experimentResultEndpoints } from './experiment-results';
+import { experimentScreenshotEndpoints } from './experiment-screenshots';
 import { queryEndpoints } from './queries';
 import { metricEndpoints } from './metrics';
 import { reportEndpoints } from './reports';
@@ -84,11 +86,13 @@ export const routes: Route[] = [
   ...inFolder('segments', segmentEndpoints),
   ...inFolder('fact-tables', factTableEndpoints),
   ...inFolder('fact-metrics', factMetricEndpoints),
+  ...inFolder('fact-metrics', metricAnalysisEndpoints),
   ...inFolder('bulk-import', bulkImportEndpoints),
   ...inFolder('experiments', experimentEndpoints),
   ...inFolder('experiments', experimentStatusEndpoints),
   ...inFolder('experiments', experimentLaunchEndpoints),
   ...inFolder('experiments', experimentResultEndpoints),
+  ...inFolder('experiments', experimentScreenshotEndpoints),
   ...inFolder('queries', queryEndpoints),
   ...inFolder('metrics', [...metricEndpoints, listMetricExperiments]),
   ...inFolder('usage', [getMetricUsage]),

@@ -36,7 +36,7 @@ export interface EndpointSpec<
    * not the API, and would only add noise to the reference and to clients generated from it.
    */
   openApi?: false;
-  /** The largest body accepted, in bytes, when less than every endpoint's 2 MB (a public route that anyone can call). */
+  /** The largest body accepted, in bytes, when not every endpoint's 2 MB: less for a public route anyone can call, more for a screenshot upload. */
   maxBodyBytes?: number;
   params?: P;
   query?: Q;

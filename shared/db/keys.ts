@@ -64,6 +64,7 @@ export const entityTypes = [
   'METRIC',
   'EXPERIMENT',
   'SNAPSHOT',
+  'METRIC_ANALYSIS',
   'QUERY',
   'REPORT',
   'VISUAL_CHANGESET',

@@ -6,10 +6,22 @@ export const FILES_DATABASE = 'files';
 export const TOP_SCHEMA = 'main';
 
 /**
- * A table's id: its data source and path, encoded, so the same file keeps its id across listings.
+ * A table's id: its data source and path, encoded, so the same file keeps its id across listings. Nothing is
+ * stored for it, and it resolves only within the organization that owns the data source: another organization's id is a 404.
  */
 export function tableIdOf(datasourceId: string, path: string): string {
   return `ist_${Buffer.from(JSON.stringify([datasourceId, path])).toString('base64url')}`;
+}
+
+/** The data source and path a table id names, or undefined when it is not one. */
+export function parseTableId(id: string): { datasourceId: string; path: string } | undefined {
+  if (!id.startsWith('ist_')) return undefined;
+  try {
+    const [datasourceId, path] = JSON.parse(Buffer.from(id.slice(4), 'base64url').toString('utf8')) as unknown[];
+    return typeof datasourceId === 'string' && typeof path === 'string' ? { datasourceId, path } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export const informationSchemaIdOf = (datasourceId: string) => `inf_${datasourceId}`;

@@ -1,0 +1,5 @@
+import { endpoint } from '../../shared/api/endpoint';
+import { postVariationImageUpload } from '../../shared/contracts/experiment-screenshots';
+import * as screenshots from '../../shared/use-cases/experiment-screenshots';
+
+export const handler = endpoint(postVariationImageUpload, screenshots.postVariationImageUpload);
