@@ -129,42 +129,27 @@ const shownConflict = (conflict: FieldConflict) => ({
 export const changesNothing = (live: SavedGroup, fields: SavedGroupFields) =>
   changedFields(SAVED_GROUP_FIELDS, fieldsOfGroup(live), fields).length === 0;
 
-/** The group as the API shows it: only the fields of GrowthBook's `SavedGroup`. */
-function shownGroup(group: SavedGroup): SavedGroup {
-  const {
-    id,
-    type,
-    dateCreated,
-    dateUpdated,
-    name,
-    owner,
-    ownerEmail,
-    condition,
-    attributeKey,
-    values,
-    description,
-    projects,
-    archived,
-    useEmptyListGroup,
-  } = group;
-  const shown = {
-    id,
-    type,
-    dateCreated,
-    dateUpdated,
-    name,
-    owner,
-    ownerEmail,
-    condition,
-    attributeKey,
-    values,
-    description,
-    projects,
-    archived,
-    useEmptyListGroup,
-  };
-  return Object.fromEntries(Object.entries(shown).filter(([, value]) => value !== undefined)) as SavedGroup;
-}
+/** The fields of GrowthBook's `SavedGroup`, as the API shows a group. */
+const SHOWN_GROUP_FIELDS = [
+  'id',
+  'type',
+  'dateCreated',
+  'dateUpdated',
+  'name',
+  'owner',
+  'ownerEmail',
+  'condition',
+  'attributeKey',
+  'values',
+  'description',
+  'projects',
+  'archived',
+  'useEmptyListGroup',
+] as const satisfies ReadonlyArray<keyof SavedGroup>;
+
+/** The group as the API shows it: only the fields of GrowthBook's `SavedGroup` that it has. */
+const shownGroup = (group: SavedGroup): SavedGroup =>
+  Object.fromEntries(SHOWN_GROUP_FIELDS.flatMap((field) => (group[field] === undefined ? [] : [[field, group[field]]]))) as SavedGroup;
 
 /** A revision as GrowthBook 5 answers it (`SavedGroupRevision`). */
 export function presentSavedGroupRevision(revision: StoredSavedGroupRevision): SavedGroupRevision {
