@@ -50,8 +50,11 @@ export const publicSdkSpecs = [getFeaturesForSdk, postRemoteEval];
 export const snapshotStarter = 'postExperimentSnapshot';
 /** The endpoint that starts a monitored ramp's snapshot now (the scheduler starts the others). */
 export const rampSnapshotStarter = 'refreshMonitoringRampSchedule';
-/** The endpoints that start snapshot runs (an experiment's, a report's, a monitored ramp's): they alone may start the snapshot state machine. */
-export const snapshotStarters = [snapshotStarter, 'postReport', 'postReportRefresh', rampSnapshotStarter];
+/**
+ * The endpoints that start runs of the snapshot state machine (an experiment's, a report's or a monitored ramp's
+ * snapshot, a fact metric's analysis): they alone may start it.
+ */
+export const snapshotStarters = [snapshotStarter, 'postReport', 'postReportRefresh', rampSnapshotStarter, 'postFactMetricAnalysis'];
 
 /** `saved-groups` → `SavedGroups`, for construct ids. */
 const pascal = (name: string) => name.replace(/(^|[-_/])([a-z0-9])/g, (_match, _separator, c: string) => c.toUpperCase());

@@ -2,10 +2,8 @@ import { logger } from '../logger';
 import type { FrozenMetric } from './inputs';
 import { metricAnalyses } from '../store/metric-analyses';
 import { metricAnalysisResult } from './metric-analysis';
+import { finishMetricAnalysis, METRIC_ANALYSIS_QUERY_ID as QUERY_ID } from './metric-analysis-outcome';
 import { snapshotTimeoutMs, trackLocalRun } from './snapshot-run';
-
-/** The id of an analysis's one query. */
-const QUERY_ID = 'metric_analysis';
 
 /**
  * Runs a stored metric analysis in this process on DuckDB without waiting for it, as a local snapshot runs: it always
@@ -27,7 +25,7 @@ export function runMetricAnalysisLocally(orgId: string, analysisId: string, metr
     } finally {
       clearTimeout(timer);
     }
-    await metricAnalyses.update(orgId, analysisId, (current) => ({ ...current, ...outcome }));
+    await finishMetricAnalysis(orgId, analysisId, outcome);
   };
   trackLocalRun(run().catch((error) => logger.error('Metric analysis could not record its outcome', { orgId, analysisId, error })));
 }

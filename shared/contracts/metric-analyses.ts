@@ -54,6 +54,8 @@ export interface StoredMetricAnalysis {
   sql: string;
   /** What the result is computed as: a ratio divides the numerator's sum by the denominator's. */
   ratio: boolean;
+  /** What the result is computed as: a proportion's standard deviation is a Bernoulli's, from its mean. */
+  proportion: boolean;
   error?: string;
   result?: MetricAnalysisResult;
   dateCreated: string;

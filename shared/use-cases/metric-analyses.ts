@@ -30,7 +30,8 @@ function analysisWindow(lookbackDays: number, now: Date) {
 /**
  * `POST /fact-metrics/{id}/analysis`: start an analysis of a fact metric over every unit of its fact table, as GrowthBook's
  * metric analysis. With `useCache` (the default), an analysis of the same settings that is running or succeeded is
- * answered instead of a new one. DuckDB data sources run it in this process; other engines record it as an error.
+ * answered instead of a new one. In AWS the snapshot state machine runs it on Athena; locally DuckDB data sources run it
+ * in this process and other engines record it as an error.
  */
 export async function postFactMetricAnalysis({
   params,
@@ -90,15 +91,25 @@ export async function postFactMetricAnalysis({
     start: settings.startDate,
     end: settings.endDate,
   });
-  const base = { id: newId('metan_'), metric: metric.id, datasource: dataSource.id, settings, engine, sql, ratio: !!frozen.denominator } as const;
+  const base = {
+    id: newId('metan_'),
+    metric: metric.id,
+    datasource: dataSource.id,
+    settings,
+    engine,
+    sql,
+    ratio: !!frozen.denominator,
+    proportion: frozen.type === 'proportion',
+  } as const;
+  // In AWS the snapshot state machine runs every analysis (its plan refuses a data source that is not Athena's);
+  // this process runs DuckDB's only.
+  const runs = engine === 'duckdb' || !!process.env.SNAPSHOT_STATE_MACHINE_ARN;
   const analysis = await metricAnalyses.create(
     auth.orgId,
-    engine === 'duckdb'
+    runs
       ? { ...base, status: 'running' }
-      : { ...base, status: 'error', error: `Metric analyses run on DuckDB data sources only; ${dataSource.type} is not supported yet` },
+      : { ...base, status: 'error', error: `Metric analyses of ${dataSource.type} data sources run in AWS (the snapshot state machine); this server runs DuckDB data sources only` },
   );
-  if (engine === 'duckdb') {
-    await startMetricAnalysisRun(auth.orgId, analysis.id, frozen.type);
-  }
+  if (runs) await startMetricAnalysisRun(auth.orgId, analysis.id, frozen.type);
   return view(analysis);
 }

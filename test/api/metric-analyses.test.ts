@@ -207,7 +207,7 @@ describe('POST /fact-metrics/{id}/analysis', () => {
     expect(response.body.message).toMatch(/quantile metrics are not supported yet/);
   });
 
-  it('records the analysis of an Athena metric as an error naming why', async () => {
+  it('records the analysis of an Athena metric as an error naming why, in a server without the state machine', async () => {
     const { dataSource } = await post(org, '/data-sources', {
       name: 'Warehouse',
       type: 'athena',
@@ -222,7 +222,9 @@ describe('POST /fact-metrics/{id}/analysis', () => {
 
     expect(response.status).toBe(200);
     expect(response.body.metricAnalysis.status).toBe('error');
-    expect((await metricAnalyses.get(org.orgId, response.body.metricAnalysis.id)).error).toMatch(/DuckDB data sources only; athena is not supported yet/);
+    expect((await metricAnalyses.get(org.orgId, response.body.metricAnalysis.id)).error).toBe(
+      'Metric analyses of athena data sources run in AWS (the snapshot state machine); this server runs DuckDB data sources only',
+    );
   });
 
   it("answers 404 for another organization's metric and 403 to a role that may not run queries", async () => {

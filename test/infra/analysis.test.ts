@@ -210,8 +210,8 @@ describe('the API and the analysis', () => {
     expect(fn.Properties!.Environment.Variables.SNAPSHOT_TIMEOUT_MS).toBe(String(20 * 60 * 1000));
   });
 
-  // Reports run snapshots of their own, started the same way.
-  it.each(['POST /api/v1/reports', 'POST /api/v1/reports/{id}/refresh'])("gives %s the state machine's ARN and time limit, and StartExecution on that state machine only", (description) => {
+  // Reports run snapshots of their own, started the same way; a fact metric's analysis runs on the same state machine.
+  it.each(['POST /api/v1/reports', 'POST /api/v1/reports/{id}/refresh', 'POST /api/v1/fact-metrics/{id}/analysis'])("gives %s the state machine's ARN and time limit, and StartExecution on that state machine only", (description) => {
     const starter = allFunctions(configured).filter((f) => f.fn.Properties!.Description === description);
     expect(starter).toHaveLength(1);
     const { fn, statements } = starter[0];
@@ -226,12 +226,14 @@ describe('the API and the analysis', () => {
   });
 
   it('gives no other API function the state machine or any Step Functions action', () => {
-    // The snapshot endpoint, the report runs, and the monitoring refresh of a ramp schedule, which start their snapshots the same way.
+    // The snapshot endpoint, the report runs, and the monitoring refresh of a ramp schedule, which start their snapshots
+    // the same way; and a fact metric's analysis, which the same state machine runs.
     const starters = [
       'POST /api/v1/experiments/{id}/snapshot',
       'POST /api/v1/reports',
       'POST /api/v1/reports/{id}/refresh',
       'POST /api/v1/ramp-schedules/{id}/actions/refresh-monitoring',
+      'POST /api/v1/fact-metrics/{id}/analysis',
     ];
     expect(snapshotStarters).toHaveLength(starters.length);
     const others = allFunctions(configured).filter((f) => !starters.includes(f.fn.Properties!.Description));

@@ -5,6 +5,7 @@ let client: SFNClient | undefined;
 /** Input of the snapshot state machine: which snapshot of which organization to compute. */
 export interface SnapshotRunInput {
   orgId: string;
+  /** A snapshot's id, or a metric analysis's (`metan_…`), which the same machine runs (shared/analysis/metric-analysis-outcome.ts). */
   snapshotId: string;
 }
 
