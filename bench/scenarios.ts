@@ -697,8 +697,8 @@ const creating: Step[] = [
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/start-checklist`,
     minimum: {
-      calls: 3,
-      why: 'experiment + linked features (index query, then batch get), SDK connections and launch checklists with the completed tasks (one batch get) in parallel',
+      calls: 4,
+      why: 'experiment + in parallel: linked features (index query; a batch get when some link it), SDK connections, the launch checklists with the completed tasks (one batch get)',
     },
   },
   {
@@ -709,7 +709,7 @@ const creating: Step[] = [
     body: () => ({ keys: ['Bench sign-off'] }),
     minimum: {
       calls: 5,
-      why: 'experiment + launch checklists with the completed tasks (one batch get) + one transaction (experiment version, completions) + linked features (index query, then batch get) and SDK connections (parallel)',
+      why: 'experiment + launch checklists with the completed tasks (one batch get) + one transaction (experiment version, completions) + in parallel: linked features (index query; a batch get when some link it), SDK connections',
     },
   },
   {

@@ -120,6 +120,20 @@ describe('a configured manual task', () => {
     expect(Object.keys(firstNow)).not.toContain('completedTasks');
   });
 
+  it('keeps every task of completions sent at the same time (each write is conditional on the version it read)', async () => {
+    const org = await readyOrg('Racing org');
+    const tasks = ['Design', 'Legal', 'Security', 'Support'];
+    await runAdmin(['launch-checklist', 'set', '--org', org.orgId, ...tasks.flatMap((task) => ['--manual', task])]);
+    const draft = await readyDraft(org);
+
+    const responses = await Promise.all(tasks.map((task) => send(org, complete(draft.id), { keys: [task] })));
+    const after = await send(org, checklist(draft.id));
+
+    expect(responses.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect((await readLaunchState(org.orgId, draft)).completedTasks.sort()).toEqual(tasks);
+    expect(after.body.status).toBe('ready');
+  });
+
   it("comes from the experiment's project when the project has a checklist, else from the organization's", async () => {
     const org = await readyOrg('Project checklist org');
     const project = (await requestOk(api, org.keys.admin, 'POST', '/projects', { name: `Checkout ${counter}` })).project;
