@@ -22,7 +22,7 @@ import { allOrganizationIds, migratePayloads } from '../shared/payload/migration
 import { storedCatastrophicPatterns } from '../shared/store/condition-patterns';
 import { migrateRevisionList } from '../shared/store/feature-revisions';
 import { projects } from '../shared/store/projects';
-import { getLaunchChecklist, setLaunchChecklist } from '../shared/store/launch-checklists';
+import { deleteLaunchChecklist, getLaunchChecklist, setLaunchChecklist } from '../shared/store/launch-checklists';
 import type { ManualTask } from '../shared/domain/start-checklist';
 
 export const usage = `Usage: npm run admin -- <command>
@@ -44,6 +44,7 @@ export const usage = `Usage: npm run admin -- <command>
                                                          organization's); each --url belongs to the --manual before it;
                                                          no --manual stores an empty list
   launch-checklist show --org O [--project P]            the stored launch checklist
+  launch-checklist delete --org O [--project P]          delete it (a project's experiments then follow the organization's)
 
 Roles: ${roles.join(', ')}`;
 
@@ -156,6 +157,11 @@ export async function runAdmin(argv: string[]): Promise<string> {
       const checklist = await getLaunchChecklist(orgId, projectId);
       if (!checklist) return `no launch checklist stored for ${projectId ? `project ${projectId}` : `organization ${orgId}`}`;
       return ['task\turl', ...checklist.tasks.map((task) => `${task.task}\t${task.url ?? '-'}`)].join('\n');
+    }
+    case 'launch-checklist delete': {
+      const { orgId, projectId } = await checklistOwner(options(rest, ['org', 'project']));
+      const owner = projectId ? `project ${projectId}` : `organization ${orgId}`;
+      return (await deleteLaunchChecklist(orgId, projectId)) ? `deleted the launch checklist of ${owner}` : `no launch checklist stored for ${owner}`;
     }
     case 'org create': {
       const values = options(rest, ['name']);

@@ -46,6 +46,12 @@ export async function setLaunchChecklist(orgId: string, projectId: string, tasks
   return checklist;
 }
 
+/** Deletes the launch checklist of a project (its experiments then follow the organization's) or of the organization; false when none was stored. */
+export async function deleteLaunchChecklist(orgId: string, projectId: string): Promise<boolean> {
+  const { Attributes } = await db.delete({ TableName: tableName(), Key: keys.launchChecklist(orgId, projectId), ReturnValues: 'ALL_OLD' });
+  return !!Attributes;
+}
+
 /** The stored launch checklist of a project (or of the organization when `projectId` is ''), if any. */
 export async function getLaunchChecklist(orgId: string, projectId: string): Promise<LaunchChecklist | undefined> {
   const { Item } = await db.get({ TableName: tableName(), Key: keys.launchChecklist(orgId, projectId), ConsistentRead: true });

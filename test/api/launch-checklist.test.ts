@@ -134,7 +134,7 @@ describe('a configured manual task', () => {
     expect(after.body.status).toBe('ready');
   });
 
-  it("comes from the experiment's project when the project has a checklist, else from the organization's", async () => {
+  it("comes from the experiment's project when the project has a checklist, else (or once it is deleted) from the organization's", async () => {
     const org = await readyOrg('Project checklist org');
     const project = (await requestOk(api, org.keys.admin, 'POST', '/projects', { name: `Checkout ${counter}` })).project;
     const bare = (await requestOk(api, org.keys.admin, 'POST', '/projects', { name: `Bare ${counter}` })).project;
@@ -146,6 +146,8 @@ describe('a configured manual task', () => {
     const bareItems = (await send(org, checklist(inBare.id))).body.checklistItems;
     const outsideItems = (await send(org, checklist(outside.id))).body.checklistItems;
     const orgTaskOnProject = await send(org, complete(inProject.id), { keys: ['Org sign-off'] });
+    await runAdmin(['launch-checklist', 'delete', '--org', org.orgId, '--project', project.id]);
+    const afterDelete = (await send(org, checklist(inProject.id))).body.checklistItems;
 
     const manual = (items: { key: string; manual: boolean }[]) => items.filter((i) => i.manual).map((i) => i.key);
     expect(manual(projectItems)).toEqual(['Checkout QA']);
@@ -153,6 +155,7 @@ describe('a configured manual task', () => {
     expect(manual(outsideItems)).toEqual(['Org sign-off']);
     expect(orgTaskOnProject.status).toBe(400);
     expect(orgTaskOnProject.body.message).toBe('invalid_checklist_keys: Org sign-off are not manual checklist items');
+    expect(manual(afterDelete)).toEqual(['Org sign-off']);
   });
 });
 

@@ -158,6 +158,22 @@ describe('launch-checklist', () => {
     expect(emptied).toBe('task\turl');
   });
 
+  it("deletes a project's checklist and says when there was none", async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Deleted checklist']);
+    const key = await runAdmin(['key', 'create', '--org', orgId, '--role', 'admin']);
+    const project = (await api.request('POST', '/api/v1/projects', { key, body: { name: 'Deleted' } })).body.project;
+    await runAdmin(['launch-checklist', 'set', '--org', orgId, '--manual', 'Org task']);
+    await runAdmin(['launch-checklist', 'set', '--org', orgId, '--project', project.id, '--manual', 'Project task']);
+
+    const deleted = await runAdmin(['launch-checklist', 'delete', '--org', orgId, '--project', project.id]);
+    const again = await runAdmin(['launch-checklist', 'delete', '--org', orgId, '--project', project.id]);
+
+    expect(deleted).toBe(`deleted the launch checklist of project ${project.id}`);
+    expect(again).toBe(`no launch checklist stored for project ${project.id}`);
+    expect(await runAdmin(['launch-checklist', 'show', '--org', orgId, '--project', project.id])).toBe(`no launch checklist stored for project ${project.id}`);
+    expect((await runAdmin(['launch-checklist', 'show', '--org', orgId])).split('\n')).toEqual(['task\turl', 'Org task\t-']);
+  });
+
   it.each([
     ['an unknown organization', ['launch-checklist', 'set', '--org', 'org_missing', '--manual', 'QA'], /organization org_missing does not exist/],
     ['an unknown project', ['launch-checklist', 'set', '--org', '<org>', '--project', 'prj_missing', '--manual', 'QA'], /project prj_missing does not exist/],
