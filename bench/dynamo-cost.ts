@@ -10,6 +10,8 @@ import { invoke } from '../infra/local/server';
 import { analysisDataDir } from '../shared/analysis/engines/duckdb';
 import { clearAuthCache } from '../shared/api/auth';
 import { dynamoMeter } from '../shared/db/client';
+import { findApiKey, hashSecret } from '../shared/store/api-keys';
+import { runAdmin } from '../scripts/admin';
 import { printTable, round, saveResults, type Row } from './report';
 import { scenario, type Ids, type Step } from './scenarios';
 
@@ -26,12 +28,17 @@ export async function call(key: string, method: string, url: string, body?: unkn
   return { status: result.statusCode ?? 200, body: result.body ? (json ? JSON.parse(result.body) : result.body) : undefined };
 }
 
-/** Makes what a step needs (its data files and `setup`), then waits (polling, at most a minute) for the background work it depends on. */
+/** Makes what a step needs (its data files, `admin` command and `setup`), then waits (polling, at most a minute) for the background work it depends on. */
 export async function settle(key: string, step: Step, ids: Ids): Promise<void> {
   for (const [file, text] of Object.entries(step.files ?? {})) {
     const target = join(analysisDataDir(), file);
     mkdirSync(dirname(target), { recursive: true });
     writeFileSync(target, text);
+  }
+  if (step.admin) {
+    const found = await findApiKey(hashSecret(key));
+    if (!found) throw new Error(`the admin command of ${step.operationId} has no organization: the key is unknown`);
+    await runAdmin(step.admin(found.orgId, ids));
   }
   if (step.setup) {
     const { path, body, capture } = step.setup(ids);

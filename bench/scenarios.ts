@@ -28,6 +28,12 @@ export interface Step {
    */
   setup?: (ids: Ids) => { path: string; body: unknown; capture: (body: any, ids: Ids) => void };
   /**
+   * Configuration this step needs that no route makes (the organization's launch checklist): an admin
+   * CLI command line (`npm run admin -- …`) for the runner's organization, run outside the measurement
+   * (`settle` in dynamo-cost.ts; the latency runner does not, and the step may then answer 400).
+   */
+  admin?: (orgId: string, ids: Ids) => string[];
+  /**
    * Data files this step reads through the scenario's DuckDB data source (`ds_bench`), by path under its data directory
    * (ANALYSIS_DATA_DIR), written before the step outside the measurement (`settle` in dynamo-cost.ts; the latency
    * runner does not, and the step may then answer 404).
@@ -690,7 +696,21 @@ const creating: Step[] = [
     operationId: 'getExperimentStartChecklist',
     method: 'GET',
     path: (ids) => `${v1}/experiments/${ids.experimentId}/start-checklist`,
-    minimum: { calls: 3, why: 'experiment + linked features (index query, then batch get) and SDK connections (parallel)' },
+    minimum: {
+      calls: 4,
+      why: 'experiment + in parallel: linked features (index query; a batch get when some link it), SDK connections, the launch checklists with the completed tasks (one batch get)',
+    },
+  },
+  {
+    operationId: 'postExperimentStartChecklistManualComplete',
+    method: 'POST',
+    admin: (orgId) => ['launch-checklist', 'set', '--org', orgId, '--manual', 'Bench sign-off', '--url', 'https://example.com/sign-off'],
+    path: (ids) => `${v1}/experiments/${ids.experimentId}/start-checklist/manual/complete`,
+    body: () => ({ keys: ['Bench sign-off'] }),
+    minimum: {
+      calls: 5,
+      why: 'experiment + launch checklists with the completed tasks (one batch get) + one transaction (experiment version, completions) + in parallel: linked features (index query; a batch get when some link it), SDK connections',
+    },
   },
   {
     operationId: 'postMetric',

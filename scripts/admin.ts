@@ -21,6 +21,9 @@ import { touchSdkPayloads } from '../shared/payload/write';
 import { allOrganizationIds, migratePayloads } from '../shared/payload/migration';
 import { storedCatastrophicPatterns } from '../shared/store/condition-patterns';
 import { migrateRevisionList } from '../shared/store/feature-revisions';
+import { projects } from '../shared/store/projects';
+import { deleteLaunchChecklist, getLaunchChecklist, setLaunchChecklist } from '../shared/store/launch-checklists';
+import type { ManualTask } from '../shared/domain/start-checklist';
 
 export const usage = `Usage: npm run admin -- <command>
 
@@ -35,6 +38,13 @@ export const usage = `Usage: npm run admin -- <command>
   migrate-payloads [--org O]                             store SDK payloads per feature (every organization, or one); run before upgrading
   migrate-revisions [--org O]                            list revisions stored before GET /revisions existed (every organization, or one)
   check-patterns [--org O]                               list stored conditions whose regular expressions may backtrack catastrophically
+  launch-checklist set --org O [--project P] --manual T [--url U] [--manual T2 [--url U2]]...
+                                                         the manual tasks required before an experiment starts (of the
+                                                         organization, or of one project, which then replaces the
+                                                         organization's); each --url belongs to the --manual before it;
+                                                         no --manual stores an empty list
+  launch-checklist show --org O [--project P]            the stored launch checklist
+  launch-checklist delete --org O [--project P]          delete it (a project's experiments then follow the organization's)
 
 Roles: ${roles.join(', ')}`;
 
@@ -64,6 +74,42 @@ function role(value: string): Role {
 async function existingOrg(id: string): Promise<string> {
   if (!(await findOrganization(id))) throw new UsageError(`organization ${id} does not exist`);
   return id;
+}
+
+/** The organization and (optional) project a launch-checklist command names, both checked to exist. */
+async function checklistOwner(values: Record<string, unknown>): Promise<{ orgId: string; projectId: string }> {
+  const orgId = await existingOrg(required(values as Record<string, string | undefined>, 'org'));
+  const projectId = typeof values.project === 'string' ? values.project.trim() : '';
+  if (values.project !== undefined && !projectId) throw new UsageError('--project must not be empty');
+  if (projectId && !(await projects.find(orgId, projectId))) throw new UsageError(`project ${projectId} does not exist in ${orgId}`);
+  return { orgId, projectId };
+}
+
+/** The options of `launch-checklist set` and its manual tasks, in order: each --url belongs to the --manual before it. */
+function checklistOptions(args: string[]): { values: Record<string, unknown>; tasks: ManualTask[] } {
+  const { values, tokens } = parseArgs({
+    args,
+    options: { org: { type: 'string' }, project: { type: 'string' }, manual: { type: 'string', multiple: true }, url: { type: 'string', multiple: true } },
+    strict: true,
+    tokens: true,
+  });
+  const tasks: ManualTask[] = [];
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    const value = token.value?.trim() ?? '';
+    if (token.name === 'manual') {
+      if (!value) throw new UsageError('--manual must not be empty');
+      if (value.length > 256) throw new UsageError('--manual must be at most 256 characters');
+      if (tasks.some((task) => task.task === value)) throw new UsageError(`--manual ${value} is given twice`);
+      tasks.push({ task: value });
+    } else if (token.name === 'url') {
+      const last = tasks.at(-1);
+      if (!last || last.url !== undefined) throw new UsageError('--url must follow the --manual task it belongs to');
+      if (!URL.canParse(value)) throw new UsageError(`--url ${value} is not a URL`);
+      last.url = value;
+    }
+  }
+  return { values, tasks };
 }
 
 /** Runs one admin command and returns what it prints. */
@@ -100,6 +146,23 @@ export async function runAdmin(argv: string[]): Promise<string> {
   }
   const [noun, verb, ...rest] = argv;
   switch (`${noun} ${verb}`) {
+    case 'launch-checklist set': {
+      const { values, tasks } = checklistOptions(rest);
+      const { orgId, projectId } = await checklistOwner(values);
+      await setLaunchChecklist(orgId, projectId, tasks);
+      return `${tasks.length} manual tasks set for ${projectId ? `project ${projectId}` : `organization ${orgId}`}`;
+    }
+    case 'launch-checklist show': {
+      const { orgId, projectId } = await checklistOwner(options(rest, ['org', 'project']));
+      const checklist = await getLaunchChecklist(orgId, projectId);
+      if (!checklist) return `no launch checklist stored for ${projectId ? `project ${projectId}` : `organization ${orgId}`}`;
+      return ['task\turl', ...checklist.tasks.map((task) => `${task.task}\t${task.url ?? '-'}`)].join('\n');
+    }
+    case 'launch-checklist delete': {
+      const { orgId, projectId } = await checklistOwner(options(rest, ['org', 'project']));
+      const owner = projectId ? `project ${projectId}` : `organization ${orgId}`;
+      return (await deleteLaunchChecklist(orgId, projectId)) ? `deleted the launch checklist of ${owner}` : `no launch checklist stored for ${owner}`;
+    }
     case 'org create': {
       const values = options(rest, ['name']);
       return (await createOrganization(required(values, 'name'))).id;

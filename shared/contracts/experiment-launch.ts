@@ -4,8 +4,8 @@ import { idParams } from './common';
 import { experimentWithEnhancedStatus } from './experiments';
 
 // The pre-launch checklist and the temporary rollout of a stopped experiment: GrowthBook's
-// getExperimentStartChecklist and postExperimentModifyTemporaryRollout. Its manual-complete route is
-// not served: manual items come from an organization's custom launch checklist, which Switchyard lacks.
+// getExperimentStartChecklist, postExperimentStartChecklistManualComplete and postExperimentModifyTemporaryRollout.
+// Manual items come from the launch checklist the admin CLI configures (shared/store/launch-checklists.ts).
 
 const checklistItem = z.strictObject({
   key: z.string(),
@@ -30,6 +30,20 @@ export const getExperimentStartChecklist = defineEndpoint({
   response: checklistResponse,
 });
 
+export const postExperimentStartChecklistManualComplete = defineEndpoint({
+  operationId: 'postExperimentStartChecklistManualComplete',
+  method: 'POST',
+  path: '/experiments/{id}/start-checklist/manual/complete',
+  summary: 'Mark manual pre-launch checklist items complete',
+  tag: 'experiments',
+  // GrowthBook's canUpdateExperiment.
+  permission: 'createAnalyses',
+  projectScoped: true,
+  params: idParams,
+  body: z.strictObject({ keys: z.array(z.string().check(z.minLength(1), z.maxLength(256))).check(z.minLength(1), z.maxLength(100)) }),
+  response: checklistResponse,
+});
+
 export const postExperimentModifyTemporaryRollout = defineEndpoint({
   operationId: 'postExperimentModifyTemporaryRollout',
   method: 'POST',
@@ -48,4 +62,4 @@ export const postExperimentModifyTemporaryRollout = defineEndpoint({
   response: z.object({ experiment: experimentWithEnhancedStatus }),
 });
 
-export const experimentLaunchEndpoints = [getExperimentStartChecklist, postExperimentModifyTemporaryRollout];
+export const experimentLaunchEndpoints = [getExperimentStartChecklist, postExperimentStartChecklistManualComplete, postExperimentModifyTemporaryRollout];

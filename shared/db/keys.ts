@@ -21,6 +21,8 @@
  * | ramp rule lock (one unfinished schedule per rule) | ORG#<org> | RAMP_RULE_LOCK#<feature>#<rule> |  |        |
  * | snapshot results (summary, one per metric) | ORG#<org> | SNAPSHOT_RESULT#<snapshot>#<SUMMARY or M#n> | |     |
  * | latest successful snapshot | ORG#<org>   | SNAPSHOT_LATEST#<experiment>#<dimension>#<phase> |      |          |
+ * | launch checklist of the organization (`ORG`) or of a project | ORG#<org> | LAUNCH_CHECKLIST#ORG or LAUNCH_CHECKLIST#PROJECT#<project> | | |
+ * | an experiment's completed manual launch checklist tasks | ORG#<org> | EXPERIMENT_CHECKLIST#<experiment> | |     |
  * | code references of a feature in a repo branch | ORG#<org> | CODE_REF#<feature>#<repo>#<branch> (URI-encoded) | ORG#<org>#CODE_REF | <dateCreated>#<id> |
  *
  * Every organization item carries `GSI2PK = ORGANIZATIONS`, `GSI2SK = <org>`: the list of organizations the
@@ -88,6 +90,8 @@ export const entityTypes = [
   'SDK_ENTRY',
   'SDK_VERSION',
   'ATTRIBUTE_TYPES',
+  'LAUNCH_CHECKLIST',
+  'EXPERIMENT_CHECKLIST',
 ] as const;
 export type EntityType = (typeof entityTypes)[number];
 
@@ -157,6 +161,13 @@ export const keys = {
   formerSdkPayloadPrefix: () => 'SDK_PAYLOAD#',
   /** Every attribute's datatype, in one item payloads read with their saved groups. */
   attributeTypes: (orgId: string): ItemKey => ({ PK: orgPk(orgId), SK: 'ATTRIBUTE_TYPES' }),
+  /** The launch checklist of a project, or of the organization when `projectId` is ''. */
+  launchChecklist: (orgId: string, projectId: string): ItemKey => ({
+    PK: orgPk(orgId),
+    SK: projectId ? `LAUNCH_CHECKLIST#PROJECT#${projectId}` : 'LAUNCH_CHECKLIST#ORG',
+  }),
+  /** The manual launch checklist tasks an experiment has marked complete. */
+  experimentChecklist: (orgId: string, experimentId: string): ItemKey => ({ PK: orgPk(orgId), SK: `EXPERIMENT_CHECKLIST#${experimentId}` }),
   sdkConnectionKey: (key: string): ItemKey => ({ PK: `SDKKEY#${key}`, SK: 'SDKKEY' }),
   rampRuleLock: (orgId: string, featureId: string, ruleId: string): ItemKey => ({
     PK: orgPk(orgId),

@@ -17,10 +17,20 @@ export interface LinkedFeature {
   variationIds: string[];
 }
 
+/** A manual task of a launch checklist (GrowthBook's `completionType: "manual"`): its text is its key. */
+export interface ManualTask {
+  task: string;
+  url?: string;
+}
+
 /** What the checklist needs to know besides the experiment itself. */
 export interface ChecklistFacts {
   linkedFeatures: LinkedFeature[];
   sdkConnections: number;
+  /** The manual tasks of the launch checklist the experiment follows (its project's, else its organization's). */
+  manualTasks: ManualTask[];
+  /** The keys of the manual tasks the experiment has marked complete. */
+  completedTasks: string[];
 }
 
 /** The linked feature as the checklist sees it: the variations its rules for `experimentId` (any environment) give a value. */
@@ -41,8 +51,8 @@ const item = (key: string, complete: boolean, reason: string): ChecklistItem => 
 
 /**
  * GrowthBook's start checklist, item by item: a linked change, a goal metric for a bandit, a phase,
- * an SDK connection, and a value for every variation in each linked feature. Switchyard has no
- * organization launch checklist (GrowthBook's premium custom tasks), so there are no manual items.
+ * an SDK connection, a value for every variation in each linked feature, then each manual task of
+ * the configured launch checklist (required, complete once the experiment has marked it so).
  */
 export function startChecklist(experiment: Experiment, facts: ChecklistFacts): ChecklistItem[] {
   const bandit = experiment.type === 'multi-armed-bandit';
@@ -68,6 +78,12 @@ export function startChecklist(experiment: Experiment, facts: ChecklistFacts): C
       items.push(item(`missingVariationValues:${feature.id}`, false, `Fill in missing variation values for linked feature ${feature.id} before starting.`));
     }
   }
+  for (const { task } of facts.manualTasks) {
+    items.push({
+      ...item(task, facts.completedTasks.includes(task), `Required custom launch checklist item is incomplete: ${task}`),
+      manual: true,
+    });
+  }
   return items;
 }
 
@@ -79,6 +95,17 @@ export function checklistStatus(items: ChecklistItem[]): 'ready' | 'notReady' {
 /** The keys of the required items still incomplete. */
 export function incompleteKeys(items: ChecklistItem[]): string[] {
   return items.filter((i) => i.required && i.status === 'incomplete').map((i) => i.key);
+}
+
+/** Raises GrowthBook's 400 `invalid_checklist_keys` unless every key names a manual task of the launch checklist. */
+export function assertManualKeys(tasks: ManualTask[], keys: string[]): void {
+  const invalid = keys.filter((key) => !tasks.some((task) => task.task === key));
+  if (invalid.length) throw new InvalidInputError(`invalid_checklist_keys: ${invalid.join(', ')} are not manual checklist items`);
+}
+
+/** The experiment's completed task keys with `keys` added (each once, in the order first completed). */
+export function withCompleted(completed: string[], keys: string[]): string[] {
+  return [...new Set([...completed, ...keys])];
 }
 
 /**

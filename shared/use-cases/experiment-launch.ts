@@ -2,9 +2,11 @@ import * as contract from '../contracts/experiment-launch';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { assertNotHoldout } from '../domain/experiment-status';
 import { enhancedStatus } from '../domain/experiments';
-import { checklistStatus, startChecklist, withTemporaryRollout } from '../domain/start-checklist';
+import { assertManualKeys, checklistStatus, startChecklist, withCompleted, withTemporaryRollout } from '../domain/start-checklist';
+import { assertCan } from '../permissions';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experiments } from '../store/experiments';
+import { changeCompletedTasks } from '../store/launch-checklists';
 import { assertMayRun, checklistFacts } from './experiments';
 import { projectOf, readableOr404 } from './read-access';
 
@@ -17,6 +19,25 @@ export async function getExperimentStartChecklist({
   readableOr404(auth, experiment, projectOf(experiment), 'Experiment', params.id);
   assertNotHoldout(experiment);
   const checklistItems = startChecklist(experiment, await checklistFacts(auth.orgId, experiment));
+  return { checklistItems, status: checklistStatus(checklistItems) };
+}
+
+/** `POST /experiments/{id}/start-checklist/manual/complete`: mark manual tasks of the launch checklist complete on the experiment. */
+export async function postExperimentStartChecklistManualComplete({
+  params,
+  body,
+  auth,
+}: UseCaseInput<typeof contract.postExperimentStartChecklistManualComplete>): UseCaseOutput<
+  typeof contract.postExperimentStartChecklistManualComplete
+> {
+  const { experiment, state } = await changeCompletedTasks(auth.orgId, params.id, (current, launch) => {
+    readableOr404(auth, current, projectOf(current), 'Experiment', params.id);
+    assertCan(auth, contract.postExperimentStartChecklistManualComplete.permission, projectOf(current));
+    assertNotHoldout(current);
+    assertManualKeys(launch.manualTasks, body.keys);
+    return withCompleted(launch.completedTasks, body.keys);
+  });
+  const checklistItems = startChecklist(experiment, await checklistFacts(auth.orgId, experiment, state));
   return { checklistItems, status: checklistStatus(checklistItems) };
 }
 

@@ -20,6 +20,7 @@ import { assertCan, canInEveryEnvironment, type Permission, type Principal } fro
 import { dashboards } from '../store/dashboards';
 import { changeExperiment } from '../store/experiment-schedule';
 import { experimentTemplates } from '../store/experiment-templates';
+import { readLaunchState, type LaunchState } from '../store/launch-checklists';
 import { assertExperimentReferences, assertTrackingKeyFree, experiments } from '../store/experiments';
 import { allFeatures, environmentIds, featureIds, features } from '../store/features';
 import { assertNotLockedByRamp } from './ramp-lockdown';
@@ -72,13 +73,17 @@ export async function assertMayRun(auth: Principal, permission: Permission, expe
   assertCan(auth, permission, projectOf(experiment), await affectedEnvironments(auth.orgId, experiment));
 }
 
-/** What the start checklist reads besides the experiment: the features that reference it, and whether an SDK connection exists. */
-export async function checklistFacts(orgId: string, experiment: Experiment): Promise<ChecklistFacts> {
-  const [linked, connections] = await Promise.all([
+/**
+ * What the start checklist reads besides the experiment: the features that reference it, whether an SDK
+ * connection exists, and its launch checklist with the tasks it completed (read here unless `launch` is given).
+ */
+export async function checklistFacts(orgId: string, experiment: Experiment, launch?: LaunchState): Promise<ChecklistFacts> {
+  const [linked, connections, { manualTasks, completedTasks }] = await Promise.all([
     allFeatures(orgId, { all: [`experiment:${experiment.id}`] }),
     sdkConnections.list(orgId, { limit: 1, offset: 0 }),
+    launch ?? readLaunchState(orgId, experiment),
   ]);
-  return { linkedFeatures: linked.map((feature) => linkedFeature(feature, experiment.id)), sdkConnections: connections.total };
+  return { linkedFeatures: linked.map((feature) => linkedFeature(feature, experiment.id)), sdkConnections: connections.total, manualTasks, completedTasks };
 }
 
 /** `GET /experiment-names`: the id and name of every experiment that is not archived. */

@@ -125,3 +125,69 @@ describe('check-patterns', () => {
     ]);
   });
 });
+
+describe('launch-checklist', () => {
+  it('sets the manual tasks of the organization and of a project, each with its url, and shows them', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Checklists']);
+    const key = await runAdmin(['key', 'create', '--org', orgId, '--role', 'admin']);
+    const project = (await api.request('POST', '/api/v1/projects', { key, body: { name: 'Checkout' } })).body.project;
+
+    const before = await runAdmin(['launch-checklist', 'show', '--org', orgId]);
+    const setOrg = await runAdmin(['launch-checklist', 'set', '--org', orgId, '--manual', 'QA complete', '--url', 'https://example.com/qa', '--manual', 'Legal']);
+    const setProject = await runAdmin(['launch-checklist', 'set', '--org', orgId, '--project', project.id, '--manual', 'Checkout QA']);
+    const shownOrg = await runAdmin(['launch-checklist', 'show', '--org', orgId]);
+    const shownProject = await runAdmin(['launch-checklist', 'show', '--org', orgId, '--project', project.id]);
+
+    expect(before).toBe(`no launch checklist stored for organization ${orgId}`);
+    expect(setOrg).toBe(`2 manual tasks set for organization ${orgId}`);
+    expect(setProject).toBe(`1 manual tasks set for project ${project.id}`);
+    expect(shownOrg.split('\n')).toEqual(['task\turl', 'QA complete\thttps://example.com/qa', 'Legal\t-']);
+    expect(shownProject.split('\n')).toEqual(['task\turl', 'Checkout QA\t-']);
+  });
+
+  it('replaces the whole list on a second set, and stores an empty one without --manual', async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Replaced checklist']);
+    await runAdmin(['launch-checklist', 'set', '--org', orgId, '--manual', 'Old task']);
+
+    await runAdmin(['launch-checklist', 'set', '--org', orgId, '--manual', 'New task']);
+    const replaced = await runAdmin(['launch-checklist', 'show', '--org', orgId]);
+    await runAdmin(['launch-checklist', 'set', '--org', orgId]);
+    const emptied = await runAdmin(['launch-checklist', 'show', '--org', orgId]);
+
+    expect(replaced.split('\n')).toEqual(['task\turl', 'New task\t-']);
+    expect(emptied).toBe('task\turl');
+  });
+
+  it("deletes a project's checklist and says when there was none", async () => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Deleted checklist']);
+    const key = await runAdmin(['key', 'create', '--org', orgId, '--role', 'admin']);
+    const project = (await api.request('POST', '/api/v1/projects', { key, body: { name: 'Deleted' } })).body.project;
+    await runAdmin(['launch-checklist', 'set', '--org', orgId, '--manual', 'Org task']);
+    await runAdmin(['launch-checklist', 'set', '--org', orgId, '--project', project.id, '--manual', 'Project task']);
+
+    const deleted = await runAdmin(['launch-checklist', 'delete', '--org', orgId, '--project', project.id]);
+    const again = await runAdmin(['launch-checklist', 'delete', '--org', orgId, '--project', project.id]);
+
+    expect(deleted).toBe(`deleted the launch checklist of project ${project.id}`);
+    expect(again).toBe(`no launch checklist stored for project ${project.id}`);
+    expect(await runAdmin(['launch-checklist', 'show', '--org', orgId, '--project', project.id])).toBe(`no launch checklist stored for project ${project.id}`);
+    expect((await runAdmin(['launch-checklist', 'show', '--org', orgId])).split('\n')).toEqual(['task\turl', 'Org task\t-']);
+  });
+
+  it.each([
+    ['an unknown organization', ['launch-checklist', 'set', '--org', 'org_missing', '--manual', 'QA'], /organization org_missing does not exist/],
+    ['an unknown project', ['launch-checklist', 'set', '--org', '<org>', '--project', 'prj_missing', '--manual', 'QA'], /project prj_missing does not exist/],
+    ['a --url before any --manual', ['launch-checklist', 'set', '--org', '<org>', '--url', 'https://example.com', '--manual', 'QA'], /--url must follow/],
+    ['two --url for one task', ['launch-checklist', 'set', '--org', '<org>', '--manual', 'QA', '--url', 'https://a.example', '--url', 'https://b.example'], /--url must follow/],
+    ['a --url that is not one', ['launch-checklist', 'set', '--org', '<org>', '--manual', 'QA', '--url', 'not a url'], /is not a URL/],
+    ['an empty task', ['launch-checklist', 'set', '--org', '<org>', '--manual', ' '], /--manual must not be empty/],
+    ['a task given twice', ['launch-checklist', 'set', '--org', '<org>', '--manual', 'QA', '--manual', 'QA'], /given twice/],
+    ['no --org', ['launch-checklist', 'show'], /--org is required/],
+  ])('refuses %s with a usage error, storing nothing', async (_case, argv, message) => {
+    const orgId = await runAdmin(['org', 'create', '--name', 'Refused checklist']);
+
+    await expect(runAdmin(argv.map((arg) => (arg === '<org>' ? orgId : arg)))).rejects.toThrow(UsageError);
+    await expect(runAdmin(argv.map((arg) => (arg === '<org>' ? orgId : arg)))).rejects.toThrow(message);
+    expect(await runAdmin(['launch-checklist', 'show', '--org', orgId])).toBe(`no launch checklist stored for organization ${orgId}`);
+  });
+});
