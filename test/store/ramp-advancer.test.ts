@@ -1,5 +1,5 @@
 import { advanceDueSchedules, planBatches, type AdvanceResult } from '../../functions/scheduler/advance-ramp-schedules';
-import { ensureTable } from '../../infra/local/dynamodb';
+import { ensureTable, startDynamoLocal, type LocalDynamo } from '../../infra/local/dynamodb';
 import { ruleInput } from '../../shared/contracts/features';
 import { createRampScheduleBody } from '../../shared/contracts/ramp-schedules';
 import { newFeature } from '../../shared/domain/features';
@@ -13,12 +13,21 @@ import { NotFoundError } from '../../shared/errors';
 import { actOnRampSchedule, dueRampSchedules, insertRampSchedule, rampSchedules, readRampWorld, readRampWorlds } from '../../shared/store/ramp-schedules';
 
 // A table of its own: the due index spans organizations, and other test files' schedules must not
-// be advanced by these runs (nor theirs by ours).
-const sharedTable = process.env.TABLE_NAME;
+// be advanced by these runs (nor theirs by ours). And a DynamoDB Local of its own: these runs write
+// thousands of transactions, and late in a full test run the shared instance, holding every suite's
+// items and streams, took over 300 s for what takes 15 s on a fresh one.
+const shared = { table: process.env.TABLE_NAME, endpoint: process.env.DYNAMODB_ENDPOINT };
+let own: LocalDynamo;
 process.env.TABLE_NAME = 'switchyard-test-ramp-advancer';
-beforeAll(() => ensureTable(process.env.DYNAMODB_ENDPOINT!, tableName()));
+beforeAll(async () => {
+  own = await startDynamoLocal();
+  process.env.DYNAMODB_ENDPOINT = own.endpoint;
+  await ensureTable(own.endpoint, tableName());
+}, 60_000);
 afterAll(() => {
-  process.env.TABLE_NAME = sharedTable;
+  process.env.TABLE_NAME = shared.table;
+  process.env.DYNAMODB_ENDPOINT = shared.endpoint;
+  own?.stop();
 });
 
 jest.setTimeout(180_000);
