@@ -10,7 +10,14 @@ import { newId } from '../../shared/ids';
 import { keys } from '../../shared/db/keys';
 import { createOrganization } from '../../shared/store/organizations';
 import { NotFoundError } from '../../shared/errors';
-import { actOnRampSchedule, dueRampSchedules, insertRampSchedule, rampSchedules, readRampWorld, readRampWorlds } from '../../shared/store/ramp-schedules';
+import {
+  actOnRampSchedule,
+  dueRampSchedules,
+  insertRampSchedule,
+  rampSchedules,
+  readRampWorld,
+  readRampWorlds,
+} from '../../shared/store/ramp-schedules';
 
 // A table of its own: the due index spans organizations, and other test files' schedules must not
 // be advanced by these runs (nor theirs by ours). And a DynamoDB Local of its own: these runs write
@@ -87,7 +94,8 @@ async function runAdvancers(count: number, now: Date): Promise<AdvanceResult> {
   }));
 }
 
-const coverageIn = (rules: Record<string, Array<{ id: string; coverage?: number }>>) => rules.production.find((rule) => rule.id === 'fr_ramp')?.coverage;
+const coverageIn = (rules: Record<string, Array<{ id: string; coverage?: number }>>) =>
+  rules.production.find((rule) => rule.id === 'fr_ramp')?.coverage;
 
 async function stateOf({ orgId, featureId, scheduleId }: Seeded) {
   const [revisions, feature, schedule] = await Promise.all([
