@@ -1,6 +1,9 @@
 import * as z from './zod';
 import { defineEndpoint } from './spec';
-import { screenshotTypes, type ScreenshotType } from '../domain/screenshots';
+
+/** The image types GrowthBook takes as variation screenshots, with the file extension each is stored under. */
+export const screenshotTypes = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif' } as const;
+export type ScreenshotType = keyof typeof screenshotTypes;
 
 // Variation screenshots: GrowthBook's postVariationImageUpload and deleteVariationScreenshot, and the route that
 // serves the stored image (GrowthBook links its file store; the path an experiment lists here is this route).

@@ -1,8 +1,7 @@
+import { screenshotTypes, type ScreenshotType } from '../contracts/experiment-screenshots';
 import { InvalidInputError } from '../errors';
 
-/** The image types GrowthBook takes as variation screenshots, with the file extension each is stored under. */
-export const screenshotTypes = { 'image/png': 'png', 'image/jpeg': 'jpeg', 'image/gif': 'gif' } as const;
-export type ScreenshotType = keyof typeof screenshotTypes;
+export { screenshotTypes, type ScreenshotType };
 
 /**
  * The largest screenshot, decoded. Lambda takes at most 6 MB per request (API Gateway's 10 MB never reaches it);
