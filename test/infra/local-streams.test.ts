@@ -146,8 +146,8 @@ describe('the consumers of the deployed stack, as `npm start` runs them', () => 
 });
 
 describe('the local table', () => {
-  // Its own DynamoDB Local, as `npm start` has: the shared one of the test run holds every suite's items by now, and
-  // DynamoDB Local builds a new index over its whole store, which took over 30 s on a loaded CI machine.
+  // Its own DynamoDB Local, as `npm start` has: late in a full test run the shared one holds every suite's items and
+  // streams and answers far slower, and waiting for each new index there took over 30 s in CI.
   let own: Awaited<ReturnType<typeof startDynamoLocal>>;
   beforeAll(async () => {
     own = await startDynamoLocal();
