@@ -5,6 +5,7 @@ import type { Experiment } from '../contracts/experiments';
 import { type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
 import { freezeMetric } from '../analysis/freeze';
 import { buildMetricAnalysisQuery } from '../analysis/metric-analysis';
+import { snapshotDeadline } from '../analysis/snapshot-outcome';
 import { startMetricAnalysisRun } from '../analysis/start-metric-analysis-run';
 import { sqlWithVirtualColumns } from '../domain/virtual-columns';
 import { InvalidInputError } from '../errors';
@@ -25,7 +26,6 @@ function analysisWindow(lookbackDays: number, now: Date) {
   const start = new Date(endOfToday.getTime() + 1 - (lookbackDays + 1) * DAY_MS);
   return { startDate: start.toISOString(), endDate: endOfToday.toISOString() };
 }
-
 
 /**
  * `POST /fact-metrics/{id}/analysis`: start an analysis of a fact metric over every unit of its fact table, as GrowthBook's
@@ -61,7 +61,11 @@ export async function postFactMetricAnalysis({
       : {}),
   };
   // Frozen as for an experiment without overrides or CUPED: the analysis reads only the sides, their filters and the type.
-  const frozen = freezeMetric(withFilters, { settings: { regressionAdjustmentEnabled: false } as Experiment['settings'] }, new Map(tables.map((t) => [t.id, t])));
+  const frozen = freezeMetric(
+    withFilters,
+    { settings: { regressionAdjustmentEnabled: false } as Experiment['settings'] },
+    new Map(tables.map((t) => [t.id, t])),
+  );
   const lookbackDays = body.lookbackDays ?? 30;
   const settings: MetricAnalysisSettings = {
     userIdType,
@@ -72,11 +76,16 @@ export async function postFactMetricAnalysis({
     ...(body.additionalNumeratorFilters ? { additionalNumeratorFilters: body.additionalNumeratorFilters } : {}),
     ...(body.additionalDenominatorFilters ? { additionalDenominatorFilters: body.additionalDenominatorFilters } : {}),
   };
-  const view = (analysis: StoredMetricAnalysis) => ({ metricAnalysis: { id: analysis.id, status: analysis.status, settings: { ...analysis.settings } } });
+  const view = (analysis: StoredMetricAnalysis) => ({
+    metricAnalysis: { id: analysis.id, status: analysis.status, settings: { ...analysis.settings } },
+  });
 
   if (body.useCache ?? true) {
+    // An analysis still running past a snapshot's deadline lost its run (its process died, or the workflow's fail
+    // step did not get through): never served from the cache, so asking again starts a new one.
+    const lost = (a: StoredMetricAnalysis) => a.status === 'running' && snapshotDeadline(new Date(a.dateCreated)) <= new Date().toISOString();
     const cached = (await metricAnalyses.allTagged(auth.orgId, [`metric:${metric.id}`]))
-      .filter((a) => a.status !== 'error' && a.dateUpdated >= metric.dateUpdated && isDeepStrictEqual(a.settings, settings))
+      .filter((a) => a.status !== 'error' && !lost(a) && a.dateUpdated >= metric.dateUpdated && isDeepStrictEqual(a.settings, settings))
       .at(-1);
     if (cached) return view(cached);
   }
@@ -86,7 +95,13 @@ export async function postFactMetricAnalysis({
   const sql = buildMetricAnalysisQuery({
     engine,
     metric: frozen,
-    table: { id: table.id, name: table.name, sql: sqlWithVirtualColumns(table), userIdTypes: table.userIdTypes, ...(table.eventName ? { eventName: table.eventName } : {}) },
+    table: {
+      id: table.id,
+      name: table.name,
+      sql: sqlWithVirtualColumns(table),
+      userIdTypes: table.userIdTypes,
+      ...(table.eventName ? { eventName: table.eventName } : {}),
+    },
     unit: userIdType,
     start: settings.startDate,
     end: settings.endDate,
@@ -108,7 +123,11 @@ export async function postFactMetricAnalysis({
     auth.orgId,
     runs
       ? { ...base, status: 'running' }
-      : { ...base, status: 'error', error: `Metric analyses of ${dataSource.type} data sources run in AWS (the snapshot state machine); this server runs DuckDB data sources only` },
+      : {
+          ...base,
+          status: 'error',
+          error: `Metric analyses of ${dataSource.type} data sources run in AWS (the snapshot state machine); this server runs DuckDB data sources only`,
+        },
   );
   if (runs) await startMetricAnalysisRun(auth.orgId, analysis.id, frozen.type);
   return view(analysis);

@@ -2,6 +2,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as contract from '../../shared/contracts/metric-analyses';
+import { db, tableName } from '../../shared/db/client';
+import { keys } from '../../shared/db/keys';
 import { metricAnalyses } from '../../shared/store/metric-analyses';
 import { DAY, HOUR, seededRandom, writeCsv } from '../support/analysis-data';
 import { createDuckDbDataSource } from '../support/analysis-api';
@@ -61,7 +63,8 @@ async function setUp(metric: Record<string, unknown>, testOrg = org) {
     userIdTypes: ['user_id', 'anonymous_id'],
     sql: "SELECT * FROM read_csv('events.csv')",
   });
-  const purchases = (await post(testOrg, `/fact-tables/${factTable.id}/filters`, { name: 'Purchases', value: "event_type = 'purchase'" })).factTableFilter;
+  const purchases = (await post(testOrg, `/fact-tables/${factTable.id}/filters`, { name: 'Purchases', value: "event_type = 'purchase'" }))
+    .factTableFilter;
   const sides = (side: Record<string, unknown>) => ({ factTableId: factTable.id, ...side });
   const { factMetric } = await post(testOrg, '/fact-metrics', {
     ...metric,
@@ -71,7 +74,8 @@ async function setUp(metric: Record<string, unknown>, testOrg = org) {
   return { metricId: factMetric.id as string, purchasesFilter: purchases.id as string, factTableId: factTable.id as string };
 }
 
-const analyse = (metricId: string, body: unknown = {}, key = org.keys.admin) => api.request('POST', `/api/v1/fact-metrics/${metricId}/analysis`, { key, body });
+const analyse = (metricId: string, body: unknown = {}, key = org.keys.admin) =>
+  api.request('POST', `/api/v1/fact-metrics/${metricId}/analysis`, { key, body });
 
 /** The stored analysis once its run has ended. */
 async function finished(orgId: string, id: string) {
@@ -107,7 +111,11 @@ const revenue = (rows: Event[]) => rows.filter((r) => r.event_type === 'purchase
 
 describe('POST /fact-metrics/{id}/analysis', () => {
   it('starts an analysis that computes the mean per unit over the last 30 days, overall and per day, as computed from the events', async () => {
-    const { metricId } = await setUp({ name: 'Revenue', metricType: 'mean', numerator: { column: 'amount', aggregation: 'sum', rowFilters: [{ operator: '=', column: 'event_type', values: ['purchase'] }] } });
+    const { metricId } = await setUp({
+      name: 'Revenue',
+      metricType: 'mean',
+      numerator: { column: 'amount', aggregation: 'sum', rowFilters: [{ operator: '=', column: 'event_type', values: ['purchase'] }] },
+    });
 
     const response = await analyse(metricId);
 
@@ -133,7 +141,9 @@ describe('POST /fact-metrics/{id}/analysis', () => {
     expect(analysis.result!.mean).toBeCloseTo(overall.mean, 6);
     expect(analysis.result!.stddev).toBeCloseTo(overall.stddev, 6);
     const days = perUnit(30, revenue, true);
-    const expectedDates = [...new Set(days.map((d) => d.day))].sort().map((day) => ({ date: day, ...moments(days.filter((d) => d.day === day).map((d) => d.value)) }));
+    const expectedDates = [...new Set(days.map((d) => d.day))]
+      .sort()
+      .map((day) => ({ date: day, ...moments(days.filter((d) => d.day === day).map((d) => d.value)) }));
     expect(analysis.result!.dates).toHaveLength(31);
     analysis.result!.dates.forEach((date, i) => {
       expect(date.date).toBe(expectedDates[i]!.date);
@@ -144,8 +154,17 @@ describe('POST /fact-metrics/{id}/analysis', () => {
   });
 
   it('computes a proportion over another identifier type and window, and a ratio with the ad hoc filters on top of the metric’s', async () => {
-    const purchasedSetup = await setUp({ name: 'Purchased', metricType: 'proportion', numerator: { column: '$$distinctUsers', rowFilters: [{ operator: '=', column: 'event_type', values: ['purchase'] }] } });
-    const ratioSetup = await setUp({ name: 'Revenue per event', metricType: 'ratio', numerator: { column: 'amount' }, denominator: { column: '$$count' } });
+    const purchasedSetup = await setUp({
+      name: 'Purchased',
+      metricType: 'proportion',
+      numerator: { column: '$$distinctUsers', rowFilters: [{ operator: '=', column: 'event_type', values: ['purchase'] }] },
+    });
+    const ratioSetup = await setUp({
+      name: 'Revenue per event',
+      metricType: 'ratio',
+      numerator: { column: 'amount' },
+      denominator: { column: '$$count' },
+    });
 
     const purchased = await analyse(purchasedSetup.metricId, { userIdType: 'anonymous_id', lookbackDays: 7 });
     const ratio = await analyse(ratioSetup.metricId, { additionalNumeratorFilters: [ratioSetup.purchasesFilter], lookbackDays: 40 });
@@ -182,6 +201,32 @@ describe('POST /fact-metrics/{id}/analysis', () => {
     await Promise.all([finished(org.orgId, fresh.body.metricAnalysis.id), finished(org.orgId, otherWindow.body.metricAnalysis.id)]);
   });
 
+  it('never answers from the cache an analysis still running past its deadline (a lost run): it starts a new one', async () => {
+    const { metricId } = await setUp({ name: 'Events', metricType: 'mean', numerator: { column: '$$count' } });
+    const first = await analyse(metricId, { lookbackDays: 3 });
+    await finished(org.orgId, first.body.metricAnalysis.id);
+    // As a run that died an hour ago would have left it (the deadline is the 10-minute timeout plus 5).
+    const anHourAgo = new Date(Date.now() - 3600_000).toISOString();
+    await db.update({
+      TableName: tableName(),
+      Key: keys.entity(org.orgId, 'METRIC_ANALYSIS', first.body.metricAnalysis.id),
+      UpdateExpression: 'SET #status = :running, dateCreated = :then REMOVE #result',
+      ExpressionAttributeNames: { '#status': 'status', '#result': 'result' },
+      ExpressionAttributeValues: { ':running': 'running', ':then': anHourAgo },
+    });
+
+    const again = await analyse(metricId, { lookbackDays: 3 });
+
+    expect(again.status).toBe(200);
+    expect(again.body.metricAnalysis.id).not.toBe(first.body.metricAnalysis.id);
+    expect((await finished(org.orgId, again.body.metricAnalysis.id)).status).toBe('success');
+    // A running one inside its deadline is still answered from the cache.
+    const running = await analyse(metricId, { lookbackDays: 5 });
+    const cached = await analyse(metricId, { lookbackDays: 5 });
+    expect(cached.body.metricAnalysis.id).toBe(running.body.metricAnalysis.id);
+    await finished(org.orgId, running.body.metricAnalysis.id);
+  });
+
   it.each([
     ['an identifier type the fact table lacks', { userIdType: 'device_id' }, /\[userIdType\] fact table .* has no identifier type device_id/],
     ['a filter the fact table lacks', { additionalNumeratorFilters: ['flt_missing'] }, /Filter flt_missing of fact table/],
@@ -199,7 +244,12 @@ describe('POST /fact-metrics/{id}/analysis', () => {
   });
 
   it('refuses a metric kind it cannot compute yet (quantile) with 400', async () => {
-    const { metricId } = await setUp({ name: 'P90', metricType: 'quantile', numerator: { column: 'amount' }, quantileSettings: { type: 'unit', quantile: 0.9, ignoreZeros: false } });
+    const { metricId } = await setUp({
+      name: 'P90',
+      metricType: 'quantile',
+      numerator: { column: 'amount' },
+      quantileSettings: { type: 'unit', quantile: 0.9, ignoreZeros: false },
+    });
 
     const response = await analyse(metricId);
 
@@ -215,8 +265,17 @@ describe('POST /fact-metrics/{id}/analysis', () => {
       identifierTypes: [{ id: 'user_id' }],
       assignmentQueries: [{ id: 'user_id', name: 'Users', identifierType: 'user_id', sql: 'SELECT 1' }],
     });
-    const { factTable } = await post(org, '/fact-tables', { name: 'Events', datasource: dataSource.id, userIdTypes: ['user_id'], sql: 'SELECT * FROM events' });
-    const { factMetric } = await post(org, '/fact-metrics', { name: 'Events', metricType: 'mean', numerator: { factTableId: factTable.id, column: '$$count' } });
+    const { factTable } = await post(org, '/fact-tables', {
+      name: 'Events',
+      datasource: dataSource.id,
+      userIdTypes: ['user_id'],
+      sql: 'SELECT * FROM events',
+    });
+    const { factMetric } = await post(org, '/fact-metrics', {
+      name: 'Events',
+      metricType: 'mean',
+      numerator: { factTableId: factTable.id, column: '$$count' },
+    });
 
     const response = await analyse(factMetric.id);
 
