@@ -1,8 +1,6 @@
 import { screenshotTypes, type ScreenshotType } from '../contracts/experiment-screenshots';
 import { InvalidInputError } from '../errors';
 
-export { screenshotTypes, type ScreenshotType };
-
 /**
  * The largest screenshot, decoded. Lambda takes at most 6 MB per request (API Gateway's 10 MB never reaches it);
  * 4 MiB is 5.6 MB in base64, which leaves the rest of the request (JSON, headers) room inside that.

@@ -1,7 +1,7 @@
 import * as contract from '../contracts/experiment-screenshots';
 import type { Experiment } from '../contracts/experiments';
 import { fullPath, type UseCaseInput, type UseCaseOutput } from '../contracts/spec';
-import { decodeScreenshot, screenshotTypes } from '../domain/screenshots';
+import { decodeScreenshot } from '../domain/screenshots';
 import { InvalidInputError, NotFoundError } from '../errors';
 import { newId } from '../ids';
 import { logger } from '../logger';
@@ -55,7 +55,7 @@ export async function postVariationImageUpload({
   const permission = contract.postVariationImageUpload.permission;
   const bytes = decodeScreenshot(body.screenshot, body.contentType);
   variationOf(assertMayChange(auth, await experiments.get(auth.orgId, params.id), permission), params.variationId);
-  const file = `${newId('img_')}.${screenshotTypes[body.contentType]}`;
+  const file = `${newId('img_')}.${contract.screenshotTypes[body.contentType]}`;
   const key = screenshotKey(auth.orgId, params.id, params.variationId, file);
   const path = screenshotPath(params.id, params.variationId, file);
   await putScreenshotObject(key, { bytes, contentType: body.contentType });
