@@ -1030,10 +1030,11 @@ export async function postSavedGroupRevisionRequestReview({
   params,
   body,
 }: UseCaseInput<typeof contract.postSavedGroupRevisionRequestReview>): UseCaseOutput<typeof contract.postSavedGroupRevisionRequestReview> {
-  const allowed =
-    !!body.autoPublishOnApproval &&
-    !!groupReviewRule(await approvalSettings(auth.orgId), projectsOf((await readGroup(auth.orgId, params.savedGroupId)).entity))
-      ?.autopublishOnApproval;
+  let allowed = false;
+  if (body.autoPublishOnApproval) {
+    const [settings, group] = await Promise.all([approvalSettings(auth.orgId), readGroup(auth.orgId, params.savedGroupId)]);
+    allowed = !!groupReviewRule(settings, projectsOf(group.entity))?.autopublishOnApproval;
+  }
   return moveRevision(
     auth,
     params.savedGroupId,
